@@ -1,0 +1,42 @@
+/* runtime/driver.h — the interface both pod modes implement.
+ *
+ * pod.c drives the lifecycle and never asks which mode it has: it calls
+ * through `struct pod_driver`.  The container driver lives in
+ * runtime/container/, the VM drivers (qemu, libvirt) in runtime/vm/.
+ */
+#ifndef QPOD_DRIVER_H
+#define QPOD_DRIVER_H
+
+#include <sys/types.h>
+
+#include "spec.h"
+#include "state.h"
+#include "util/error.h"
+
+struct pod;
+
+struct pod_driver {
+	const char *name;
+	/* Build the pod up to "created": the workload's process exists (or the
+	 * VM is booted) and waits for start.  Fills pod->state (pid, cgroup...). */
+	int (*create)(struct pod *pod, qp_error **err);
+	/* Let the created workload exec. */
+	int (*start)(struct pod *pod, qp_error **err);
+	/* Current status, from the live system (not just the saved state). */
+	enum qp_status (*status)(struct pod *pod);
+	/* Deliver a signal to the workload (all = every process of the pod). */
+	int (*kill)(struct pod *pod, int sig, int all, qp_error **err);
+	/* Release every resource (processes must be gone or are killed). */
+	int (*destroy)(struct pod *pod, qp_error **err);
+	/* Run an extra process inside the pod; *status gets its exit code. */
+	int (*exec)(struct pod *pod, const struct qp_process *proc, int *status, qp_error **err);
+	/* PIDs (host view) of the pod's processes. */
+	int (*pids)(struct pod *pod, pid_t **pids, size_t *n, qp_error **err);
+};
+
+extern const struct pod_driver qp_container_driver;
+
+/* NULL (with an error) if the mode's driver is not built or not usable. */
+const struct pod_driver *driver_for_mode(enum qp_mode mode, qp_error **err);
+
+#endif

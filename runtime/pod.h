@@ -1,0 +1,44 @@
+/* runtime/pod.h — driver-independent pod lifecycle: create, start, wait,
+ * kill, delete, and the whole `run` (create + start + wait [+ delete]). */
+#ifndef QPOD_POD_H
+#define QPOD_POD_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "driver.h"
+#include "spec.h"
+#include "state.h"
+
+struct pod_io {
+	const char *console_socket;   /* OCI --console-socket */
+	const char *pid_file;         /* OCI --pid-file */
+	bool foreground;              /* qpod stays the parent and waits */
+};
+
+struct pod {
+	char *id;
+	int rootfd;                   /* state root dir */
+	int dirfd;                    /* this pod's state dir (locked) */
+	struct pod_spec *spec;
+	struct pod_state *state;
+	const struct pod_driver *drv;
+	struct pod_io io;
+	char *bundle;                 /* absolute; NULL for the friendly form */
+	char *rootfs;                 /* absolute rootfs path */
+	int exit_status;              /* of the workload, when waited for */
+};
+
+int pod_create(int rootfd, const char *id, struct pod_spec *spec, const char *bundle,
+	       const char *rootfs, const struct pod_io *io, struct pod **out, qp_error **err);
+int pod_open(int rootfd, const char *id, struct pod **out, qp_error **err);
+int pod_start(struct pod *pod, qp_error **err);
+/* Wait for the pod's init (only the parent can); forwards SIGINT/SIGTERM/...
+ * to the pod meanwhile. Returns the exit code qpod should exit with. */
+int pod_wait(struct pod *pod, qp_error **err);
+int pod_kill(struct pod *pod, int sig, bool all, qp_error **err);
+int pod_delete(struct pod *pod, bool force, qp_error **err);
+enum qp_status pod_status(struct pod *pod);
+void pod_free(struct pod *pod);
+
+#endif

@@ -1,0 +1,200 @@
+/* runtime/spec.h — struct pod_spec: what a pod is, independent of the driver.
+ *
+ * Filled from an OCI bundle's config.json (spec_parse.c, yajl), from the
+ * friendly `qpod run ROOTFS -- CMD` flags on top of spec_default(), and
+ * written back as config.json by spec_write.c (`qpod spec`, and the copy kept
+ * in the state directory).  Every string is heap-owned by the spec;
+ * spec_free() releases everything.  Limits on sizes (QP_SPEC_MAX_*) bound
+ * what hostile input can make us allocate.
+ */
+#ifndef QPOD_SPEC_H
+#define QPOD_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/error.h"
+
+#define QP_SPEC_MAX_FILE (4u << 20)  /* config.json larger than 4 MiB is refused */
+#define QP_SPEC_MAX_ITEMS 4096       /* args, env, mounts, syscalls, ... each */
+#define QP_ID_MAX 1024               /* pod ID length bound (bytes) */
+
+enum qp_mode { QP_MODE_CONTAINER = 0, QP_MODE_VM };
+
+/* namespace kinds, in the order they are joined by exec */
+enum qp_ns {
+	QP_NS_USER = 0,
+	QP_NS_PID,
+	QP_NS_NET,
+	QP_NS_IPC,
+	QP_NS_UTS,
+	QP_NS_MOUNT,
+	QP_NS_CGROUP,
+	QP_NS_TIME,
+	QP_NS_COUNT
+};
+
+struct qp_namespace {
+	bool enabled;   /* listed in linux.namespaces */
+	char *path;     /* join this existing namespace instead of creating one */
+};
+
+struct qp_idmap {
+	uint32_t container_id, host_id, size;
+};
+
+struct qp_mount {
+	char *destination;
+	char *type;       /* NULL for bind mounts */
+	char *source;
+	char **options;   /* NULL-terminated */
+	size_t n_options;
+};
+
+struct qp_rlimit {
+	int resource;     /* RLIMIT_* */
+	char *type;       /* "RLIMIT_NOFILE" as written */
+	uint64_t soft, hard;
+};
+
+/* capability sets; each is a NULL-terminated array of "CAP_..." names */
+struct qp_caps {
+	bool present;     /* process.capabilities given at all */
+	char **bounding, **effective, **inheritable, **permitted, **ambient;
+};
+
+struct qp_seccomp_arg {
+	unsigned index;
+	uint64_t value, value_two;
+	char *op;         /* "SCMP_CMP_EQ", ... */
+};
+
+struct qp_seccomp_rule {
+	char **names;     /* NULL-terminated */
+	char *action;     /* "SCMP_ACT_ERRNO", ... */
+	bool has_errno_ret;
+	uint32_t errno_ret;
+	struct qp_seccomp_arg *args;
+	size_t n_args;
+};
+
+struct qp_seccomp {
+	char *default_action;
+	bool has_default_errno_ret;
+	uint32_t default_errno_ret;
+	char **architectures;  /* NULL-terminated, "SCMP_ARCH_X86_64", ... */
+	char **flags;          /* NULL-terminated, "SECCOMP_FILTER_FLAG_LOG", ... */
+	struct qp_seccomp_rule *rules;
+	size_t n_rules;
+};
+
+struct qp_device {
+	char *path;
+	char type;        /* 'c', 'b', 'u', 'p' */
+	int64_t major, minor;
+	bool has_mode;
+	uint32_t mode;
+	bool has_uid, has_gid;
+	uint32_t uid, gid;
+};
+
+struct qp_resources {
+	bool has_memory_limit;
+	int64_t memory_limit;          /* bytes; -1 = unlimited */
+	bool has_memory_swap;
+	int64_t memory_swap;
+	bool has_cpu_shares;
+	uint64_t cpu_shares;
+	bool has_cpu_quota;
+	int64_t cpu_quota;             /* microseconds per period; -1 = unlimited */
+	bool has_cpu_period;
+	uint64_t cpu_period;
+	char *cpuset_cpus, *cpuset_mems;
+	bool has_pids_limit;
+	int64_t pids_limit;            /* -1 / 0 = unlimited */
+};
+
+struct qp_process {
+	bool terminal;
+	uint32_t uid, gid;
+	uint32_t *additional_gids;
+	size_t n_additional_gids;
+	uint32_t umask;
+	bool has_umask;
+	char **args;      /* NULL-terminated, at least one */
+	char **env;       /* NULL-terminated, "K=V" */
+	char *cwd;        /* absolute */
+	struct qp_caps caps;
+	struct qp_rlimit *rlimits;
+	size_t n_rlimits;
+	bool no_new_privileges;
+	int oom_score_adj;
+	bool has_oom_score_adj;
+};
+
+struct qp_kv {
+	char *key, *value;
+};
+
+/* qpod-specific settings that have no OCI field (annotations "qpod.*" carry
+ * them through bundles) */
+struct qp_pod_opts {
+	enum qp_mode mode;
+	int vcpus;             /* VM only; 0 = default */
+	char *net;             /* "none", "bridge", "host"; NULL = from namespaces */
+};
+
+struct pod_spec {
+	char *oci_version;
+	char *root_path;       /* as written; relative to the bundle */
+	bool root_readonly;
+	char *hostname;
+	char *domainname;
+	struct qp_process process;
+	struct qp_mount *mounts;
+	size_t n_mounts;
+	struct qp_kv *annotations;
+	size_t n_annotations;
+
+	struct qp_namespace ns[QP_NS_COUNT];
+	struct qp_idmap *uid_mappings, *gid_mappings;
+	size_t n_uid_mappings, n_gid_mappings;
+	struct qp_resources resources;
+	char *cgroups_path;
+	struct qp_kv *sysctl;
+	size_t n_sysctl;
+	struct qp_seccomp *seccomp;   /* NULL: no filter */
+	char *rootfs_propagation;
+	char **masked_paths;          /* NULL-terminated */
+	char **readonly_paths;        /* NULL-terminated */
+	struct qp_device *devices;
+	size_t n_devices;
+
+	struct qp_pod_opts opts;
+};
+
+/* The OCI default spec (what `qpod spec` prints), with the default seccomp
+ * profile.  Returns NULL only on allocation failure. */
+struct pod_spec *spec_default(void);
+/* The default seccomp profile alone (see seccomp_profile.c). */
+struct qp_seccomp *spec_default_seccomp(void);
+
+/* Parse config.json text / a bundle's config.json. Validates types, required
+ * fields, ociVersion and bounds; errors name the JSON path ("process.args"). */
+int spec_parse(const char *json, size_t len, struct pod_spec **out, qp_error **err);
+int spec_load_bundle(const char *bundle_dir, struct pod_spec **out, qp_error **err);
+/* Semantic validation shared by every source of a spec (bundle or flags). */
+int spec_validate(const struct pod_spec *spec, qp_error **err);
+/* Serialise to config.json text (malloc'd, NUL-terminated). */
+int spec_write(const struct pod_spec *spec, char **out, size_t *len, qp_error **err);
+
+void spec_free(struct pod_spec *spec);
+
+/* Lookup helpers */
+const char *spec_annotation(const struct pod_spec *spec, const char *key);
+const char *qp_ns_name(enum qp_ns ns);     /* "pid", "network", ... OCI names */
+int qp_ns_from_name(const char *name);     /* -1 if unknown */
+
+#endif

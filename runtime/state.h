@@ -1,0 +1,77 @@
+/* runtime/state.h — the state directory: one folder per pod under the root
+ * (default /run/qpod), holding state.json (what `qpod state` reports plus
+ * what the driver needs to find its resources again), config.json (the spec
+ * the pod was created from) and driver files (exec.fifo, sockets).
+ *
+ * Creation is atomic (mkdir): of two concurrent `create` of one ID exactly one
+ * wins.  Operations on one pod serialise on flock() of its directory.
+ */
+#ifndef QPOD_STATE_H
+#define QPOD_STATE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "spec.h"
+#include "util/error.h"
+
+#define QP_DEFAULT_ROOT "/run/qpod"
+
+enum qp_status {
+	QP_STATUS_CREATING = 0,
+	QP_STATUS_CREATED,
+	QP_STATUS_RUNNING,
+	QP_STATUS_STOPPED,
+};
+
+struct pod_state {
+	char *id;
+	char *bundle;              /* absolute bundle dir (friendly form: NULL) */
+	char *rootfs;              /* absolute rootfs path */
+	enum qp_mode mode;
+	enum qp_status status;     /* as last recorded; see state_live_status() */
+	pid_t pid;                 /* pod init (container) or VMM (vm); 0 = none */
+	unsigned long long pid_start; /* /proc/PID/stat starttime: detects PID reuse */
+	char *created;             /* RFC 3339 */
+	char *cgroup;              /* cgroup path relative to the hierarchy root */
+	char *accel;               /* "kvm", "tcg" or NULL (containers) */
+	char *stop_reason;         /* why it stopped, if known */
+	char *owner;               /* "uid" of the creator, for list */
+	struct qp_kv *annotations; /* copied from the spec */
+	size_t n_annotations;
+};
+
+/* Reject IDs that are empty, over QP_ID_MAX, ".", "..", or contain '/',
+ * control characters or bytes outside printable ASCII [A-Za-z0-9_.+-:@]. */
+int state_validate_id(const char *id, qp_error **err);
+
+/* Create (mkdir -p, 0700) and open the root directory. Returns an fd. */
+int state_root_open(const char *root, qp_error **err);
+/* Atomically claim ID: returns the pod dir fd (locked), or -1 with
+ * QP_E_EXISTS if the ID is in use. */
+int state_claim(int rootfd, const char *id, qp_error **err);
+/* Open and lock an existing pod dir; QP_E_NOTFOUND if unknown. */
+int state_open(int rootfd, const char *id, qp_error **err);
+/* Remove the pod dir and everything in it. */
+int state_remove(int rootfd, const char *id, qp_error **err);
+
+int state_save(int dirfd, const struct pod_state *st, qp_error **err);
+int state_load(int dirfd, struct pod_state **out, qp_error **err);
+void state_free(struct pod_state *st);
+
+/* Write / read a whole small file in the pod dir (atomic write: tmp+rename). */
+int state_write_file(int dirfd, const char *name, const char *data, size_t len, qp_error **err);
+int state_read_file(int dirfd, const char *name, size_t max, char **out, size_t *len, qp_error **err);
+
+/* Sorted list of pod IDs (NULL-terminated, caller frees with qp_strv_free). */
+int state_list(int rootfd, char ***ids, qp_error **err);
+
+/* Process start time of PID (field 22 of /proc/PID/stat), 0 if gone. */
+unsigned long long proc_start_time(pid_t pid);
+/* True if PID is alive, not a zombie, and still the process we started. */
+bool state_pid_alive(const struct pod_state *st);
+
+const char *qp_status_name(enum qp_status s);
+const char *qp_mode_name(enum qp_mode m);
+
+#endif

@@ -1,0 +1,39 @@
+#!/bin/sh
+# tools/deps.sh — install the Debian packages qpod needs to build, test and
+# benchmark. Each package is listed once. Idempotent: installs only what is
+# missing, so `make check` and `make demo` can call it every time.
+set -eu
+
+PKGS="
+build-essential
+autoconf
+automake
+pkg-config
+libseccomp-dev
+libcap-dev
+libnl-3-dev
+libnl-route-3-dev
+libyajl-dev
+libvirt-dev
+libcmocka-dev
+busybox-static
+iproute2
+jq
+runc
+"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "qpod: deps: missing Debian packages:$missing (run as root, or: apt-get install$missing)" >&2
+	exit 1
+fi
+echo "==> installing Debian packages:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing
