@@ -28,6 +28,11 @@ struct pod_driver {
 	int (*kill)(struct pod *pod, int sig, int all, qp_error **err);
 	/* Release every resource (processes must be gone or are killed). */
 	int (*destroy)(struct pod *pod, qp_error **err);
+	/* An fd that polls readable once the pod's workload has ended (only
+	 * valid in the process that created the pod), and the reaping that
+	 * follows: *code = the exit code qpod should exit with. */
+	int (*wait_fd)(struct pod *pod, qp_error **err);
+	int (*reap)(struct pod *pod, int *code, qp_error **err);
 	/* Run an extra process inside the pod; *status gets its exit code. */
 	int (*exec)(struct pod *pod, const struct qp_process *proc, int *status, qp_error **err);
 	/* PIDs (host view) of the pod's processes. */

@@ -27,6 +27,9 @@ struct pod {
 	char *bundle;                 /* absolute; NULL for the friendly form */
 	char *rootfs;                 /* absolute rootfs path */
 	int exit_status;              /* of the workload, when waited for */
+	/* driver-private, valid in the creating process only */
+	int sync_fd;                  /* container: child's sync socket, -1 if none */
+	int wait_fd;                  /* pidfd or similar for drv->wait_fd */
 };
 
 int pod_create(int rootfd, const char *id, struct pod_spec *spec, const char *bundle,

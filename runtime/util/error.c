@@ -1,5 +1,4 @@
 /* runtime/util/error.c — the error convention of error.h. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,4 @@
 /* runtime/util/log.c — see log.h. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>

@@ -1,0 +1,20 @@
+/* guest-init/tinyinit.h — PID 1 of a pod: start the workload, forward signals
+ * to it, reap every zombie, and exit with the workload's status.  The same
+ * code is PID 1 of a container pod (linked into qpod) and of a microVM
+ * (linked into the guest-init binary). */
+#ifndef QPOD_TINYINIT_H
+#define QPOD_TINYINIT_H
+
+#include <sys/types.h>
+
+/* Called in the forked workload child with default signal state restored.
+ * Must exec or _exit; it never returns. */
+typedef void (*tinyinit_exec_fn)(void *arg);
+
+/* Fork the workload, then loop: forward every catchable signal to it, reap
+ * children.  Returns the exit code for PID 1: the workload's exit status, or
+ * 128+N if a signal N killed it, or -1 if the fork failed (errno set).
+ * on_spawn (may be NULL) runs in the parent right after the fork. */
+int tinyinit_run(tinyinit_exec_fn fn, void *arg, void (*on_spawn)(pid_t pid, void *arg));
+
+#endif

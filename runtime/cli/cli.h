@@ -1,0 +1,65 @@
+/* runtime/cli/cli.h — what every `qpod` command shares: the global options,
+ * the command table, and the exit-code convention.
+ *
+ * Exit codes: a qpod failure exits 125 with one line "qpod: ACTION: REASON"
+ * on stderr; a workload that could not be executed 126 (not executable) or
+ * 127 (not found); otherwise run/exec exit with the workload's status
+ * (128+N when a signal N killed it) — the docker/podman convention, so
+ * scripts can tell qpod's failures from the workload's. */
+#ifndef QPOD_CLI_H
+#define QPOD_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+#define QP_EXIT_FAILURE 125
+
+struct qp_cli {
+	const char *root;   /* --root */
+	int rootfd;         /* opened lazily by cli_root() */
+	bool debug;
+};
+
+struct qp_command {
+	const char *name;
+	const char *summary;
+	int (*fn)(struct qp_cli *cli, int argc, char **argv, qp_error **err);
+	bool enters_pod;    /* re-exec from a sealed memfd first */
+};
+
+extern const struct qp_command qp_commands[];
+
+int cli_root(struct qp_cli *cli, qp_error **err);
+/* Exit code for a failed command (125, or 126/127 for exec failures). */
+int cli_exit_code(const qp_error *err);
+/* "TERM", "SIGTERM", "15" -> 15; -1 if unknown. */
+int cli_parse_signal(const char *s);
+/* "64M", "1G", "512k", "1048576" -> bytes; error for junk, 0, or > 1 PiB - 1. */
+int cli_parse_size(const char *s, const char *what, int64_t *out, qp_error **err);
+/* A required single positional ID after options. */
+int cli_one_id(int argc, char **argv, int optind_, const char *cmd, const char **id, qp_error **err);
+
+/* --format table|json -> *json */
+int cli_parse_format(const char *arg, bool *json, qp_error **err);
+
+/* "UID[:GID]" (numeric) -> uid, gid (gid = uid when omitted). */
+int cli_parse_user(const char *s, uint32_t *uid, uint32_t *gid, qp_error **err);
+/* Add or replace "K=V" in a NULL-terminated, heap-owned env vector. -1 on ENOMEM. */
+int cli_env_set(char ***env, const char *kv);
+
+/* the commands */
+int cmd_create(struct qp_cli *, int, char **, qp_error **);
+int cmd_start(struct qp_cli *, int, char **, qp_error **);
+int cmd_state(struct qp_cli *, int, char **, qp_error **);
+int cmd_kill(struct qp_cli *, int, char **, qp_error **);
+int cmd_delete(struct qp_cli *, int, char **, qp_error **);
+int cmd_run(struct qp_cli *, int, char **, qp_error **);
+int cmd_exec(struct qp_cli *, int, char **, qp_error **);
+int cmd_ps(struct qp_cli *, int, char **, qp_error **);
+int cmd_list(struct qp_cli *, int, char **, qp_error **);
+int cmd_spec(struct qp_cli *, int, char **, qp_error **);
+int cmd_features(struct qp_cli *, int, char **, qp_error **);
+
+#endif

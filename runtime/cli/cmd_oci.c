@@ -1,0 +1,170 @@
+/* runtime/cli/cmd_oci.c — the small OCI lifecycle commands that take one pod
+ * ID: start, state, kill, delete, ps.  (create, run, exec, list, spec and
+ * features have files of their own.) */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "pod.h"
+#include "util/json.h"
+
+/* Parse only --help (and the options in `longopts`), then the ID. */
+static int open_one(struct qp_cli *cli, int argc, char **argv, const char *usage,
+		    const struct option *longopts, const char *shortopts,
+		    int (*on_opt)(int c, const char *arg, void *ctx, qp_error **err), void *ctx,
+		    struct pod **pod, qp_error **err)
+{
+	const char *id;
+	int c;
+
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == 'h') {
+			printf("Usage: qpod %s\n", usage);
+			exit(0);
+		}
+		if (c == '?' || !on_opt || on_opt(c, optarg, ctx, err) < 0)
+			return err && *err ? -1
+					   : qp_error_set(err, QP_E_INVALID, 0, "usage: qpod %s", usage);
+	}
+	if (cli_one_id(argc, argv, optind, argv[0], &id, err) < 0 || cli_root(cli, err) < 0)
+		return -1;
+	return pod_open(cli->rootfd, id, pod, err);
+}
+
+static const struct option help_only[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+
+int cmd_start(struct qp_cli *cli, int argc, char **argv, qp_error **err)
+{
+	struct pod *pod = NULL;
+	int r = open_one(cli, argc, argv, "start ID", help_only, "+h", NULL, NULL, &pod, err);
+
+	if (r == 0)
+		r = pod_start(pod, err);
+	pod_free(pod);
+	return r < 0 ? qp_error_prefix(err, "start") : 0;
+}
+
+int cmd_state(struct qp_cli *cli, int argc, char **argv, qp_error **err)
+{
+	struct pod *pod = NULL;
+	char *text = NULL;
+	int r = open_one(cli, argc, argv, "state ID", help_only, "+h", NULL, NULL, &pod, err);
+
+	if (r < 0)
+		return qp_error_prefix(err, "state");
+	enum qp_status s = pod_status(pod);
+	yajl_gen g = qp_json_gen_new(true);
+	yajl_gen_map_open(g);
+	qp_json_kstr(g, "ociVersion", "1.2.0");
+	qp_json_kstr(g, "id", pod->id);
+	qp_json_kstr(g, "status", qp_status_name(s == QP_STATUS_CREATING ? QP_STATUS_CREATED : s));
+	qp_json_kint(g, "pid", s == QP_STATUS_STOPPED ? 0 : pod->state->pid);
+	qp_json_kstr(g, "bundle", pod->state->bundle ? pod->state->bundle : pod->state->rootfs);
+	qp_json_key(g, "annotations");
+	yajl_gen_map_open(g);
+	for (size_t i = 0; i < pod->state->n_annotations; i++)
+		qp_json_kstr(g, pod->state->annotations[i].key, pod->state->annotations[i].value);
+	yajl_gen_map_close(g);
+	qp_json_kstr(g, "created", pod->state->created);
+	qp_json_kstr(g, "mode", qp_mode_name(pod->state->mode));
+	qp_json_kstr(g, "accel", pod->state->accel ? pod->state->accel : "none");
+	qp_json_kstr(g, "rootfs", pod->state->rootfs);
+	qp_json_kstr(g, "cgroup", pod->state->cgroup);
+	yajl_gen_map_close(g);
+	r = qp_json_gen_finish(g, &text, NULL, err);
+	if (r == 0)
+		printf("%s\n", text);
+	free(text);
+	pod_free(pod);
+	return r < 0 ? qp_error_prefix(err, "state") : 0;
+}
+
+struct kill_opts {
+	bool all;
+};
+
+static int kill_opt(int c, const char *arg, void *ctx, qp_error **err)
+{
+	((struct kill_opts *)ctx)->all = (c == 'a');
+	return c == 'a' ? 0 : -1;
+}
+
+int cmd_kill(struct qp_cli *cli, int argc, char **argv, qp_error **err)
+{
+	static const struct option opts[] = { { "all", no_argument, NULL, 'a' },
+					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	struct kill_opts ko = { 0 };
+	struct pod *pod = NULL;
+	int sig = SIGTERM, r;
+
+	/* the signal is an optional second positional: peel it off first */
+	if (argc >= 3 && argv[argc - 1][0] != '-' && argv[argc - 2][0] != '-') {
+		sig = cli_parse_signal(argv[argc - 1]);
+		if (sig < 0)
+			return qp_error_set(err, QP_E_INVALID, 0, "kill: unknown signal \"%s\"",
+					    argv[argc - 1]);
+		argc--;
+	}
+	r = open_one(cli, argc, argv, "kill [--all] ID [SIGNAL]", opts, "+ah", kill_opt, &ko, &pod,
+		     err);
+	if (r == 0)
+		r = pod_kill(pod, sig, ko.all, err);
+	pod_free(pod);
+	return r < 0 ? qp_error_prefix(err, "kill") : 0;
+}
+
+static int delete_opt(int c, const char *arg, void *ctx, qp_error **err)
+{
+	*(bool *)ctx = true;
+	return c == 'f' ? 0 : -1;
+}
+
+int cmd_delete(struct qp_cli *cli, int argc, char **argv, qp_error **err)
+{
+	static const struct option opts[] = { { "force", no_argument, NULL, 'f' },
+					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	bool force = false;
+	struct pod *pod = NULL;
+	int r = open_one(cli, argc, argv, "delete [--force] ID", opts, "+fh", delete_opt, &force,
+			 &pod, err);
+
+	if (r == 0)
+		r = pod_delete(pod, force, err);
+	pod_free(pod);
+	return r < 0 ? qp_error_prefix(err, "delete") : 0;
+}
+
+static int format_opt(int c, const char *arg, void *ctx, qp_error **err)
+{
+	return c == 'f' ? cli_parse_format(arg, ctx, err) : -1;
+}
+
+int cmd_ps(struct qp_cli *cli, int argc, char **argv, qp_error **err)
+{
+	static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
+					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	bool json = false;
+	struct pod *pod = NULL;
+	pid_t *pids = NULL;
+	size_t n = 0;
+	int r = open_one(cli, argc, argv, "ps [--format table|json] ID", opts, "+f:h", format_opt,
+			 &json, &pod, err);
+
+	if (r == 0)
+		r = pod->drv->pids(pod, &pids, &n, err);
+	if (r == 0) {
+		if (json)
+			putchar('[');
+		for (size_t i = 0; i < n; i++)
+			printf(json ? "%s%d" : "%s%d\n", json && i ? "," : "", (int)pids[i]);
+		if (json)
+			printf("]\n");
+	}
+	free(pids);
+	pod_free(pod);
+	return r < 0 ? qp_error_prefix(err, "ps") : 0;
+}
+

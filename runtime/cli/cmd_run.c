@@ -1,0 +1,355 @@
+/* runtime/cli/cmd_run.c — `qpod create` and `qpod run`, in both forms:
+ *   OCI:      create ID --bundle DIR [--pid-file F] [--console-socket S]
+ *             run ID --bundle DIR [--detach] [--pid-file F] [--console-socket S]
+ *   friendly: run [OPTIONS] ROOTFS -- CMD ARGS...
+ * The friendly form builds a spec from spec_default() plus its flags. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "pod.h"
+#include "util/cleanup.h"
+#include "util/strv.h"
+
+struct run_opts {
+	const char *bundle, *name, *workdir, *hostname, *user, *mode;
+	bool rm, detach, memory_set, cpus_set, pids_set, read_only;
+	int64_t memory;
+	double cpus;
+	long pids;
+	char **env;  /* -e K=V, in order */
+	size_t n_env;
+	struct pod_io io;
+};
+
+enum { OPT_PIDFILE = 256, OPT_CONSOLE, OPT_RM, OPT_MEMORY, OPT_CPUS, OPT_PIDS, OPT_HOSTNAME,
+       OPT_MODE, OPT_NAME, OPT_USER, OPT_READONLY, OPT_NO_PIVOT, OPT_NO_NEW_KEYRING,
+       OPT_PRESERVE_FDS };
+
+static const struct option run_longopts[] = {
+	{ "bundle", required_argument, NULL, 'b' },
+	{ "pid-file", required_argument, NULL, OPT_PIDFILE },
+	{ "console-socket", required_argument, NULL, OPT_CONSOLE },
+	{ "detach", no_argument, NULL, 'd' },
+	{ "name", required_argument, NULL, OPT_NAME },
+	{ "rm", no_argument, NULL, OPT_RM },
+	{ "memory", required_argument, NULL, OPT_MEMORY },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "pids", required_argument, NULL, OPT_PIDS },
+	{ "env", required_argument, NULL, 'e' },
+	{ "workdir", required_argument, NULL, 'w' },
+	{ "hostname", required_argument, NULL, OPT_HOSTNAME },
+	{ "user", required_argument, NULL, 'u' },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "read-only", no_argument, NULL, OPT_READONLY },
+	/* accepted for runc compatibility (containerd passes them) */
+	{ "no-pivot", no_argument, NULL, OPT_NO_PIVOT },
+	{ "no-new-keyring", no_argument, NULL, OPT_NO_NEW_KEYRING },
+	{ "preserve-fds", required_argument, NULL, OPT_PRESERVE_FDS },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+static const char run_usage[] =
+	"Usage: qpod run [OPTIONS] ROOTFS -- CMD [ARGS...]\n"
+	"       qpod run ID --bundle DIR [--detach] [--pid-file F] [--console-socket S]\n"
+	"       qpod create ID --bundle DIR [--pid-file F] [--console-socket S]\n\n"
+	"Options of the ROOTFS form:\n"
+	"  --name ID            pod ID (default: qpod-<random>)\n"
+	"  --rm                 delete the pod when it exits\n"
+	"  --memory SIZE        memory limit, e.g. 64M, 1G\n"
+	"  --cpus N             CPU limit, e.g. 0.5 (CFS quota)\n"
+	"  --pids N             maximum number of processes\n"
+	"  -e, --env K=V        set an environment variable (repeatable)\n"
+	"  -w, --workdir DIR    working directory inside the pod\n"
+	"  --hostname H         hostname of the pod\n"
+	"  -u, --user UID[:GID] run the workload as this user\n"
+	"  --read-only          mount the rootfs read-only\n"
+	"  --mode container|vm  pod driver (default container)\n"
+	"The exit status is the workload's (see qpod --help).\n";
+
+static int parse_mode(const char *s, enum qp_mode *m, qp_error **err)
+{
+	if (!strcmp(s, "container"))
+		*m = QP_MODE_CONTAINER;
+	else if (!strcmp(s, "vm"))
+		*m = QP_MODE_VM;
+	else
+		return qp_error_set(err, QP_E_INVALID, 0, "--mode must be container or vm, not \"%s\"", s);
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct run_opts *o, qp_error **err)
+{
+	int c;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "+b:de:w:u:h", run_longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(run_usage, stdout);
+			exit(0);
+		case 'b': o->bundle = optarg; break;
+		case 'd': o->detach = true; break;
+		case OPT_PIDFILE: o->io.pid_file = optarg; break;
+		case OPT_CONSOLE: o->io.console_socket = optarg; break;
+		case OPT_NAME: o->name = optarg; break;
+		case OPT_RM: o->rm = true; break;
+		case 'w': o->workdir = optarg; break;
+		case OPT_HOSTNAME: o->hostname = optarg; break;
+		case 'u': o->user = optarg; break;
+		case OPT_MODE: o->mode = optarg; break;
+		case OPT_READONLY: o->read_only = true; break;
+		case OPT_NO_PIVOT: case OPT_NO_NEW_KEYRING: case OPT_PRESERVE_FDS: break;
+		case OPT_MEMORY:
+			if (cli_parse_size(optarg, "--memory", &o->memory, err) < 0)
+				return -1;
+			o->memory_set = true;
+			break;
+		case OPT_CPUS:
+			errno = 0;
+			o->cpus = strtod(optarg, &end);
+			if (errno || *end || !(o->cpus >= 0.01 && o->cpus <= 1024))
+				return qp_error_set(err, QP_E_INVALID, 0,
+						    "--cpus \"%s\": a number from 0.01 to 1024", optarg);
+			o->cpus_set = true;
+			break;
+		case OPT_PIDS:
+			errno = 0;
+			o->pids = strtol(optarg, &end, 10);
+			if (errno || *end || o->pids < 1 || o->pids > 4194304)
+				return qp_error_set(err, QP_E_INVALID, 0,
+						    "--pids \"%s\": a number from 1 to 4194304", optarg);
+			o->pids_set = true;
+			break;
+		case 'e': {
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				return qp_error_set(err, QP_E_INVALID, 0, "--env \"%s\": expected K=V", optarg);
+			char **nv = realloc(o->env, (o->n_env + 2) * sizeof(*nv));
+			if (!nv)
+				return qp_fail(err, ENOMEM, "--env");
+			o->env = nv;
+			o->env[o->n_env++] = optarg;
+			o->env[o->n_env] = NULL;
+			break;
+		}
+		default:
+			return qp_error_set(err, QP_E_INVALID, 0, "bad option (see qpod run --help)");
+		}
+	}
+	return 0;
+}
+
+/* Absolute, symlink-free rootfs path; never the host's "/". */
+static int resolve_rootfs(const char *path, char **out, qp_error **err)
+{
+	char *real = realpath(path, NULL);
+
+	if (!real)
+		return qp_fail(err, errno, "rootfs \"%s\"", path);
+	if (!strcmp(real, "/")) {
+		free(real);
+		return qp_error_set(err, QP_E_INVALID, 0, "rootfs \"%s\" resolves to the host's /", path);
+	}
+	int fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		free(real);
+		return qp_fail(err, e, "rootfs \"%s\"", path);
+	}
+	close(fd);
+	*out = real;
+	return 0;
+}
+
+static int load_bundle(const char *bundle, struct pod_spec **spec, char **abs_bundle,
+		       char **rootfs, qp_error **err)
+{
+	_cleanup_free_ char *root = NULL;
+
+	*abs_bundle = realpath(bundle, NULL);
+	if (!*abs_bundle)
+		return qp_fail(err, errno, "bundle \"%s\"", bundle);
+	if (spec_load_bundle(*abs_bundle, spec, err) < 0)
+		return -1;
+	if ((*spec)->root_path[0] == '/')
+		root = strdup((*spec)->root_path);
+	else if (asprintf(&root, "%s/%s", *abs_bundle, (*spec)->root_path) < 0)
+		root = NULL;
+	if (!root)
+		return qp_fail(err, ENOMEM, "bundle");
+	return resolve_rootfs(root, rootfs, err);
+}
+
+static int friendly_spec(const struct run_opts *o, char **cmd, struct pod_spec **out, qp_error **err)
+{
+	struct pod_spec *spec = spec_default();
+	struct qp_resources *res;
+
+	if (!spec)
+		return qp_fail(err, ENOMEM, "spec");
+	qp_strv_free(spec->process.args);
+	spec->process.args = qp_strv_dup(cmd);
+	if (!spec->process.args)
+		goto oom;
+	for (size_t i = 0; i < o->n_env; i++)
+		if (cli_env_set(&spec->process.env, o->env[i]) < 0)
+			goto oom;
+	if (o->workdir) {
+		if (o->workdir[0] != '/') {
+			qp_error_set(err, QP_E_INVALID, 0, "--workdir \"%s\": must be absolute", o->workdir);
+			goto fail;
+		}
+		free(spec->process.cwd);
+		if (!(spec->process.cwd = strdup(o->workdir)))
+			goto oom;
+	}
+	if (o->hostname) {
+		free(spec->hostname);
+		if (!(spec->hostname = strdup(o->hostname)))
+			goto oom;
+	}
+	if (o->user && cli_parse_user(o->user, &spec->process.uid, &spec->process.gid, err) < 0)
+		goto fail;
+	if (o->mode && parse_mode(o->mode, &spec->opts.mode, err) < 0)
+		goto fail;
+	spec->root_readonly = o->read_only;
+	res = &spec->resources;
+	if (o->memory_set) {
+		res->has_memory_limit = true;
+		res->memory_limit = o->memory;
+		/* no swap beyond the limit: a limit that swaps is no limit */
+		res->has_memory_swap = true;
+		res->memory_swap = o->memory;
+	}
+	if (o->cpus_set) {
+		res->has_cpu_period = res->has_cpu_quota = true;
+		res->cpu_period = 100000;
+		res->cpu_quota = (int64_t)(o->cpus * 100000 + 0.5);
+	}
+	if (o->pids_set) {
+		res->has_pids_limit = true;
+		res->pids_limit = o->pids;
+	}
+	*out = spec;
+	return 0;
+oom:
+	qp_fail(err, ENOMEM, "spec");
+fail:
+	spec_free(spec);
+	return -1;
+}
+
+static int random_id(char *buf, size_t len)
+{
+	unsigned char r[6];
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return -1;
+	snprintf(buf, len, "qpod-%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3], r[4], r[5]);
+	return 0;
+}
+
+/* create (+ start + wait [+ delete]) */
+static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, qp_error **err)
+{
+	struct run_opts o = { 0 };
+	struct pod_spec *spec = NULL;
+	struct pod *pod = NULL;
+	_cleanup_free_ char *bundle = NULL, *rootfs = NULL;
+	char idbuf[32];
+	const char *id = NULL;
+	bool oci, delete_after;
+	int code = -1;
+
+	if (parse_opts(argc, argv, &o, err) < 0)
+		goto out;
+	oci = create_only || o.bundle;
+	if (oci) {
+		if (cli_one_id(argc, argv, optind, argv[0], &id, err) < 0)
+			goto out;
+		if (load_bundle(o.bundle ? o.bundle : ".", &spec, &bundle, &rootfs, err) < 0)
+			goto out;
+		if (o.mode && parse_mode(o.mode, &spec->opts.mode, err) < 0)
+			goto out;
+		delete_after = !create_only && !o.detach;
+	} else {
+		/* ROOTFS -- CMD...: getopt stopped at ROOTFS ("+") */
+		if (optind >= argc) {
+			qp_error_set(err, QP_E_INVALID, 0, "missing ROOTFS (see qpod run --help)");
+			goto out;
+		}
+		const char *rootfs_arg = argv[optind++];
+		if (optind < argc && !strcmp(argv[optind], "--"))
+			optind++;
+		if (optind >= argc) {
+			qp_error_set(err, QP_E_INVALID, 0, "missing command after ROOTFS (ROOTFS -- CMD ARGS...)");
+			goto out;
+		}
+		if (resolve_rootfs(rootfs_arg, &rootfs, err) < 0 ||
+		    friendly_spec(&o, argv + optind, &spec, err) < 0)
+			goto out;
+		free(spec->root_path);
+		if (!(spec->root_path = strdup(rootfs))) {
+			qp_fail(err, ENOMEM, "run");
+			goto out;
+		}
+		if (o.name) {
+			id = o.name;
+		} else {
+			if (random_id(idbuf, sizeof(idbuf)) < 0) {
+				qp_fail(err, errno, "generate a pod ID");
+				goto out;
+			}
+			id = idbuf;
+		}
+		delete_after = o.rm;
+	}
+	if (state_validate_id(id, err) < 0 || cli_root(cli, err) < 0)
+		goto out;
+	o.io.foreground = !create_only && !o.detach;
+	if (pod_create(cli->rootfd, id, spec, bundle, rootfs, &o.io, &pod, err) < 0)
+		goto out;
+	spec = NULL; /* the pod owns it */
+	if (create_only) {
+		code = 0;
+		goto out;
+	}
+	if (pod_start(pod, err) < 0) {
+		pod_delete(pod, true, NULL);
+		goto out;
+	}
+	if (o.detach) {
+		code = 0;
+		goto out;
+	}
+	code = pod_wait(pod, err);
+	if (code >= 0) {
+		pod->state->status = QP_STATUS_STOPPED;
+		state_save(pod->dirfd, pod->state, NULL);
+	}
+	if (delete_after && pod_delete(pod, true, code < 0 ? NULL : err) < 0 && code >= 0)
+		code = -1;
+out:
+	if (code < 0)
+		qp_error_prefix(err, create_only ? "create" : "run");
+	spec_free(spec);
+	pod_free(pod);
+	free(o.env);
+	return code;
+}
+
+int cmd_create(struct qp_cli *cli, int argc, char **argv, qp_error **err)
+{
+	return do_run(cli, argc, argv, true, err);
+}
+
+int cmd_run(struct qp_cli *cli, int argc, char **argv, qp_error **err)
+{
+	return do_run(cli, argc, argv, false, err);
+}

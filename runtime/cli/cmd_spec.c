@@ -1,0 +1,157 @@
+/* runtime/cli/cmd_spec.c — `qpod spec` (the default config.json) and
+ * `qpod features` (what this build supports, the OCI features document). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "spec.h"
+#include "util/json.h"
+
+int cmd_spec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
+{
+	static const struct option opts[] = { { "rootless", no_argument, NULL, 'r' },
+					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	bool rootless = false;
+	struct pod_spec *spec;
+	char *text = NULL;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "+rh", opts, NULL)) != -1) {
+		if (c == 'h') {
+			printf("Usage: qpod spec [--rootless]\n"
+			       "Print a default OCI config.json on stdout (process.args [\"sh\"],\n"
+			       "root.path \"rootfs\", the default capabilities and seccomp profile).\n"
+			       "--rootless adds a user namespace mapping the caller's uid/gid to root.\n");
+			return 0;
+		}
+		if (c != 'r')
+			return qp_error_set(err, QP_E_INVALID, 0, "usage: qpod spec [--rootless]");
+		rootless = true;
+	}
+	if (optind < argc)
+		return qp_error_set(err, QP_E_INVALID, 0, "spec: unexpected argument \"%s\"", argv[optind]);
+	spec = spec_default();
+	if (!spec)
+		return qp_fail(err, ENOMEM, "spec");
+	if (rootless) {
+		spec->ns[QP_NS_USER].enabled = true;
+		spec->uid_mappings = calloc(1, sizeof(*spec->uid_mappings));
+		spec->gid_mappings = calloc(1, sizeof(*spec->gid_mappings));
+		if (!spec->uid_mappings || !spec->gid_mappings) {
+			spec_free(spec);
+			return qp_fail(err, ENOMEM, "spec");
+		}
+		spec->uid_mappings[0] = (struct qp_idmap){ 0, (uint32_t)getuid(), 1 };
+		spec->gid_mappings[0] = (struct qp_idmap){ 0, (uint32_t)getgid(), 1 };
+		spec->n_uid_mappings = spec->n_gid_mappings = 1;
+	}
+	r = spec_write(spec, &text, NULL, err);
+	if (r == 0)
+		printf("%s\n", text);
+	free(text);
+	spec_free(spec);
+	return r < 0 ? qp_error_prefix(err, "spec") : 0;
+}
+
+static void strings(yajl_gen g, const char *key, const char *const *v)
+{
+	qp_json_key(g, key);
+	yajl_gen_array_open(g);
+	for (; *v; v++)
+		qp_json_str(g, *v);
+	yajl_gen_array_close(g);
+}
+
+int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
+{
+	static const char *const mount_opts[] = {
+		"async", "atime", "bind", "defaults", "dev", "diratime", "dirsync", "exec",
+		"lazytime", "mand", "noatime", "nodev", "nodiratime", "noexec", "nolazytime",
+		"nomand", "norelatime", "nostrictatime", "nosuid", "private", "rbind", "relatime",
+		"remount", "ro", "rprivate", "rshared", "rslave", "runbindable", "rw", "shared",
+		"slave", "strictatime", "suid", "sync", "unbindable", NULL
+	};
+	static const char *const namespaces[] = { "cgroup", "ipc", "mount", "network", "pid",
+						  "user", "uts", NULL };
+	static const char *const actions[] = { "SCMP_ACT_ALLOW", "SCMP_ACT_ERRNO", "SCMP_ACT_KILL",
+					       "SCMP_ACT_KILL_PROCESS", "SCMP_ACT_KILL_THREAD",
+					       "SCMP_ACT_LOG", "SCMP_ACT_TRACE", "SCMP_ACT_TRAP", NULL };
+	static const char *const operators[] = { "SCMP_CMP_EQ", "SCMP_CMP_GE", "SCMP_CMP_GT",
+						 "SCMP_CMP_LE", "SCMP_CMP_LT", "SCMP_CMP_MASKED_EQ",
+						 "SCMP_CMP_NE", NULL };
+	static const char *const archs[] = { "SCMP_ARCH_X86", "SCMP_ARCH_X86_64", "SCMP_ARCH_X32",
+					     "SCMP_ARCH_AARCH64", "SCMP_ARCH_ARM", NULL };
+	static const char *const none[] = { NULL };
+	char *text = NULL;
+	int r;
+
+	if (argc > 1) {
+		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+			printf("Usage: qpod features\nPrint the OCI features document as JSON.\n");
+			return 0;
+		}
+		return qp_error_set(err, QP_E_INVALID, 0, "features: unexpected argument \"%s\"", argv[1]);
+	}
+	yajl_gen g = qp_json_gen_new(true);
+	yajl_gen_map_open(g);
+	qp_json_kstr(g, "ociVersionMin", "1.0.0");
+	qp_json_kstr(g, "ociVersionMax", "1.2.0");
+	strings(g, "hooks", none);
+	strings(g, "mountOptions", mount_opts);
+	qp_json_key(g, "linux");
+	yajl_gen_map_open(g);
+	strings(g, "namespaces", namespaces);
+	qp_json_key(g, "capabilities");
+	yajl_gen_array_open(g);
+	for (int cap = 0; cap <= CAP_LAST_CAP; cap++) {
+		char *name = cap_to_name(cap);
+		if (!name)
+			continue;
+		char upper[64];
+		size_t k;
+		for (k = 0; name[k] && k < sizeof(upper) - 1; k++)
+			upper[k] = (char)(name[k] >= 'a' && name[k] <= 'z' ? name[k] - 32 : name[k]);
+		upper[k] = '\0';
+		qp_json_str(g, upper);
+		cap_free(name);
+	}
+	yajl_gen_array_close(g);
+	qp_json_key(g, "cgroup");
+	yajl_gen_map_open(g);
+	qp_json_kbool(g, "v1", true);
+	qp_json_kbool(g, "v2", true);
+	qp_json_kbool(g, "systemd", false);
+	qp_json_kbool(g, "systemdUser", false);
+	yajl_gen_map_close(g);
+	qp_json_key(g, "seccomp");
+	yajl_gen_map_open(g);
+	qp_json_kbool(g, "enabled", true);
+	strings(g, "actions", actions);
+	strings(g, "operators", operators);
+	strings(g, "archs", archs);
+	yajl_gen_map_close(g);
+	qp_json_key(g, "apparmor");
+	yajl_gen_map_open(g);
+	qp_json_kbool(g, "enabled", false);
+	yajl_gen_map_close(g);
+	qp_json_key(g, "selinux");
+	yajl_gen_map_open(g);
+	qp_json_kbool(g, "enabled", false);
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
+	qp_json_key(g, "annotations");
+	yajl_gen_map_open(g);
+	qp_json_kstr(g, "qpod.mode", "container|vm: the pod driver");
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
+	r = qp_json_gen_finish(g, &text, NULL, err);
+	if (r == 0)
+		printf("%s\n", text);
+	free(text);
+	return r;
+}

@@ -1,0 +1,274 @@
+/* runtime/container/child.c — the container child, in order: wait for the
+ * parent's GO, join/finish namespaces, build the filesystem, pivot_root,
+ * hostname, sysctls, loopback, rlimits; report READY; wait on exec.fifo for
+ * `start`; drop privileges, load seccomp; then become the pod's PID 1
+ * (guest-init/tinyinit.c) and exec the workload.
+ *
+ * Security reasoning: the child stays non-dumpable until exec so nothing in
+ * the pod can open its /proc/PID/{exe,fd,cwd} (CVE-2019-5736 class; qpod
+ * also runs from a sealed memfd, see util/memfd_exec.c); every fd but the
+ * sync socket and the fifo is closed before the pod's filesystem exists, and
+ * the cwd is resolved inside the root without magic links (CVE-2024-21626).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/close_range.h>
+#include <sys/syscall.h>
+
+#include "container/caps.h"
+#include "container/container.h"
+#include "container/mounts.h"
+#include "container/seccomp.h"
+#include "container/sync.h"
+#include "guest-init/tinyinit.h"
+#include "util/cleanup.h"
+#include "util/safepath.h"
+
+#define CHILD_SYNC_FD 3
+#define CHILD_FIFO_FD 4
+
+static int join_namespaces(const struct pod_spec *spec, qp_error **err)
+{
+	static const int types[QP_NS_COUNT] = {
+		[QP_NS_USER] = CLONE_NEWUSER, [QP_NS_PID] = CLONE_NEWPID,
+		[QP_NS_NET] = CLONE_NEWNET,   [QP_NS_IPC] = CLONE_NEWIPC,
+		[QP_NS_UTS] = CLONE_NEWUTS,   [QP_NS_MOUNT] = CLONE_NEWNS,
+		[QP_NS_CGROUP] = CLONE_NEWCGROUP, [QP_NS_TIME] = 0,
+	};
+	for (int i = 0; i < QP_NS_COUNT; i++) {
+		const struct qp_namespace *ns = &spec->ns[i];
+		if (!ns->enabled || !ns->path || i == QP_NS_PID)
+			continue;
+		_cleanup_close_ int fd = open(ns->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return qp_fail(err, errno, "open namespace \"%s\"", ns->path);
+		if (setns(fd, types[i]) < 0)
+			return qp_fail(err, errno, "join %s namespace \"%s\"", qp_ns_name(i), ns->path);
+	}
+	return 0;
+}
+
+static int loopback_up(qp_error **err)
+{
+	struct ifreq ifr = { 0 };
+	_cleanup_close_ int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (s < 0)
+		return qp_fail(err, errno, "socket for lo");
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		return qp_fail(err, errno, "get lo flags");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+		return qp_fail(err, errno, "bring lo up");
+	return 0;
+}
+
+static int write_sysctls(const struct pod_spec *spec, qp_error **err)
+{
+	for (size_t i = 0; i < spec->n_sysctl; i++) {
+		const char *k = spec->sysctl[i].key, *v = spec->sysctl[i].value;
+		char path[512];
+		if (strstr(k, "..") || strchr(k, '/') == k)
+			return qp_error_set(err, QP_E_INVALID, 0, "sysctl \"%s\": invalid name", k);
+		snprintf(path, sizeof(path), "/proc/sys/%s", k);
+		for (char *p = path + 10; *p; p++)
+			if (*p == '.')
+				*p = '/';
+		_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0 || write(fd, v, strlen(v)) < 0)
+			return qp_fail(err, errno, "sysctl %s=%s", k, v);
+	}
+	return 0;
+}
+
+static const char *env_path(char *const *env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		if (!strncmp(env[i], "PATH=", 5))
+			return env[i] + 5;
+	return "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+}
+
+int qp_find_executable(const char *cmd, char *const *env, char *buf, size_t len)
+{
+	struct stat st;
+	int last = ENOENT;
+
+	if (!cmd || !*cmd) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st) < 0)
+			return -1;
+		if (!S_ISREG(st.st_mode) || access(cmd, X_OK) < 0) {
+			errno = EACCES;
+			return -1;
+		}
+		snprintf(buf, len, "%s", cmd);
+		return 0;
+	}
+	const char *path = env_path(env);
+	while (*path) {
+		const char *end = strchr(path, ':');
+		size_t dlen = end ? (size_t)(end - path) : strlen(path);
+		if ((size_t)snprintf(buf, len, "%.*s/%s", (int)dlen, dlen ? path : ".", cmd) < len &&
+		    stat(buf, &st) == 0) {
+			if (S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+				return 0;
+			last = EACCES;
+		}
+		path = end ? end + 1 : path + dlen;
+	}
+	errno = last;
+	return -1;
+}
+
+struct workload {
+	const struct pod_spec *spec;
+	char exe[4096];
+};
+
+static void exec_workload(void *arg)
+{
+	struct workload *w = arg;
+	qp_error e = { .code = QP_E_EXEC };
+
+	execve(w->exe, w->spec->process.args, w->spec->process.env);
+	e.errnum = errno;
+	e.msg = (char[1200]){ 0 };
+	snprintf(e.msg, 1200, "exec \"%s\": %s", w->spec->process.args[0], strerror(errno));
+	qp_sync_send(CHILD_SYNC_FD, QP_SYNC_EXEC_FAILED, &e);
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
+static void after_spawn(pid_t pid, void *arg)
+{
+	(void)pid;
+	(void)arg;
+	/* the workload holds the (close-on-exec) sync socket now; PID 1 lets
+	 * go of it, so the parent sees EOF exactly when the workload exec'd */
+	close(CHILD_SYNC_FD);
+}
+
+/* Wait until `qpod start` opens the fifo for reading. */
+static int wait_for_start(qp_error **err)
+{
+	char path[64];
+	_cleanup_close_ int fd = -1;
+
+	qp_fd_path(CHILD_FIFO_FD, path, sizeof(path));
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return qp_fail(err, errno, "open exec.fifo");
+	if (write(fd, "0", 1) != 1)
+		return qp_fail(err, errno, "write exec.fifo");
+	close(CHILD_FIFO_FD);
+	return 0;
+}
+
+static int setup(struct qp_child_ctx *c, struct workload *w, qp_error **err)
+{
+	const struct pod_spec *spec = c->spec;
+	struct qp_sync_msg m;
+
+	if (qp_sync_recv(CHILD_SYNC_FD, &m, -1) != 1 || m.type != QP_SYNC_GO)
+		return qp_fail(err, errno ? errno : EPROTO, "wait for the parent");
+	if (c->new_userns && (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0))
+		return qp_fail(err, errno, "become root in the user namespace");
+	if (join_namespaces(spec, err) < 0)
+		return -1;
+	/* the parent placed us in the pod cgroup: make it our cgroup root */
+	if (spec->ns[QP_NS_CGROUP].enabled && !spec->ns[QP_NS_CGROUP].path &&
+	    unshare(CLONE_NEWCGROUP) < 0)
+		return qp_fail(err, errno, "create cgroup namespace");
+	if (spec->process.has_oom_score_adj) {
+		_cleanup_close_ int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || dprintf(fd, "%d", spec->process.oom_score_adj) < 0)
+			return qp_fail(err, errno, "set oom_score_adj");
+	}
+	if (qp_mounts_prepare(spec, c->rootfs, c->new_userns, err) < 0 ||
+	    qp_mounts_pivot(c->rootfs, err) < 0)
+		return -1;
+	if (spec->ns[QP_NS_UTS].enabled) {
+		if (spec->hostname && sethostname(spec->hostname, strlen(spec->hostname)) < 0)
+			return qp_fail(err, errno, "set hostname");
+		if (spec->domainname && setdomainname(spec->domainname, strlen(spec->domainname)) < 0)
+			return qp_fail(err, errno, "set domainname");
+	}
+	if (write_sysctls(spec, err) < 0)
+		return -1;
+	if (spec->ns[QP_NS_NET].enabled && !spec->ns[QP_NS_NET].path && loopback_up(err) < 0)
+		return -1;
+	if (qp_mounts_finish(spec, err) < 0)
+		return -1;
+	if (qp_rlimits_apply(spec->process.rlimits, spec->process.n_rlimits, err) < 0)
+		return -1;
+	/* cwd inside the root, without magic links: "/proc/self/fd/N" cannot
+	 * lead out (and no host fd is open anyway) */
+	_cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return qp_fail(err, errno, "open /");
+	_cleanup_close_ int cwd = qp_open_in_root(root, spec->process.cwd, QP_PATH_MKDIR,
+						  O_DIRECTORY, err);
+	if (cwd < 0 || fchdir(cwd) < 0)
+		return cwd < 0 ? qp_error_prefix(err, "cwd") : qp_fail(err, errno, "chdir to cwd");
+	if (qp_find_executable(spec->process.args[0], spec->process.env, w->exe, sizeof(w->exe)) < 0)
+		return qp_error_set(err, QP_E_EXEC, errno, "exec \"%s\"%s", spec->process.args[0],
+				    errno == ENOENT ? ": not found in the rootfs" : "");
+	if (spec->process.has_umask)
+		umask(spec->process.umask);
+	return 0;
+}
+
+int qp_container_child(void *arg)
+{
+	struct qp_child_ctx *c = arg;
+	static struct workload w;
+	qp_error *err = NULL;
+	int code;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_DUMPABLE, 0);
+	/* keep only the sync socket (3) and the fifo (4) */
+	if (dup3(c->sync_fd, CHILD_SYNC_FD, O_CLOEXEC) < 0 ||
+	    dup3(c->fifo_fd, CHILD_FIFO_FD, O_CLOEXEC) < 0)
+		_exit(125);
+	syscall(SYS_close_range, CHILD_FIFO_FD + 1, ~0U, 0);
+	w.spec = c->spec;
+
+	if (setup(c, &w, &err) < 0)
+		goto fail;
+	/* `qpod create` exits after READY; we must outlive it */
+	prctl(PR_SET_PDEATHSIG, 0);
+	if (qp_sync_send(CHILD_SYNC_FD, QP_SYNC_READY, NULL) < 0)
+		_exit(125);
+	if (wait_for_start(&err) < 0)
+		goto fail;
+	if ((c->spec->process.no_new_privileges && qp_no_new_privs(&err) < 0) ||
+	    qp_process_drop_privileges(&c->spec->process, &err) < 0 ||
+	    qp_seccomp_apply(c->spec->seccomp, &err) < 0)
+		goto fail;
+	prctl(PR_SET_NAME, "qpod-init");
+	code = tinyinit_run(exec_workload, &w, after_spawn);
+	if (code < 0) {
+		qp_fail(&err, errno, "fork the workload");
+		goto fail;
+	}
+	_exit(code);
+fail:
+	qp_sync_send(CHILD_SYNC_FD, QP_SYNC_ERROR, err);
+	_exit(125);
+}

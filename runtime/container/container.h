@@ -1,0 +1,28 @@
+/* runtime/container/container.h — internals shared by the container
+ * driver's files: the context handed to the cloned child. */
+#ifndef QPOD_CONTAINER_H
+#define QPOD_CONTAINER_H
+
+#include <stdbool.h>
+
+#include "spec.h"
+
+#define QP_EXEC_FIFO "exec.fifo"
+
+struct qp_child_ctx {
+	const struct pod_spec *spec;
+	const char *rootfs;   /* absolute, resolved */
+	int sync_fd;          /* child's end of the sync socketpair */
+	int fifo_fd;          /* O_PATH fd of exec.fifo */
+	bool new_userns;
+};
+
+/* Entry point of the cloned child; never returns normally. */
+int qp_container_child(void *arg);
+
+/* Resolve the executable like execvp would, inside the current root, with
+ * PATH from env (NULL-terminated "K=V").  Returns 0 and the path in buf,
+ * or -1 with errno ENOENT (not found) / EACCES (not executable). */
+int qp_find_executable(const char *cmd, char *const *env, char *buf, size_t len);
+
+#endif

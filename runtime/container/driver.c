@@ -1,0 +1,327 @@
+/* runtime/container/driver.c — the container pod driver (struct pod_driver):
+ * clone the child into new namespaces, give it its uid maps and cgroup,
+ * and drive it through created -> running -> stopped. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "container/caps.h"
+#include "container/cgroup.h"
+#include "container/container.h"
+#include "container/seccomp.h"
+#include "container/sync.h"
+#include "pod.h"
+#include "util/cleanup.h"
+
+#define CHILD_STACK (256 * 1024)
+#define SETUP_TIMEOUT_MS 30000
+
+static int write_idmap(pid_t pid, const char *file, const struct qp_idmap *m, size_t n,
+		       qp_error **err)
+{
+	char path[64], buf[4096];
+	size_t len = 0;
+	_cleanup_close_ int fd = -1;
+
+	for (size_t i = 0; i < n && len < sizeof(buf); i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%u %u %u\n", m[i].container_id,
+					m[i].host_id, m[i].size);
+	if (len >= sizeof(buf))
+		return qp_error_set(err, QP_E_INVALID, 0, "%s: too many mappings", file);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, buf, len) != (ssize_t)len)
+		return qp_fail(err, errno, "write %s", file);
+	return 0;
+}
+
+static int clone_flags(const struct pod_spec *spec, qp_error **err)
+{
+	static const int flag[QP_NS_COUNT] = {
+		[QP_NS_USER] = CLONE_NEWUSER, [QP_NS_PID] = CLONE_NEWPID,
+		[QP_NS_NET] = CLONE_NEWNET,   [QP_NS_IPC] = CLONE_NEWIPC,
+		[QP_NS_UTS] = CLONE_NEWUTS,   [QP_NS_MOUNT] = CLONE_NEWNS,
+	};
+	int flags = 0;
+
+	if (spec->ns[QP_NS_PID].enabled && spec->ns[QP_NS_PID].path)
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "joining an existing pid namespace is not supported");
+	if (spec->ns[QP_NS_TIME].enabled)
+		return qp_error_set(err, QP_E_INVALID, 0, "time namespaces are not supported");
+	for (int i = 0; i < QP_NS_COUNT; i++)
+		if (spec->ns[i].enabled && !spec->ns[i].path)
+			flags |= flag[i]; /* cgroup: unshared by the child, after joining the cgroup */
+	/* qpod needs its own mount namespace for pivot_root */
+	if (!(flags & CLONE_NEWNS))
+		return qp_error_set(err, QP_E_INVALID, 0, "linux.namespaces: a new mount namespace is required");
+	return flags;
+}
+
+static int make_fifo(struct pod *pod, qp_error **err)
+{
+	int fd;
+
+	if (mkfifoat(pod->dirfd, QP_EXEC_FIFO, 0600) < 0)
+		return qp_fail(err, errno, "create exec.fifo");
+	fd = openat(pod->dirfd, QP_EXEC_FIFO, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return qp_fail(err, errno, "open exec.fifo");
+	return fd;
+}
+
+static char *default_cgroup_path(const char *id)
+{
+	char *p = NULL;
+	return asprintf(&p, "qpod/%s", id) < 0 ? NULL : p;
+}
+
+static int ct_create(struct pod *pod, qp_error **err)
+{
+	const struct pod_spec *spec = pod->spec;
+	struct qp_child_ctx ctx = { .spec = spec, .rootfs = pod->rootfs };
+	struct qp_cgroup *cg = NULL;
+	_cleanup_close_ int fifo = -1;
+	int sv[2] = { -1, -1 };
+	void *stack = MAP_FAILED;
+	pid_t pid = -1;
+	struct qp_sync_msg m;
+	int flags, r;
+
+	if (spec->process.terminal && !pod->io.console_socket)
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "process.terminal is true but no --console-socket was given");
+	if (qp_caps_validate(&spec->process.caps, err) < 0 || qp_seccomp_validate(spec->seccomp, err) < 0)
+		return -1;
+	if ((flags = clone_flags(spec, err)) < 0)
+		return -1;
+	ctx.new_userns = flags & CLONE_NEWUSER;
+
+	free(pod->state->cgroup);
+	pod->state->cgroup = spec->cgroups_path ? strdup(spec->cgroups_path) : default_cgroup_path(pod->id);
+	if (!pod->state->cgroup)
+		return qp_fail(err, ENOMEM, "cgroup path");
+	if ((fifo = make_fifo(pod, err)) < 0)
+		return -1;
+	if (qp_cgroup_create(pod->state->cgroup, &spec->resources, &cg, err) < 0)
+		return -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		qp_fail(err, errno, "socketpair");
+		goto fail;
+	}
+	stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+		     -1, 0);
+	if (stack == MAP_FAILED) {
+		qp_fail(err, errno, "allocate the child stack");
+		goto fail;
+	}
+	ctx.sync_fd = sv[1];
+	ctx.fifo_fd = fifo;
+	pid = clone(qp_container_child, (char *)stack + CHILD_STACK, flags | SIGCHLD, &ctx);
+	if (pid < 0) {
+		qp_fail(err, errno, "clone the pod process");
+		goto fail;
+	}
+	close(sv[1]);
+	sv[1] = -1;
+
+	if (ctx.new_userns &&
+	    (write_idmap(pid, "gid_map", spec->gid_mappings, spec->n_gid_mappings, err) < 0 ||
+	     write_idmap(pid, "uid_map", spec->uid_mappings, spec->n_uid_mappings, err) < 0))
+		goto fail;
+	if (qp_cgroup_enter(cg, pid, err) < 0)
+		goto fail;
+	if (qp_sync_send(sv[0], QP_SYNC_GO, NULL) < 0) {
+		qp_fail(err, errno, "signal the pod process");
+		goto fail;
+	}
+	r = qp_sync_recv(sv[0], &m, SETUP_TIMEOUT_MS);
+	if (r <= 0) {
+		if (r == 0)
+			qp_error_set(err, QP_E_GENERIC, 0, "the pod process died during setup");
+		else
+			qp_fail(err, errno, "wait for the pod process");
+		goto fail;
+	}
+	if (m.type == QP_SYNC_ERROR) {
+		qp_error_set(err, m.code ? m.code : QP_E_GENERIC, 0, "%s", m.msg);
+		if (*err)
+			(*err)->errnum = m.errnum;
+		goto fail;
+	}
+	munmap(stack, CHILD_STACK);
+	pod->state->pid = pid;
+	pod->state->pid_start = proc_start_time(pid);
+	pod->sync_fd = sv[0];
+	qp_cgroup_free(cg);
+	return 0;
+
+fail:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	if (cg) {
+		qp_cgroup_destroy(cg, NULL);
+		qp_cgroup_free(cg);
+	}
+	if (stack != MAP_FAILED)
+		munmap(stack, CHILD_STACK);
+	if (sv[0] >= 0)
+		close(sv[0]);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	unlinkat(pod->dirfd, QP_EXEC_FIFO, 0);
+	return -1;
+}
+
+static int ct_start(struct pod *pod, qp_error **err)
+{
+	_cleanup_close_ int fd = -1;
+	struct pollfd p;
+	char c;
+
+	fd = openat(pod->dirfd, QP_EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return qp_fail(err, errno, "open exec.fifo");
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (poll(&p, 1, SETUP_TIMEOUT_MS) <= 0 || read(fd, &c, 1) != 1)
+		return qp_error_set(err, QP_E_STATE, 0, "the pod process is gone");
+	unlinkat(pod->dirfd, QP_EXEC_FIFO, 0);
+
+	if (pod->sync_fd >= 0) {
+		/* we created it: learn whether the workload exec'd */
+		struct qp_sync_msg m;
+		int r = qp_sync_recv(pod->sync_fd, &m, SETUP_TIMEOUT_MS);
+		close(pod->sync_fd);
+		pod->sync_fd = -1;
+		if (r < 0)
+			return qp_fail(err, errno, "wait for the workload to start");
+		if (r > 0 && (m.type == QP_SYNC_ERROR || m.type == QP_SYNC_EXEC_FAILED)) {
+			qp_error_set(err, m.code ? m.code : QP_E_GENERIC, 0, "%s", m.msg);
+			if (*err)
+				(*err)->errnum = m.errnum;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static enum qp_status ct_status(struct pod *pod)
+{
+	if (!state_pid_alive(pod->state))
+		return QP_STATUS_STOPPED;
+	if (faccessat(pod->dirfd, QP_EXEC_FIFO, F_OK, 0) == 0)
+		return QP_STATUS_CREATED;
+	return QP_STATUS_RUNNING;
+}
+
+static int open_cgroup(struct pod *pod, struct qp_cgroup **cg, qp_error **err)
+{
+	if (!pod->state->cgroup)
+		return qp_error_set(err, QP_E_STATE, 0, "pod has no cgroup");
+	return qp_cgroup_open(pod->state->cgroup, cg, err);
+}
+
+static int ct_kill(struct pod *pod, int sig, int all, qp_error **err)
+{
+	if (all) {
+		struct qp_cgroup *cg = NULL;
+		int r = open_cgroup(pod, &cg, err);
+		if (r == 0)
+			r = qp_cgroup_signal_all(cg, sig, err);
+		qp_cgroup_free(cg);
+		return r;
+	}
+	if (!state_pid_alive(pod->state))
+		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is not running", pod->id);
+	_cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pod->state->pid, 0);
+	/* pidfd: the signal reaches exactly the process we checked, never a
+	 * recycled PID */
+	if (pidfd >= 0 && state_pid_alive(pod->state)) {
+		if (syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0)
+			return qp_fail(err, errno, "send signal %d", sig);
+		return 0;
+	}
+	if (kill(pod->state->pid, sig) < 0)
+		return qp_fail(err, errno, "send signal %d", sig);
+	return 0;
+}
+
+static int ct_destroy(struct pod *pod, qp_error **err)
+{
+	struct qp_cgroup *cg = NULL;
+	int r = 0;
+
+	if (state_pid_alive(pod->state))
+		kill(pod->state->pid, SIGKILL);
+	if (pod->state->cgroup && qp_cgroup_open(pod->state->cgroup, &cg, NULL) == 0) {
+		qp_cgroup_signal_all(cg, SIGKILL, NULL);
+		r = qp_cgroup_destroy(cg, err);
+		qp_cgroup_free(cg);
+	}
+	/* wait (bounded) until the init is gone, so nothing outlives delete */
+	for (int i = 0; i < 200 && state_pid_alive(pod->state); i++) {
+		waitpid(pod->state->pid, NULL, WNOHANG);
+		usleep(5000);
+	}
+	return r;
+}
+
+static int ct_wait_fd(struct pod *pod, qp_error **err)
+{
+	if (pod->wait_fd < 0) {
+		pod->wait_fd = (int)syscall(SYS_pidfd_open, pod->state->pid, 0);
+		if (pod->wait_fd < 0)
+			return qp_fail(err, errno, "pidfd_open");
+	}
+	return pod->wait_fd;
+}
+
+static int ct_reap(struct pod *pod, int *code, qp_error **err)
+{
+	int status;
+
+	if (waitpid(pod->state->pid, &status, 0) < 0)
+		return qp_fail(err, errno, "wait for the pod");
+	*code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return 0;
+}
+
+static int ct_pids(struct pod *pod, pid_t **pids, size_t *n, qp_error **err)
+{
+	struct qp_cgroup *cg = NULL;
+	int r = open_cgroup(pod, &cg, err);
+
+	if (r == 0)
+		r = qp_cgroup_pids(cg, pids, n, err);
+	qp_cgroup_free(cg);
+	return r;
+}
+
+int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *status, qp_error **err);
+
+const struct pod_driver qp_container_driver = {
+	.name = "container",
+	.create = ct_create,
+	.start = ct_start,
+	.status = ct_status,
+	.kill = ct_kill,
+	.destroy = ct_destroy,
+	.wait_fd = ct_wait_fd,
+	.reap = ct_reap,
+	.exec = qp_container_exec,
+	.pids = ct_pids,
+};

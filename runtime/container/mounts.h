@@ -1,0 +1,31 @@
+/* runtime/container/mounts.h — the pod's filesystem view: rootfs, OCI
+ * mounts, /dev, pivot_root, masked and read-only paths.  Runs in the
+ * container child, inside its new mount namespace. */
+#ifndef QPOD_MOUNTS_H
+#define QPOD_MOUNTS_H
+
+#include <stdbool.h>
+
+#include "spec.h"
+#include "util/error.h"
+
+/* Everything before pivot_root: propagation, rootfs bind, spec mounts,
+ * /dev nodes.  in_userns: bind device nodes instead of mknod. */
+int qp_mounts_prepare(const struct pod_spec *spec, const char *rootfs, bool in_userns,
+		      qp_error **err);
+/* pivot_root into the prepared rootfs and detach the old root. */
+int qp_mounts_pivot(const char *rootfs, qp_error **err);
+/* After pivot_root: masked paths, read-only paths, read-only root,
+ * rootfs propagation. */
+int qp_mounts_finish(const struct pod_spec *spec, qp_error **err);
+
+/* Translate OCI mount options into flags + data (exposed for unit tests). */
+struct qp_mount_flags {
+	unsigned long flags;      /* MS_* applied at mount time */
+	unsigned long propagation;/* MS_SHARED/SLAVE/PRIVATE/UNBINDABLE (| MS_REC) */
+	bool bind, rec;
+	char data[1024];          /* unknown options, comma-joined, for the fs */
+};
+int qp_mount_parse_options(char *const *options, struct qp_mount_flags *out, qp_error **err);
+
+#endif

@@ -1,0 +1,288 @@
+/* runtime/pod.c — driver-independent pod lifecycle (see pod.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pod.h"
+#include "util/cleanup.h"
+
+#define CONFIG_COPY "config.json"
+
+const struct pod_driver *driver_for_mode(enum qp_mode mode, qp_error **err)
+{
+	switch (mode) {
+	case QP_MODE_CONTAINER:
+		return &qp_container_driver;
+	case QP_MODE_VM:
+	default:
+		qp_error_set(err, QP_E_INVALID, 0, "mode \"vm\" is not available in this build yet");
+		return NULL;
+	}
+}
+
+static struct pod *pod_alloc(int rootfd, const char *id)
+{
+	struct pod *pod = calloc(1, sizeof(*pod));
+	if (!pod)
+		return NULL;
+	pod->id = strdup(id);
+	pod->rootfd = rootfd;
+	pod->dirfd = -1;
+	pod->sync_fd = -1;
+	pod->wait_fd = -1;
+	if (!pod->id) {
+		free(pod);
+		return NULL;
+	}
+	return pod;
+}
+
+void pod_free(struct pod *pod)
+{
+	if (!pod)
+		return;
+	if (pod->dirfd >= 0)
+		close(pod->dirfd);
+	if (pod->sync_fd >= 0)
+		close(pod->sync_fd);
+	if (pod->wait_fd >= 0)
+		close(pod->wait_fd);
+	spec_free(pod->spec);
+	state_free(pod->state);
+	free(pod->bundle);
+	free(pod->rootfs);
+	free(pod->id);
+	free(pod);
+}
+
+static char *now_rfc3339(void)
+{
+	struct timespec ts;
+	struct tm tm;
+	char *s = NULL;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	if (asprintf(&s, "%04d-%02d-%02dT%02d:%02d:%02d.%09ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec) < 0)
+		return NULL;
+	return s;
+}
+
+static int copy_annotations(struct pod_state *st, const struct pod_spec *spec)
+{
+	if (!spec->n_annotations)
+		return 0;
+	st->annotations = calloc(spec->n_annotations, sizeof(*st->annotations));
+	if (!st->annotations)
+		return -1;
+	for (size_t i = 0; i < spec->n_annotations; i++) {
+		st->annotations[i].key = strdup(spec->annotations[i].key);
+		st->annotations[i].value = strdup(spec->annotations[i].value);
+		st->n_annotations++;
+		if (!st->annotations[i].key || !st->annotations[i].value)
+			return -1;
+	}
+	return 0;
+}
+
+static int write_pid_file(const char *path, pid_t pid, qp_error **err)
+{
+	char tmp[4096], buf[32];
+	int n = snprintf(buf, sizeof(buf), "%d", (int)pid);
+	_cleanup_close_ int fd = -1;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.qpod-tmp", path) >= sizeof(tmp))
+		return qp_error_set(err, QP_E_INVALID, 0, "pid file path too long");
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 || write(fd, buf, (size_t)n) != n || rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		return qp_fail(err, e, "write pid file \"%s\"", path);
+	}
+	return 0;
+}
+
+int pod_create(int rootfd, const char *id, struct pod_spec *spec, const char *bundle,
+	       const char *rootfs, const struct pod_io *io, struct pod **out, qp_error **err)
+{
+	struct pod *pod = NULL;
+	_cleanup_free_ char *config = NULL;
+	size_t config_len;
+	bool claimed = false;
+
+	if (spec_validate(spec, err) < 0)
+		return -1;
+	pod = pod_alloc(rootfd, id);
+	if (!pod)
+		return qp_fail(err, ENOMEM, "create");
+	pod->spec = spec; /* owned by the pod from here on */
+	pod->io = *io;
+	if ((bundle && !(pod->bundle = strdup(bundle))) || !(pod->rootfs = strdup(rootfs)))
+		goto oom;
+	if (!(pod->drv = driver_for_mode(spec->opts.mode, err)))
+		goto fail;
+	if ((pod->dirfd = state_claim(rootfd, id, err)) < 0)
+		goto fail;
+	claimed = true;
+
+	pod->state = calloc(1, sizeof(*pod->state));
+	if (!pod->state || !(pod->state->id = strdup(id)) || !(pod->state->rootfs = strdup(rootfs)) ||
+	    (bundle && !(pod->state->bundle = strdup(bundle))) ||
+	    !(pod->state->created = now_rfc3339()) || copy_annotations(pod->state, spec) < 0 ||
+	    asprintf(&pod->state->owner, "%u", (unsigned)getuid()) < 0)
+		goto oom;
+	pod->state->mode = spec->opts.mode;
+	pod->state->status = QP_STATUS_CREATING;
+	/* the spec is kept for exec and for the driver after create */
+	if (spec_write(spec, &config, &config_len, err) < 0 ||
+	    state_write_file(pod->dirfd, CONFIG_COPY, config, config_len, err) < 0 ||
+	    state_save(pod->dirfd, pod->state, err) < 0)
+		goto fail;
+	if (pod->drv->create(pod, err) < 0)
+		goto fail;
+	pod->state->status = QP_STATUS_CREATED;
+	if (state_save(pod->dirfd, pod->state, err) < 0)
+		goto fail_destroy;
+	if (io->pid_file && write_pid_file(io->pid_file, pod->state->pid, err) < 0)
+		goto fail_destroy;
+	*out = pod;
+	return 0;
+
+oom:
+	qp_fail(err, ENOMEM, "create");
+	goto fail;
+fail_destroy:
+	pod->drv->destroy(pod, NULL);
+fail:
+	if (claimed)
+		state_remove(rootfd, id, NULL);
+	pod->spec = NULL; /* the caller still owns it on failure */
+	pod_free(pod);
+	return -1;
+}
+
+int pod_open(int rootfd, const char *id, struct pod **out, qp_error **err)
+{
+	struct pod *pod = pod_alloc(rootfd, id);
+	_cleanup_free_ char *config = NULL;
+	size_t len;
+
+	if (!pod)
+		return qp_fail(err, ENOMEM, "open pod");
+	if ((pod->dirfd = state_open(rootfd, id, err)) < 0 ||
+	    state_load(pod->dirfd, &pod->state, err) < 0)
+		goto fail;
+	if (!(pod->drv = driver_for_mode(pod->state->mode, err)))
+		goto fail;
+	if (pod->state->rootfs && !(pod->rootfs = strdup(pod->state->rootfs)))
+		goto oom;
+	if (state_read_file(pod->dirfd, CONFIG_COPY, QP_SPEC_MAX_FILE, &config, &len, err) < 0 ||
+	    spec_parse(config, len, &pod->spec, err) < 0)
+		goto fail;
+	*out = pod;
+	return 0;
+oom:
+	qp_fail(err, ENOMEM, "open pod");
+fail:
+	pod_free(pod);
+	return -1;
+}
+
+enum qp_status pod_status(struct pod *pod)
+{
+	if (pod->state->status == QP_STATUS_CREATING)
+		return state_pid_alive(pod->state) || !pod->state->pid ? QP_STATUS_CREATING
+								       : QP_STATUS_STOPPED;
+	return pod->drv->status(pod);
+}
+
+int pod_start(struct pod *pod, qp_error **err)
+{
+	enum qp_status s = pod_status(pod);
+
+	if (s != QP_STATUS_CREATED)
+		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is %s, not created", pod->id,
+				    qp_status_name(s));
+	if (pod->drv->start(pod, err) < 0) {
+		pod->state->status = pod_status(pod);
+		state_save(pod->dirfd, pod->state, NULL);
+		return -1;
+	}
+	pod->state->status = QP_STATUS_RUNNING;
+	return state_save(pod->dirfd, pod->state, err);
+}
+
+int pod_kill(struct pod *pod, int sig, bool all, qp_error **err)
+{
+	enum qp_status s = pod_status(pod);
+
+	if (s != QP_STATUS_CREATED && s != QP_STATUS_RUNNING)
+		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is %s", pod->id, qp_status_name(s));
+	return pod->drv->kill(pod, sig, all, err);
+}
+
+int pod_delete(struct pod *pod, bool force, qp_error **err)
+{
+	enum qp_status s = pod_status(pod);
+
+	if (s == QP_STATUS_RUNNING && !force)
+		return qp_error_set(err, QP_E_STATE, 0,
+				    "pod \"%s\" is running: stop it first or use --force", pod->id);
+	if (pod->drv->destroy(pod, err) < 0)
+		return -1;
+	return state_remove(pod->rootfd, pod->id, err);
+}
+
+/* The signals `qpod run` passes on to the pod rather than dying of. */
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
+
+int pod_wait(struct pod *pod, qp_error **err)
+{
+	sigset_t set, old;
+	_cleanup_close_ int sfd = -1;
+	int wfd, code = 0;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < QP_ARRAY_SIZE(forwarded); i++)
+		sigaddset(&set, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sfd < 0) {
+		qp_fail(err, errno, "signalfd");
+		goto out;
+	}
+	if ((wfd = pod->drv->wait_fd(pod, err)) < 0)
+		goto out;
+	for (;;) {
+		struct pollfd p[2] = { { .fd = wfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			qp_fail(err, errno, "poll");
+			goto out;
+		}
+		if (p[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			if (read(sfd, &si, sizeof(si)) == sizeof(si))
+				pod->drv->kill(pod, (int)si.ssi_signo, 0, NULL);
+		}
+		if (p[0].revents) {
+			if (pod->drv->reap(pod, &code, err) < 0)
+				goto out;
+			pod->exit_status = code;
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			return code;
+		}
+	}
+out:
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return -1;
+}

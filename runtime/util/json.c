@@ -1,0 +1,119 @@
+/* runtime/util/json.c — see json.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/json.h"
+
+yajl_gen qp_json_gen_new(bool beautify)
+{
+	yajl_gen g = yajl_gen_alloc(NULL);
+	if (g && beautify) {
+		yajl_gen_config(g, yajl_gen_beautify, 1);
+		yajl_gen_config(g, yajl_gen_indent_string, "  ");
+	}
+	return g;
+}
+
+void qp_json_str(yajl_gen g, const char *s)
+{
+	if (s)
+		yajl_gen_string(g, (const unsigned char *)s, strlen(s));
+	else
+		yajl_gen_null(g);
+}
+
+void qp_json_key(yajl_gen g, const char *key)
+{
+	yajl_gen_string(g, (const unsigned char *)key, strlen(key));
+}
+
+void qp_json_kstr(yajl_gen g, const char *key, const char *s)
+{
+	qp_json_key(g, key);
+	qp_json_str(g, s);
+}
+
+void qp_json_kint(yajl_gen g, const char *key, long long v)
+{
+	qp_json_key(g, key);
+	yajl_gen_integer(g, v);
+}
+
+void qp_json_kbool(yajl_gen g, const char *key, bool v)
+{
+	qp_json_key(g, key);
+	yajl_gen_bool(g, v);
+}
+
+void qp_json_kdouble(yajl_gen g, const char *key, double v)
+{
+	qp_json_key(g, key);
+	yajl_gen_double(g, v);
+}
+
+int qp_json_gen_finish(yajl_gen g, char **out, size_t *len, qp_error **err)
+{
+	const unsigned char *buf;
+	size_t n;
+	char *copy;
+
+	if (yajl_gen_get_buf(g, &buf, &n) != yajl_gen_status_ok) {
+		yajl_gen_free(g);
+		return qp_error_set(err, QP_E_GENERIC, 0, "generate JSON: incomplete document");
+	}
+	copy = malloc(n + 1);
+	if (!copy) {
+		yajl_gen_free(g);
+		return qp_fail(err, ENOMEM, "generate JSON");
+	}
+	memcpy(copy, buf, n);
+	copy[n] = '\0';
+	yajl_gen_free(g);
+	*out = copy;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int qp_json_parse(const char *text, const char *what, yajl_val *out, qp_error **err)
+{
+	char ebuf[256] = "";
+	yajl_val v = yajl_tree_parse(text, ebuf, sizeof(ebuf));
+
+	if (!v) {
+		/* yajl's message is multi-line; keep the first line only */
+		char *nl = strchr(ebuf, '\n');
+		if (nl)
+			*nl = '\0';
+		return qp_error_set(err, QP_E_INVALID, 0, "%s: parse error: %s", what,
+				    ebuf[0] ? ebuf : "malformed JSON");
+	}
+	*out = v;
+	return 0;
+}
+
+yajl_val qp_json_get(yajl_val obj, const char *key)
+{
+	if (!YAJL_IS_OBJECT(obj))
+		return NULL;
+	for (size_t i = 0; i < obj->u.object.len; i++)
+		if (strcmp(obj->u.object.keys[i], key) == 0)
+			return obj->u.object.values[i];
+	return NULL;
+}
+
+const char *qp_json_get_str(yajl_val obj, const char *key)
+{
+	yajl_val v = qp_json_get(obj, key);
+	return YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
+}
+
+bool qp_json_get_int(yajl_val obj, const char *key, long long *out)
+{
+	yajl_val v = qp_json_get(obj, key);
+	if (!YAJL_IS_INTEGER(v))
+		return false;
+	*out = YAJL_GET_INTEGER(v);
+	return true;
+}

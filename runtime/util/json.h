@@ -1,0 +1,32 @@
+/* runtime/util/json.h — small helpers over yajl for qpod's own JSON (state,
+ * reports, list output). Config parsing (spec_parse.c) uses yajl_tree too. */
+#ifndef QPOD_JSON_H
+#define QPOD_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_tree.h>
+
+#include "util/error.h"
+
+/* New generator; beautify = pretty print. NULL on allocation failure. */
+yajl_gen qp_json_gen_new(bool beautify);
+void qp_json_str(yajl_gen g, const char *s);                 /* s may be NULL -> null */
+void qp_json_kstr(yajl_gen g, const char *key, const char *s);
+void qp_json_kint(yajl_gen g, const char *key, long long v);
+void qp_json_kbool(yajl_gen g, const char *key, bool v);
+void qp_json_kdouble(yajl_gen g, const char *key, double v);
+void qp_json_key(yajl_gen g, const char *key);
+/* Take the generated text (malloc'd, NUL-terminated) and free the generator. */
+int qp_json_gen_finish(yajl_gen g, char **out, size_t *len, qp_error **err);
+
+/* Parse text into a tree; errors are one line ("WHAT: parse error: ..."). */
+int qp_json_parse(const char *text, const char *what, yajl_val *out, qp_error **err);
+/* Lookups on an object; NULL when missing or of another type. */
+const char *qp_json_get_str(yajl_val obj, const char *key);
+bool qp_json_get_int(yajl_val obj, const char *key, long long *out);
+yajl_val qp_json_get(yajl_val obj, const char *key);
+
+#endif
