@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 
 #include "container/caps.h"
+#include "container/console.h"
 #include "container/container.h"
 #include "container/mounts.h"
 #include "container/seccomp.h"
@@ -146,6 +147,8 @@ static void exec_workload(void *arg)
 	struct workload *w = arg;
 	qp_error e = { .code = QP_E_EXEC };
 
+	if (w->spec->process.terminal)
+		qp_console_make_controlling();
 	execve(w->exe, w->spec->process.args, w->spec->process.env);
 	e.errnum = errno;
 	e.msg = (char[1200]){ 0 };
@@ -228,6 +231,15 @@ static int setup(struct qp_child_ctx *c, struct workload *w, qp_error **err)
 	if (qp_find_executable(spec->process.args[0], spec->process.env, w->exe, sizeof(w->exe)) < 0)
 		return qp_error_set(err, QP_E_EXEC, errno, "exec \"%s\"%s", spec->process.args[0],
 				    errno == ENOENT ? ": not found in the rootfs" : "");
+	if (spec->process.terminal) {
+		int master;
+		if (qp_console_setup(&master, err) < 0)
+			return -1;
+		int r = qp_sync_send_fd(CHILD_SYNC_FD, QP_SYNC_CONSOLE, master);
+		close(master);
+		if (r < 0)
+			return qp_fail(err, errno, "send the console to qpod");
+	}
 	if (spec->process.has_umask)
 		umask(spec->process.umask);
 	return 0;

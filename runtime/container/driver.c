@@ -19,6 +19,7 @@
 
 #include "container/caps.h"
 #include "container/cgroup.h"
+#include "container/console.h"
 #include "container/container.h"
 #include "container/seccomp.h"
 #include "container/sync.h"
@@ -147,7 +148,18 @@ static int ct_create(struct pod *pod, qp_error **err)
 		qp_fail(err, errno, "signal the pod process");
 		goto fail;
 	}
-	r = qp_sync_recv(sv[0], &m, SETUP_TIMEOUT_MS);
+	for (;;) {
+		int console = -1;
+		r = qp_sync_recv_fd(sv[0], &m, SETUP_TIMEOUT_MS, &console);
+		if (r <= 0 || m.type != QP_SYNC_CONSOLE)
+			break;
+		r = console < 0 ? qp_error_set(err, QP_E_GENERIC, 0, "no console fd received")
+				: qp_console_send(pod->io.console_socket, console, err);
+		if (console >= 0)
+			close(console);
+		if (r < 0)
+			goto fail;
+	}
 	if (r <= 0) {
 		if (r == 0)
 			qp_error_set(err, QP_E_GENERIC, 0, "the pod process died during setup");

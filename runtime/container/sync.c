@@ -3,8 +3,15 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "container/sync.h"
+#include "util/fdpass.h"
+
+static int send_msg(int fd, const struct qp_sync_msg *m, int passfd)
+{
+	return qp_send_with_fd(fd, m, sizeof(*m), passfd) == (ssize_t)sizeof(*m) ? 0 : -1;
+}
 
 int qp_sync_send(int fd, uint32_t type, const qp_error *e)
 {
@@ -16,15 +23,30 @@ int qp_sync_send(int fd, uint32_t type, const qp_error *e)
 		if (e->msg)
 			strncpy(m.msg, e->msg, sizeof(m.msg) - 1);
 	}
-	/* MSG_NOSIGNAL: a parent that went away must not turn into SIGPIPE */
-	return send(fd, &m, sizeof(m), MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 : -1;
+	return send_msg(fd, &m, -1);
 }
 
-int qp_sync_recv(int fd, struct qp_sync_msg *m, int timeout_ms)
+int qp_sync_send_fd(int fd, uint32_t type, int passfd)
+{
+	struct qp_sync_msg m = { .type = type };
+	return send_msg(fd, &m, passfd);
+}
+
+int qp_sync_recv_fd(int fd, struct qp_sync_msg *m, int timeout_ms, int *passfd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
 	ssize_t n;
+	int got = -1;
 
+	if (passfd)
+		*passfd = -1;
 	for (;;) {
 		int r = poll(&p, 1, timeout_ms);
 		if (r < 0 && errno == EINTR)
@@ -38,8 +60,17 @@ int qp_sync_recv(int fd, struct qp_sync_msg *m, int timeout_ms)
 		break;
 	}
 	do
-		n = recv(fd, m, sizeof(*m), 0);
+		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); n > 0 && c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(&got, CMSG_DATA(c), sizeof(int));
+	if (got >= 0) {
+		if (passfd)
+			*passfd = got;
+		else
+			close(got);
+	}
 	if (n == 0)
 		return 0;
 	if (n != (ssize_t)sizeof(*m)) {
@@ -48,4 +79,9 @@ int qp_sync_recv(int fd, struct qp_sync_msg *m, int timeout_ms)
 	}
 	m->msg[sizeof(m->msg) - 1] = '\0';
 	return 1;
+}
+
+int qp_sync_recv(int fd, struct qp_sync_msg *m, int timeout_ms)
+{
+	return qp_sync_recv_fd(fd, m, timeout_ms, NULL);
 }

@@ -15,6 +15,7 @@ enum qp_sync_type {
 	QP_SYNC_READY,
 	QP_SYNC_ERROR,
 	QP_SYNC_EXEC_FAILED,
+	QP_SYNC_CONSOLE,      /* carries the pty master fd (SCM_RIGHTS) */
 };
 
 struct qp_sync_msg {
@@ -25,8 +26,12 @@ struct qp_sync_msg {
 };
 
 int qp_sync_send(int fd, uint32_t type, const qp_error *e);
+/* Send a message carrying a file descriptor. */
+int qp_sync_send_fd(int fd, uint32_t type, int passfd);
 /* Receive one message; returns 1 on a message, 0 on EOF, -1 on error.
- * timeout_ms < 0 waits forever. */
+ * timeout_ms < 0 waits forever.  A passed fd lands in *passfd (if not
+ * NULL; otherwise it is closed), else *passfd = -1. */
 int qp_sync_recv(int fd, struct qp_sync_msg *m, int timeout_ms);
+int qp_sync_recv_fd(int fd, struct qp_sync_msg *m, int timeout_ms, int *passfd);
 
 #endif

@@ -1,0 +1,58 @@
+/* runtime/container/console.c — see console.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "container/console.h"
+#include "util/cleanup.h"
+#include "util/fdpass.h"
+
+int qp_console_setup(int *master, qp_error **err)
+{
+	_cleanup_close_ int m = open("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	_cleanup_close_ int s = -1;
+	int unlock = 0;
+
+	if (m < 0)
+		return qp_fail(err, errno, "open /dev/pts/ptmx");
+	if (ioctl(m, TIOCSPTLCK, &unlock) < 0)
+		return qp_fail(err, errno, "unlock pty");
+	/* TIOCGPTPEER opens the slave without a path lookup */
+	s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY);
+	if (s < 0)
+		return qp_fail(err, errno, "open pty slave");
+	for (int fd = 0; fd < 3; fd++)
+		if (dup2(s, fd) < 0)
+			return qp_fail(err, errno, "dup pty slave");
+	*master = steal_fd(&m);
+	return 0;
+}
+
+void qp_console_make_controlling(void)
+{
+	setsid();
+	ioctl(0, TIOCSCTTY, 0);
+}
+
+int qp_console_send(const char *socket_path, int master, qp_error **err)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	_cleanup_close_ int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	static const char name[] = "/dev/pts/ptmx";
+
+	if (strlen(socket_path) >= sizeof(addr.sun_path))
+		return qp_error_set(err, QP_E_INVALID, 0, "console socket path too long");
+	strcpy(addr.sun_path, socket_path);
+	if (s < 0 || connect(s, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		return qp_fail(err, errno, "connect to console socket \"%s\"", socket_path);
+	if (qp_send_with_fd(s, name, sizeof(name) - 1, master) < 0)
+		return qp_fail(err, errno, "send the console to \"%s\"", socket_path);
+	return 0;
+}

@@ -1,0 +1,17 @@
+/* runtime/container/console.h — process.terminal: a pty made inside the
+ * pod (its own devpts instance), whose master goes to the caller's
+ * --console-socket as SCM_RIGHTS, the way containerd and runc expect. */
+#ifndef QPOD_CONSOLE_H
+#define QPOD_CONSOLE_H
+
+#include "util/error.h"
+
+/* In the pod, after /dev/pts is mounted: open a pty pair; the slave
+ * becomes fds 0, 1, 2; *master gets the master. */
+int qp_console_setup(int *master, qp_error **err);
+/* In the workload child: new session, the pty as controlling terminal. */
+void qp_console_make_controlling(void);
+/* Host side: send the master to the unix socket at path. */
+int qp_console_send(const char *socket_path, int master, qp_error **err);
+
+#endif
