@@ -269,9 +269,7 @@ int qp_container_child(void *arg)
 		_exit(125);
 	if (wait_for_start(&err) < 0)
 		goto fail;
-	if ((c->spec->process.no_new_privileges && qp_no_new_privs(&err) < 0) ||
-	    qp_process_drop_privileges(&c->spec->process, &err) < 0 ||
-	    qp_seccomp_apply(c->spec->seccomp, &err) < 0)
+	if (qp_process_lockdown(&c->spec->process, c->spec->seccomp, &err) < 0)
 		goto fail;
 	prctl(PR_SET_NAME, "qpod-init");
 	code = tinyinit_run(exec_workload, &w, after_spawn);

@@ -25,4 +25,7 @@ int qp_container_child(void *arg);
  * or -1 with errno ENOENT (not found) / EACCES (not executable). */
 int qp_find_executable(const char *cmd, char *const *env, char *buf, size_t len);
 
+/* no_new_privs, privilege drop and seccomp, in the right order (security.c). */
+int qp_process_lockdown(const struct qp_process *p, const struct qp_seccomp *sc, qp_error **err);
+
 #endif

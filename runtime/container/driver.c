@@ -104,7 +104,9 @@ static int ct_create(struct pod *pod, qp_error **err)
 	if (spec->process.terminal && !pod->io.console_socket)
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "process.terminal is true but no --console-socket was given");
-	if (qp_caps_validate(&spec->process.caps, err) < 0 || qp_seccomp_validate(spec->seccomp, err) < 0)
+	if (qp_caps_validate(&spec->process.caps, err) < 0 ||
+	    qp_rlimits_validate(spec->process.rlimits, spec->process.n_rlimits, err) < 0 ||
+	    qp_seccomp_validate(spec->seccomp, err) < 0)
 		return -1;
 	if ((flags = clone_flags(spec, err)) < 0)
 		return -1;

@@ -84,8 +84,7 @@ static void exec_child(const struct pod_spec *spec, const struct qp_process *pro
 		goto fail;
 	}
 	if (qp_rlimits_apply(proc->rlimits, proc->n_rlimits, &err) < 0 ||
-	    (proc->no_new_privileges && qp_no_new_privs(&err) < 0) ||
-	    qp_process_drop_privileges(proc, &err) < 0 || qp_seccomp_apply(spec->seccomp, &err) < 0)
+	    qp_process_lockdown(proc, spec->seccomp, &err) < 0)
 		goto fail;
 	execve(exe, proc->args, proc->env);
 	qp_error_set(&err, QP_E_EXEC, errno, "exec \"%s\"", proc->args[0]);
