@@ -5,10 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "container/caps.h"
+#include "container/seccomp.h"
 #include "spec.h"
 #include "util/json.h"
 
@@ -78,14 +79,6 @@ int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	};
 	static const char *const namespaces[] = { "cgroup", "ipc", "mount", "network", "pid",
 						  "user", "uts", NULL };
-	static const char *const actions[] = { "SCMP_ACT_ALLOW", "SCMP_ACT_ERRNO", "SCMP_ACT_KILL",
-					       "SCMP_ACT_KILL_PROCESS", "SCMP_ACT_KILL_THREAD",
-					       "SCMP_ACT_LOG", "SCMP_ACT_TRACE", "SCMP_ACT_TRAP", NULL };
-	static const char *const operators[] = { "SCMP_CMP_EQ", "SCMP_CMP_GE", "SCMP_CMP_GT",
-						 "SCMP_CMP_LE", "SCMP_CMP_LT", "SCMP_CMP_MASKED_EQ",
-						 "SCMP_CMP_NE", NULL };
-	static const char *const archs[] = { "SCMP_ARCH_X86", "SCMP_ARCH_X86_64", "SCMP_ARCH_X32",
-					     "SCMP_ARCH_AARCH64", "SCMP_ARCH_ARM", NULL };
 	static const char *const none[] = { NULL };
 	char *text = NULL;
 	int r;
@@ -108,18 +101,9 @@ int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	strings(g, "namespaces", namespaces);
 	qp_json_key(g, "capabilities");
 	yajl_gen_array_open(g);
-	for (int cap = 0; cap <= CAP_LAST_CAP; cap++) {
-		char *name = cap_to_name(cap);
-		if (!name)
-			continue;
-		char upper[64];
-		size_t k;
-		for (k = 0; name[k] && k < sizeof(upper) - 1; k++)
-			upper[k] = (char)(name[k] >= 'a' && name[k] <= 'z' ? name[k] - 32 : name[k]);
-		upper[k] = '\0';
-		qp_json_str(g, upper);
-		cap_free(name);
-	}
+	for (int cap = 0; cap <= qp_cap_last_cap(); cap++)
+		if (qp_cap_name(cap))
+			qp_json_str(g, qp_cap_name(cap));
 	yajl_gen_array_close(g);
 	qp_json_key(g, "cgroup");
 	yajl_gen_map_open(g);
@@ -131,9 +115,9 @@ int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	qp_json_key(g, "seccomp");
 	yajl_gen_map_open(g);
 	qp_json_kbool(g, "enabled", true);
-	strings(g, "actions", actions);
-	strings(g, "operators", operators);
-	strings(g, "archs", archs);
+	strings(g, "actions", qp_seccomp_action_names);
+	strings(g, "operators", qp_seccomp_op_names);
+	strings(g, "archs", qp_seccomp_arch_names);
 	yajl_gen_map_close(g);
 	qp_json_key(g, "apparmor");
 	yajl_gen_map_open(g);
