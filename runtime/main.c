@@ -24,6 +24,7 @@ const struct qp_command qp_commands[] = {
 	{ "list", "list pods", cmd_list, false },
 	{ "spec", "print a default config.json", cmd_spec, false },
 	{ "features", "print what this qpod supports, as JSON", cmd_features, false },
+	{ "gc", "remove what crashed qpod processes left behind", cmd_gc, false },
 	{ NULL, NULL, NULL, false },
 };
 

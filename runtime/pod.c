@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net/net.h"
 #include "pod.h"
 #include "util/cleanup.h"
 
@@ -27,13 +28,14 @@ const struct pod_driver *driver_for_mode(enum qp_mode mode, qp_error **err)
 	}
 }
 
-static struct pod *pod_alloc(int rootfd, const char *id)
+static struct pod *pod_alloc(int rootfd, const char *root, const char *id)
 {
 	struct pod *pod = calloc(1, sizeof(*pod));
 	if (!pod)
 		return NULL;
 	pod->id = strdup(id);
 	pod->rootfd = rootfd;
+	pod->root = root;
 	pod->dirfd = -1;
 	pod->sync_fd = -1;
 	pod->wait_fd = -1;
@@ -110,7 +112,7 @@ static int write_pid_file(const char *path, pid_t pid, qp_error **err)
 	return 0;
 }
 
-int pod_create(int rootfd, const char *id, struct pod_spec *spec, const char *bundle,
+int pod_create(int rootfd, const char *root, const char *id, struct pod_spec *spec, const char *bundle,
 	       const char *rootfs, const struct pod_io *io, struct pod **out, qp_error **err)
 {
 	struct pod *pod = NULL;
@@ -120,7 +122,7 @@ int pod_create(int rootfd, const char *id, struct pod_spec *spec, const char *bu
 
 	if (spec_validate(spec, err) < 0)
 		return -1;
-	pod = pod_alloc(rootfd, id);
+	pod = pod_alloc(rootfd, root, id);
 	if (!pod)
 		return qp_fail(err, ENOMEM, "create");
 	pod->spec = spec; /* owned by the pod from here on */
@@ -169,9 +171,9 @@ fail:
 	return -1;
 }
 
-int pod_open(int rootfd, const char *id, struct pod **out, qp_error **err)
+int pod_open(int rootfd, const char *root, const char *id, struct pod **out, qp_error **err)
 {
-	struct pod *pod = pod_alloc(rootfd, id);
+	struct pod *pod = pod_alloc(rootfd, root, id);
 	_cleanup_free_ char *config = NULL;
 	size_t len;
 
@@ -285,4 +287,18 @@ int pod_wait(struct pod *pod, qp_error **err)
 out:
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return -1;
+}
+
+bool pod_net_config(const struct pod *pod, struct qp_net_config *cfg, const char **ip)
+{
+	const struct pod_spec *spec = pod->spec;
+
+	*cfg = (struct qp_net_config){
+		.root = pod->root,
+		.bridge_prefix = spec_annotation(spec, "qpod.net.bridge"),
+		.subnet = spec_annotation(spec, "qpod.net.subnet"),
+	};
+	if (ip)
+		*ip = spec_annotation(spec, "qpod.net.ip");
+	return spec->opts.net && !strcmp(spec->opts.net, "bridge");
 }

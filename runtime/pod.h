@@ -19,6 +19,7 @@ struct pod_io {
 struct pod {
 	char *id;
 	int rootfd;                   /* state root dir */
+	const char *root;             /* its path (borrowed from the caller) */
 	int dirfd;                    /* this pod's state dir (locked) */
 	struct pod_spec *spec;
 	struct pod_state *state;
@@ -32,9 +33,10 @@ struct pod {
 	int wait_fd;                  /* pidfd or similar for drv->wait_fd */
 };
 
-int pod_create(int rootfd, const char *id, struct pod_spec *spec, const char *bundle,
+/* On success the pod owns spec; on failure the caller still does. */
+int pod_create(int rootfd, const char *root, const char *id, struct pod_spec *spec, const char *bundle,
 	       const char *rootfs, const struct pod_io *io, struct pod **out, qp_error **err);
-int pod_open(int rootfd, const char *id, struct pod **out, qp_error **err);
+int pod_open(int rootfd, const char *root, const char *id, struct pod **out, qp_error **err);
 int pod_start(struct pod *pod, qp_error **err);
 /* Wait for the pod's init (only the parent can); forwards SIGINT/SIGTERM/...
  * to the pod meanwhile. Returns the exit code qpod should exit with. */
@@ -43,5 +45,11 @@ int pod_kill(struct pod *pod, int sig, bool all, qp_error **err);
 int pod_delete(struct pod *pod, bool force, qp_error **err);
 enum qp_status pod_status(struct pod *pod);
 void pod_free(struct pod *pod);
+
+/* Networking settings of a pod, from its spec (opts.net and the
+ * annotations qpod.net.subnet, qpod.net.bridge, qpod.net.ip).
+ * Returns true if the pod wants a bridged network. */
+struct qp_net_config;
+bool pod_net_config(const struct pod *pod, struct qp_net_config *cfg, const char **ip);
 
 #endif

@@ -61,5 +61,6 @@ int cmd_ps(struct qp_cli *, int, char **, qp_error **);
 int cmd_list(struct qp_cli *, int, char **, qp_error **);
 int cmd_spec(struct qp_cli *, int, char **, qp_error **);
 int cmd_features(struct qp_cli *, int, char **, qp_error **);
+int cmd_gc(struct qp_cli *, int, char **, qp_error **);
 
 #endif

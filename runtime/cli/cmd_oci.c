@@ -31,7 +31,7 @@ static int open_one(struct qp_cli *cli, int argc, char **argv, const char *usage
 	}
 	if (cli_one_id(argc, argv, optind, argv[0], &id, err) < 0 || cli_root(cli, err) < 0)
 		return -1;
-	return pod_open(cli->rootfd, id, pod, err);
+	return pod_open(cli->rootfd, cli->root, id, pod, err);
 }
 
 static const struct option help_only[] = { { "help", no_argument, NULL, 'h' }, { 0 } };

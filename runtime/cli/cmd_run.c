@@ -313,7 +313,7 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 	if (state_validate_id(id, err) < 0 || cli_root(cli, err) < 0)
 		goto out;
 	o.io.foreground = !create_only && !o.detach;
-	if (pod_create(cli->rootfd, id, spec, bundle, rootfs, &o.io, &pod, err) < 0)
+	if (pod_create(cli->rootfd, cli->root, id, spec, bundle, rootfs, &o.io, &pod, err) < 0)
 		goto out;
 	spec = NULL; /* the pod owns it */
 	if (create_only) {

@@ -23,6 +23,7 @@
 #include "container/container.h"
 #include "container/seccomp.h"
 #include "container/sync.h"
+#include "net/net.h"
 #include "pod.h"
 #include "util/cleanup.h"
 
@@ -100,6 +101,9 @@ static int ct_create(struct pod *pod, qp_error **err)
 	pid_t pid = -1;
 	struct qp_sync_msg m;
 	int flags, r;
+	struct qp_net_config net;
+	const char *ip = NULL;
+	bool attached = false;
 
 	if (spec->process.terminal && !pod->io.console_socket)
 		return qp_error_set(err, QP_E_INVALID, 0,
@@ -146,6 +150,12 @@ static int ct_create(struct pod *pod, qp_error **err)
 		goto fail;
 	if (qp_cgroup_enter(cg, pid, err) < 0)
 		goto fail;
+	if (pod_net_config(pod, &net, &ip)) {
+		struct qp_net_lease lease;
+		if (qp_net_attach_veth(&net, pod->id, pid, ip, &lease, err) < 0)
+			goto fail;
+		attached = true;
+	}
 	if (qp_sync_send(sv[0], QP_SYNC_GO, NULL) < 0) {
 		qp_fail(err, errno, "signal the pod process");
 		goto fail;
@@ -187,6 +197,8 @@ fail:
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
+	if (attached)
+		qp_net_detach(&net, pod->id, NULL);
 	if (cg) {
 		qp_cgroup_destroy(cg, NULL);
 		qp_cgroup_free(cg);
@@ -291,6 +303,9 @@ static int ct_destroy(struct pod *pod, qp_error **err)
 		waitpid(pod->state->pid, NULL, WNOHANG);
 		usleep(5000);
 	}
+	struct qp_net_config net;
+	if (pod_net_config(pod, &net, NULL) && qp_net_detach(&net, pod->id, r < 0 ? NULL : err) < 0)
+		r = -1;
 	return r;
 }
 

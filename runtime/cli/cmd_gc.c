@@ -1,0 +1,120 @@
+/* runtime/cli/cmd_gc.c — `qpod gc`: clean up after crashed qpod processes.
+ * A pod directory whose creation was abandoned (qpod killed mid-create: no
+ * state file, or status "creating" with no live process, and nobody holding
+ * its lock) is destroyed like `delete --force`; then every network link,
+ * address and IPAM lease whose pod no longer exists is removed.  Pods that
+ * exist — running or stopped — are left alone. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "container/cgroup.h"
+#include "net/net.h"
+#include "pod.h"
+#include "util/cleanup.h"
+#include "util/strv.h"
+
+/* true if nobody holds the dir's lock and its creation never finished */
+static bool abandoned(int rootfd, const char *id)
+{
+	_cleanup_close_ int fd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	struct pod_state *st = NULL;
+	bool dead;
+
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+		return false; /* gone, or a qpod process is working on it */
+	if (state_load(fd, &st, NULL) < 0)
+		return true;  /* claimed, but killed before the first state write */
+	dead = st->status == QP_STATUS_CREATING && !state_pid_alive(st);
+	state_free(st);
+	return dead;
+}
+
+static int remove_abandoned(struct qp_cli *cli, const char *id, qp_error **err)
+{
+	struct pod *pod = NULL;
+
+	if (pod_open(cli->rootfd, cli->root, id, &pod, NULL) == 0) {
+		int r = pod->drv->destroy(pod, err);
+		pod_free(pod);
+		if (r < 0)
+			return -1;
+	} else {
+		/* no usable state: the only resource that can exist is the
+		 * default cgroup (network leases are handled by the net gc) */
+		char path[QP_ID_MAX + 8];
+		struct qp_cgroup *cg = NULL;
+		snprintf(path, sizeof(path), "qpod/%s", id);
+		if (qp_cgroup_open(path, &cg, NULL) == 0) {
+			qp_cgroup_destroy(cg, NULL);
+			qp_cgroup_free(cg);
+		}
+	}
+	return state_remove(cli->rootfd, id, err);
+}
+
+int cmd_gc(struct qp_cli *cli, int argc, char **argv, qp_error **err)
+{
+	struct qp_net_config net = { 0 };
+	_cleanup_close_ int dfd = -1;
+	DIR *d;
+	struct dirent *de;
+	char **live = NULL;
+	size_t n_live = 0;
+	int removed_pods = 0, removed_net = 0, r = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("Usage: qpod gc\nRemove what crashed qpod processes left behind: "
+			       "abandoned pod directories,\ntheir cgroups, and network links and "
+			       "leases of pods that no longer exist.\n");
+			return 0;
+		}
+		return qp_error_set(err, QP_E_INVALID, 0, "gc: unexpected argument \"%s\"", argv[i]);
+	}
+	if (cli_root(cli, err) < 0)
+		return qp_error_prefix(err, "gc");
+	dfd = openat(cli->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || !(d = fdopendir(dfd)))
+		return qp_fail(err, errno, "gc: read state root");
+	dfd = -1;
+	live = calloc(1, sizeof(*live));
+	while (live && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || state_validate_id(de->d_name, NULL) < 0)
+			continue;
+		if (abandoned(cli->rootfd, de->d_name)) {
+			if (remove_abandoned(cli, de->d_name, err) < 0) {
+				r = -1;
+				break;
+			}
+			removed_pods++;
+			continue;
+		}
+		char **nv = realloc(live, (n_live + 2) * sizeof(*nv));
+		if (!nv || !(nv[n_live] = strdup(de->d_name))) {
+			live = nv ? nv : live;
+			r = qp_fail(err, ENOMEM, "gc");
+			break;
+		}
+		live = nv;
+		live[++n_live] = NULL;
+	}
+	closedir(d);
+	if (!live)
+		return qp_fail(err, ENOMEM, "gc");
+	if (r == 0) {
+		net.root = cli->root;
+		r = qp_net_gc(&net, live, &removed_net, err);
+	}
+	qp_strv_free(live);
+	if (r < 0)
+		return qp_error_prefix(err, "gc");
+	printf("removed %d abandoned pod(s), %d network lease(s)/link(s)\n", removed_pods, removed_net);
+	return 0;
+}
