@@ -126,18 +126,18 @@ int state_open(int rootfd, const char *id, qp_error **err)
 	return steal_fd(&fd);
 }
 
-static int remove_tree_at(int dirfd, const char *name, int depth)
+static int remove_tree_at(int parent, const char *name, int depth)
 {
 	_cleanup_close_ int fd = -1;
 	DIR *d;
 	struct dirent *de;
 	int ret = 0;
 
-	if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
+	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
 		return 0;
 	if ((errno != EISDIR && errno != EPERM) || depth > 8)
 		return -1;
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
 	d = fdopendir(fd);
@@ -151,7 +151,7 @@ static int remove_tree_at(int dirfd, const char *name, int depth)
 			ret = -1;
 	}
 	closedir(d);
-	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+	if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		ret = -1;
 	return ret;
 }
@@ -310,11 +310,11 @@ int state_load(int dirfd, struct pod_state **out, qp_error **err)
 			goto oom;
 		for (size_t i = 0; i < ann->u.object.len; i++) {
 			yajl_val val = ann->u.object.values[i];
-			if (!YAJL_IS_STRING(val))
+			if (!YAJL_IS_STRING(val) || !ann->u.object.keys[i])
 				continue;
 			struct qp_kv *kv = &st->annotations[st->n_annotations++];
 			kv->key = strdup(ann->u.object.keys[i]);
-			kv->value = strdup(YAJL_GET_STRING(val));
+			kv->value = strdup(val->u.string);
 			if (!kv->key || !kv->value)
 				goto oom;
 		}
