@@ -1,0 +1,103 @@
+#!/usr/bin/env bats
+# tests/cli/cgroups.bats — memory, cpu and pids limits, on cgroup v1/hybrid
+# and v2 hosts: the values land in the pod's cgroup, and the kernel enforces
+# them (OOM kill, fork failure).  The pod's cgroup is gone after delete (the
+# teardown asserts that).
+
+load helpers
+
+# cg_file CONTROLLER V1FILE V2FILE: the host path of a limit file of pod $ID
+# (cgroup path from `qpod state`), v1 controller first, then unified/v2.
+cg_file() {
+	local cg f
+	cg=$(pod_field "$ID" cgroup)
+	[ -n "$cg" ] && [ "$cg" != null ] || flunk "qpod state has no cgroup path"
+	cg=${cg#/}
+	for f in "$CGROUP_FS/$1/$cg/$2" "$CGROUP_FS/$cg/$3" "$CGROUP_FS/unified/$cg/$3"; do
+		if [ -f "$f" ]; then
+			echo "$f"
+			return 0
+		fi
+	done
+	flunk "no $2 / $3 for cgroup $cg under $CGROUP_FS"
+}
+
+@test "--memory, --cpus and --pids are written to the pod's cgroup" {
+	bg_qp run --rm --name "$ID" --memory 64M --cpus 0.5 --pids 20 "$ROOTFS" -- "$HELPER" sleep 30
+	wait_for 200 status_is "$ID" running
+	local f v
+	f=$(cg_file memory memory.limit_in_bytes memory.max)
+	assert_eq "$(cat "$f")" 67108864 "$f"
+	f=$(cg_file cpu cpu.cfs_quota_us cpu.max)
+	v=$(cat "$f")
+	case $f in
+	*cpu.max) assert_eq "$v" "50000 100000" "$f" ;;
+	*) assert_eq "$v" 50000 "$f"
+	   assert_eq "$(cat "${f%/*}/cpu.cfs_period_us")" 100000 "cpu.cfs_period_us" ;;
+	esac
+	f=$(cg_file pids pids.max pids.max)
+	assert_eq "$(cat "$f")" 20 "$f"
+
+	# every process of the pod is in the cgroup, and qpod ps says so
+	local procs pid
+	procs=$(cat "$(dirname "$(cg_file pids cgroup.procs cgroup.procs)")/cgroup.procs")
+	run --separate-stderr qp ps "$ID"
+	assert_status 0
+	for pid in "${lines[@]}"; do
+		grep -qx "$pid" <<<"$procs" || flunk "ps lists $pid, not in the cgroup ($procs)"
+	done
+	kill -TERM "$BG_PID"
+	wait "$BG_PID" || true
+}
+
+@test "memory limit: allocating past --memory 32M is OOM-killed (137)" {
+	run --separate-stderr qp run --rm --name "$ID" --memory 32M "$ROOTFS" -- "$HELPER" alloc 200
+	assert_status 137
+	assert_not_contains "$output" "allocated" "helper output"
+}
+
+@test "memory limit: allocating under the limit works" {
+	run --separate-stderr qp run --rm --name "$ID" --memory 64M "$ROOTFS" -- "$HELPER" alloc 16
+	assert_status 0
+	assert_eq "$output" "allocated 16" "helper output"
+}
+
+@test "pids limit: a fork bomb under --pids 20 fails with EAGAIN" {
+	run --separate-stderr qp run --rm --name "$ID" --pids 20 "$ROOTFS" -- "$HELPER" forkbomb 100
+	assert_status 0
+	assert_match "$output" '^forked [0-9]+ failed EAGAIN$' "forkbomb"
+	local k
+	k=$(awk '{ print $2 }' <<<"$output")
+	[ "$k" -lt 20 ] || flunk "forked $k processes under a limit of 20"
+}
+
+@test "limits from the spec (linux.resources) of an OCI bundle" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 30) | .linux.resources = {
+		\"memory\": {\"limit\": 50331648},
+		\"cpu\": {\"quota\": 25000, \"period\": 100000},
+		\"pids\": {\"limit\": 33}}"
+	qp create "$ID" --bundle "$BUNDLE"
+	local f
+	f=$(cg_file memory memory.limit_in_bytes memory.max)
+	assert_eq "$(cat "$f")" 50331648 "$f"
+	f=$(cg_file pids pids.max pids.max)
+	assert_eq "$(cat "$f")" 33 "$f"
+	f=$(cg_file cpu cpu.cfs_quota_us cpu.max)
+	case $f in
+	*cpu.max) assert_eq "$(cat "$f")" "25000 100000" "$f" ;;
+	*) assert_eq "$(cat "$f")" 25000 "$f" ;;
+	esac
+	qp delete --force "$ID"
+}
+
+@test "a pod without limits still gets its own cgroup, removed by delete" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 30)"
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+	[ -n "$(pod_cgroup_dirs "$ID")" ] || flunk "no cgroup directory for $ID"
+	local pid
+	pid=$(pod_field "$ID" pid)
+	grep -q "qpod/$ID" "/proc/$pid/cgroup" || flunk "pod pid $pid is not in qpod/$ID:" "$(cat "/proc/$pid/cgroup")"
+	qp delete --force "$ID"
+	assert_eq "$(pod_cgroup_dirs "$ID")" "" "cgroup dirs after delete"
+}

@@ -1,0 +1,245 @@
+# tests/cli/helpers.bash — what every CLI test file loads (`load helpers`):
+#   - $QPOD (build/qpod), $ROOTFS (the cached busybox rootfs), $HELPER (the
+#     test helper's path inside the pod),
+#   - per test: $TEST_DIR, $ROOT (a private --root), unique pod IDs $ID and
+#     $ID2 (both start with $PREFIX), `qp` = qpod --root $ROOT,
+#   - make_bundle DIR [JQ-FILTER]: `qpod spec` with root.path set to $ROOTFS,
+#   - teardown: force-deletes the test's pods, then ASSERTS that nothing is
+#     left behind (state dirs, cgroups, mounts, processes); a leftover fails
+#     the test,
+#   - small assertions that say what they expected.
+# tests/run.sh exports QPOD, QPOD_BUILD and QPOD_ROOTFS; run alone, the
+# defaults below find the build and the cache.
+
+bats_require_minimum_version 1.5.0
+# shellcheck disable=SC2034,SC2154 # variables used by the test files; bats sets status etc.
+
+REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+QPOD_BUILD=${QPOD_BUILD:-$REPO/build}
+QPOD=${QPOD:-$QPOD_BUILD/qpod}
+ROOTFS=${QPOD_ROOTFS:-${QPOD_CACHE:-/var/cache/qpod}/rootfs-busybox}
+HELPER=/bin/qpod-testhelper
+CGROUP_FS=/sys/fs/cgroup
+
+# ---- assertions -------------------------------------------------------------
+
+flunk() {
+	printf '%s\n' "$@" >&2
+	return 1
+}
+
+assert_eq() { # ACTUAL EXPECTED [WHAT]
+	[ "$1" = "$2" ] || flunk "${3:-value}: expected '$2'" "${3:-value}: actual   '$1'"
+}
+
+assert_match() { # STRING ERE [WHAT]
+	[[ $1 =~ $2 ]] || flunk "${3:-value}: expected to match /$2/" "${3:-value}: actual '$1'"
+}
+
+assert_contains() { # HAYSTACK NEEDLE [WHAT]
+	[[ $1 == *"$2"* ]] || flunk "${3:-value}: expected to contain '$2'" "${3:-value}: actual '$1'"
+}
+
+assert_not_contains() { # HAYSTACK NEEDLE [WHAT]
+	[[ $1 != *"$2"* ]] || flunk "${3:-value}: must not contain '$2'" "${3:-value}: actual '$1'"
+}
+
+assert_status() { # EXPECTED (after `run`)
+	[ "$status" -eq "$1" ] ||
+		flunk "exit status: expected $1, got $status" "stdout: ${output:-}" "stderr: ${stderr:-}"
+}
+
+# After `run --separate-stderr qp ...` of a command that must fail as qpod
+# itself: exit status EXPECTED (default 125) and exactly one stderr line
+# "qpod: ...".
+assert_qpod_error() {
+	local want=${1:-125}
+	assert_status "$want"
+	[ "${#stderr_lines[@]}" -eq 1 ] ||
+		flunk "stderr: expected one line, got ${#stderr_lines[@]}:" "$stderr"
+	assert_match "${stderr_lines[0]}" '^qpod: .+' "stderr"
+}
+
+# ---- running qpod -------------------------------------------------------------
+
+qp() {
+	"$QPOD" --root "$ROOT" "$@"
+}
+
+# make_bundle DIR [JQ-FILTER]: DIR/config.json from `qpod spec`, root.path =
+# the cached rootfs (absolute), then the filter ($rootfs is bound in it).
+make_bundle() {
+	local dir=$1 filter=${2:-.}
+	mkdir -p "$dir"
+	"$QPOD" spec >"$dir/config.default.json" || flunk "qpod spec failed"
+	jq --arg rootfs "$ROOTFS" ".root.path = \$rootfs | $filter" "$dir/config.default.json" \
+		>"$dir/config.json" || flunk "make_bundle: jq filter failed: $filter"
+}
+
+# jq filter: process.args = the helper with ARGS
+helper_args() {
+	local a out='["'"$HELPER"'"'
+	for a in "$@"; do
+		out+=",$(jq -n --arg a "$a" '$a')"
+	done
+	echo ".process.args = $out]"
+}
+
+# pod_field ID FIELD: one field of `qpod state`
+pod_field() {
+	qp state "$1" | jq -r ".$2"
+}
+
+# wait_for TRIES CMD...: retry CMD every 50 ms until it succeeds.
+wait_for() {
+	local tries=$1 i
+	shift
+	for ((i = 0; i < tries; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	flunk "timed out waiting for: $*"
+}
+
+status_is() { [ "$(pod_field "$1" status 2>/dev/null)" = "$2" ]; }
+
+# Start `qp ARGS...` in the background, output in $TEST_DIR/bg.out (stdout)
+# and bg.err; its PID in $BG_PID (teardown kills it if the test did not).
+# fd 3 is bats' own: a background job holding it would hang bats.
+bg_qp() {
+	qp "$@" >"$TEST_DIR/bg.out" 2>"$TEST_DIR/bg.err" </dev/null 3>&- &
+	BG_PID=$!
+	BG_PIDS+=("$BG_PID")
+}
+
+# host cgroup directories of pod ID (v1 controllers, unified, or pure v2)
+pod_cgroup_dirs() {
+	local d
+	for d in "$CGROUP_FS"/*/qpod/"$1" "$CGROUP_FS"/qpod/"$1"; do
+		[ -d "$d" ] && echo "$d"
+	done
+	return 0
+}
+
+# ---- setup / teardown ------------------------------------------------------------
+
+setup() {
+	[ "$(id -u)" = 0 ] || skip "the CLI tests need root"
+	[ -x "$QPOD" ] || flunk "$QPOD not built (make)"
+	if [ ! -x "$ROOTFS/bin/busybox" ] || [ ! -x "$ROOTFS$HELPER" ]; then
+		flunk "test rootfs missing: tools/mkrootfs.sh $ROOTFS"
+	fi
+	TEST_DIR=$(mktemp -d "${BATS_TEST_TMPDIR:-/tmp}/qt.XXXXXX")
+	ROOT=$TEST_DIR/state
+	PREFIX=qt$(printf '%04x%04x' "$RANDOM" "$$")-$BATS_TEST_NUMBER
+	ID=$PREFIX-a
+	ID2=$PREFIX-b
+	BUNDLE=$TEST_DIR/bundle
+	BG_PIDS=()
+	TEST_START_TICKS=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%d", $1 * hz }' /proc/uptime)
+}
+
+# Every problem found, one line each, on stdout.
+_leftovers() {
+	local d pid target rest fields f
+
+	# state dirs (qpod's own dot entries such as .net are not pods)
+	if [ -d "$ROOT" ]; then
+		for d in "$ROOT"/*; do
+			[ -e "$d" ] && echo "state dir left: $d"
+		done
+	fi
+	# cgroups named after the test's pods
+	for d in "$CGROUP_FS"/*/qpod/"$PREFIX"* "$CGROUP_FS"/qpod/"$PREFIX"*; do
+		[ -e "$d" ] && echo "cgroup left: $d"
+	done
+	# mounts in the host namespace
+	if grep -qF -e "$TEST_DIR" /proc/self/mountinfo; then
+		grep -F -e "$TEST_DIR" /proc/self/mountinfo | sed 's/^/mount left: /'
+	fi
+	# processes: recorded pod pids, cmdline naming the test dir or a pod ID,
+	# cwd or root in the test dir, or root in the rootfs and started during
+	# this test outside any other qpod cgroup
+	for pid in "${TEARDOWN_PIDS[@]}"; do
+		[ -r "/proc/$pid/stat" ] || continue
+		rest=$(cat "/proc/$pid/stat" 2>/dev/null) || continue
+		# shellcheck disable=SC2206
+		fields=(${rest##*) })
+		[ "${fields[0]}" != Z ] && echo "process left: pod pid $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null))"
+	done
+	grep -laF -e "$TEST_DIR" -e "$PREFIX" /proc/[0-9]*/cmdline >"$TEST_DIR/.cmdlines" 2>/dev/null
+	while IFS= read -r f; do
+		pid=${f#/proc/}
+		pid=${pid%/cmdline}
+		if [ "$pid" = $$ ] || [ "$pid" = "$BASHPID" ]; then continue; fi
+		target=$(tr '\0' ' ' <"$f" 2>/dev/null) || continue
+		[[ $target == grep* ]] && continue # the grep above, in a subshell
+		[ -n "$target" ] && echo "process left: $pid ($target)"
+	done <"$TEST_DIR/.cmdlines"
+	# one find for all cwd/root links: "/proc/PID/cwd TARGET"
+	find /proc/[0-9]*/cwd /proc/[0-9]*/root -maxdepth 0 -printf '%p %l\n' 2>/dev/null |
+		while read -r f target; do
+			pid=${f#/proc/}
+			pid=${pid%%/*}
+			if [[ $target == "$TEST_DIR"* ]]; then
+				echo "process left: $pid (${f##*/} $target)"
+			elif [ "${f##*/}" = root ] && [ "$target" = "$ROOTFS" ]; then
+				# another pod's process (a benchmark, the demo) is not ours
+				if grep -q "/qpod/" "/proc/$pid/cgroup" 2>/dev/null &&
+					! grep -q "/qpod/$PREFIX" "/proc/$pid/cgroup" 2>/dev/null; then
+					continue
+				fi
+				rest=$(cat "/proc/$pid/stat" 2>/dev/null) || continue
+				# shellcheck disable=SC2206 # split the fields after "pid (comm) "
+				fields=(${rest##*) })
+				# field 22 (starttime) is index 19 here
+				if [ "${fields[19]:-0}" -ge "$TEST_START_TICKS" ]; then
+					echo "process left: $pid (root $target: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null))"
+				fi
+			fi
+		done
+	return 0
+}
+
+teardown() {
+	[ -n "${TEST_DIR:-}" ] || return 0 # skipped before setup finished
+	cd / || return 1
+	local id pid problems i
+
+	# (a) force-delete every pod of the test, remembering its processes
+	TEARDOWN_PIDS=()
+	if [ -d "$ROOT" ]; then
+		for id in $(cd "$ROOT" && ls); do
+			pid=$(qp state "$id" 2>/dev/null | jq -r '.pid // 0' 2>/dev/null)
+			[ -n "$pid" ] && [ "$pid" != 0 ] && TEARDOWN_PIDS+=("$pid")
+			TEARDOWN_PIDS+=($(qp ps "$id" 2>/dev/null))
+			qp delete --force "$id" >/dev/null 2>&1 ||
+				echo "teardown: qpod delete --force $id failed" >&2
+		done
+	fi
+	# background `qpod run`s the test did not wait for
+	for pid in "${BG_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || continue
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+
+	# (b) nothing may be left behind; give the kernel a moment to finish
+	# tearing down what was just killed
+	for i in $(seq 1 20); do
+		problems=$(_leftovers)
+		[ -z "$problems" ] && break
+		sleep 0.1
+	done
+	if [ -n "$problems" ]; then
+		echo "teardown: left behind by this test:" >&2
+		echo "$problems" >&2
+		return 1
+	fi
+	rm -rf "$TEST_DIR"
+	return 0
+}

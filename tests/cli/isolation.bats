@@ -1,0 +1,143 @@
+#!/usr/bin/env bats
+# tests/cli/isolation.bats — what a container pod sees from inside: its own
+# pid/uts/ipc/net/mount/cgroup namespaces, hostname, masked and read-only
+# paths, /dev, rlimits, no_new_privs, capabilities and user.
+
+load helpers
+
+# prun ARGS... : a friendly foreground pod, captured by `run`
+prun() {
+	run --separate-stderr qp run --rm --name "$ID" "$ROOTFS" -- "$@"
+}
+
+@test "pid namespace: pid 1 is the pod init, /proc shows only the pod" {
+	prun sh -c 'cat /proc/1/comm; echo $$; ls /proc | grep -cE "^[0-9]+$"'
+	assert_status 0
+	local init=${lines[0]} mypid=${lines[1]} count=${lines[2]}
+	assert_not_contains "$init" "sh" "comm of pid 1"
+	assert_match "$mypid" '^[0-9]+$' "shell pid"
+	[ "$mypid" -ne 1 ] && [ "$mypid" -lt 10 ] || flunk "shell pid inside is $mypid (expected 2..9)"
+	# init, sh, ls, grep (and maybe a subshell)
+	[ "$count" -ge 2 ] && [ "$count" -le 6 ] || flunk "/proc lists $count pids:" "$output"
+	prun sh -c "[ ! -e /proc/$$ ] || [ \$\$ = $$ ]"
+	assert_status 0
+}
+
+@test "hostname from the spec and from --hostname" {
+	make_bundle "$BUNDLE" "$(helper_args hostname) | .hostname = \"spec-host\""
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_status 0
+	assert_eq "$output" spec-host "hostname from spec"
+	prun "$HELPER" hostname
+	assert_status 0
+	[ "$output" != "$(hostname)" ] || flunk "the pod has the host's hostname $(hostname)"
+	run --separate-stderr qp run --rm --hostname pod-h "$ROOTFS" -- "$HELPER" hostname
+	assert_status 0
+	assert_eq "$output" pod-h "hostname from --hostname"
+	[ "$(hostname)" != pod-h ] || flunk "the host's hostname changed"
+}
+
+@test "masked paths: /proc/kcore and /proc/keys show nothing" {
+	prun sh -c 'for f in /proc/kcore /proc/keys; do n=$(cat $f 2>/dev/null | wc -c); echo "$f $n"; done'
+	assert_status 0
+	assert_contains "$output" "/proc/kcore 0" "kcore"
+	assert_contains "$output" "/proc/keys 0" "keys"
+}
+
+@test "/proc/sys and /sys are read-only" {
+	prun sh -c "$HELPER writefile /proc/sys/kernel/hostname; $HELPER writefile /proc/sys/vm/overcommit_memory; \
+		awk '\$5 == \"/sys\" || \$5 == \"/proc/sys\" { print \$5, \$6 }' /proc/self/mountinfo"
+	assert_match "${lines[0]}" '^(EROFS|EACCES|EPERM)$' "open /proc/sys/kernel/hostname for writing"
+	assert_match "${lines[1]}" '^(EROFS|EACCES|EPERM)$' "open /proc/sys/vm/overcommit_memory for writing"
+	grep -qE '^/sys ro(,|$)' <<<"$output" || flunk "/sys is not mounted ro:" "$output"
+	grep -qE '^/proc/sys ro(,|$)' <<<"$output" || flunk "/proc/sys is not mounted ro:" "$output"
+	prun sh -c "touch /sys/qpod-test 2>/dev/null || echo refused"
+	assert_eq "$output" refused "create a file in /sys"
+}
+
+@test "/dev: standard nodes, pts, shm and mqueue; no host devices" {
+	prun sh -c "for d in null zero full random urandom tty; do echo \"\$d \$($HELPER stat /dev/\$d)\"; done;
+		$HELPER stat /dev/pts; $HELPER stat /dev/shm;
+		awk '{ print \"mount\", \$5, \$(NF-2) }' /proc/self/mountinfo; ls /dev"
+	assert_status 0
+	assert_contains "$output" "null chr 666 1:3" "/dev/null"
+	assert_contains "$output" "zero chr 666 1:5" "/dev/zero"
+	assert_contains "$output" "full chr 666 1:7" "/dev/full"
+	assert_contains "$output" "random chr 666 1:8" "/dev/random"
+	assert_contains "$output" "urandom chr 666 1:9" "/dev/urandom"
+	assert_contains "$output" "tty chr 666 5:0" "/dev/tty"
+	grep -q "^mount /dev/pts devpts$" <<<"$output" || flunk "/dev/pts is not devpts:" "$output"
+	grep -q "^mount /dev/shm tmpfs$" <<<"$output" || flunk "/dev/shm is not a tmpfs:" "$output"
+	grep -q "^mount /dev/mqueue mqueue$" <<<"$output" || flunk "/dev/mqueue is not mounted:" "$output"
+	local dev
+	for dev in mem kmem port kmsg sda vda nvme0 kvm fuse; do
+		grep -qx "$dev" <<<"$output" && flunk "host device /dev/$dev is visible in the pod"
+	done
+	return 0
+}
+
+@test "network namespace has only lo" {
+	prun sh -c "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '"
+	assert_status 0
+	assert_eq "$output" lo "interfaces"
+}
+
+@test "namespaces differ from the host's: uts ipc net pid mnt cgroup" {
+	prun sh -c "for n in uts ipc net pid mnt cgroup; do echo \$n \$($HELPER readlink /proc/self/ns/\$n); done"
+	assert_status 0
+	local n inside host
+	for n in uts ipc net pid mnt cgroup; do
+		inside=$(awk -v n="$n" '$1 == n { print $2 }' <<<"$output")
+		host=$(readlink "/proc/self/ns/$n")
+		assert_match "$inside" "^$n:\[[0-9]+\]$" "$n namespace inside"
+		[ "$inside" != "$host" ] || flunk "$n namespace is the host's ($host)"
+	done
+}
+
+@test "rlimit NOFILE from the spec" {
+	make_bundle "$BUNDLE" '.process.args = ["sh", "-c", "ulimit -n; ulimit -Hn"]
+		| .process.rlimits = [{"type": "RLIMIT_NOFILE", "soft": 777, "hard": 888}]'
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_status 0
+	assert_eq "$output" "777"$'\n'"888" "ulimit -n / -Hn"
+}
+
+@test "no_new_privs is set" {
+	prun grep NoNewPrivs /proc/self/status
+	assert_status 0
+	assert_match "$output" '^NoNewPrivs:[[:space:]]+1$' "NoNewPrivs"
+}
+
+@test "capabilities: the default set, and a spec with only CAP_KILL" {
+	prun "$HELPER" caps
+	assert_status 0
+	assert_match "$output" 'CapEff:[[:space:]]+00000000a80425fb' "CapEff (default set)"
+	assert_match "$output" 'CapBnd:[[:space:]]+00000000a80425fb' "CapBnd (default set)"
+	assert_match "$output" 'CapInh:[[:space:]]+0000000000000000' "CapInh"
+	assert_match "$output" 'CapAmb:[[:space:]]+0000000000000000' "CapAmb"
+
+	make_bundle "$BUNDLE" "$(helper_args caps) | .process.capabilities = {
+		\"bounding\": [\"CAP_KILL\"], \"effective\": [\"CAP_KILL\"],
+		\"permitted\": [\"CAP_KILL\"], \"inheritable\": [], \"ambient\": []}"
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_status 0
+	assert_match "$output" 'CapBnd:[[:space:]]+0000000000000020' "CapBnd (CAP_KILL only)"
+	assert_match "$output" 'CapEff:[[:space:]]+0000000000000020' "CapEff (CAP_KILL only)"
+}
+
+@test "user from the spec and --user" {
+	make_bundle "$BUNDLE" "$(helper_args ids) | .process.user = {\"uid\": 65534, \"gid\": 65534}"
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_status 0
+	assert_match "$output" '^uid=65534 gid=65534 ' "ids from the spec"
+	prun "$HELPER" ids
+	assert_match "$output" '^uid=0 gid=0 ' "default ids"
+	run --separate-stderr qp run --rm --user 65534:65534 "$ROOTFS" -- "$HELPER" ids
+	assert_status 0
+	assert_match "$output" '^uid=65534 gid=65534 ' "ids with --user"
+}
+
+@test "the rootfs is the pod's /, the host's files are not there" {
+	prun sh -c "[ ! -e $QPOD ] && [ ! -e /work ] && echo isolated"
+	assert_eq "$output" isolated "host paths inside the pod"
+}

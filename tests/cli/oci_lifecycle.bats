@@ -1,0 +1,238 @@
+#!/usr/bin/env bats
+# tests/cli/oci_lifecycle.bats — the OCI runtime command line on a bundle:
+# spec, features, create/start/state/list/ps/kill/delete, pid file, run
+# (foreground and --detach) with exit statuses and signal forwarding, exec.
+
+load helpers
+
+@test "spec prints a default config.json" {
+	run --separate-stderr "$QPOD" spec
+	assert_status 0
+	jq -e '.ociVersion and .process.terminal == false and .process.args == ["sh"]
+		and .root.path == "rootfs" and (.linux.seccomp.syscalls | length) > 0' <<<"$output" ||
+		flunk "unexpected default spec:" "$output"
+}
+
+@test "features prints JSON" {
+	run --separate-stderr "$QPOD" features
+	assert_status 0
+	jq -e 'type == "object"' <<<"$output" >/dev/null || flunk "not a JSON object:" "$output"
+}
+
+@test "create, start, state, list, ps, kill, delete" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 60) | .annotations = {\"org.test\": \"yes\"}"
+
+	run --separate-stderr qp create "$ID" --bundle "$BUNDLE" --pid-file "$TEST_DIR/pid"
+	assert_status 0
+	run --separate-stderr qp state "$ID"
+	assert_status 0
+	local state=$output pid
+	assert_eq "$(jq -r .status <<<"$state")" created "status after create"
+	assert_eq "$(jq -r .ociVersion <<<"$state" | cut -c1-2)" "1." "ociVersion"
+	assert_eq "$(jq -r .id <<<"$state")" "$ID" "id"
+	assert_eq "$(jq -r .bundle <<<"$state")" "$(realpath "$BUNDLE")" "bundle"
+	assert_eq "$(jq -r .mode <<<"$state")" container "mode"
+	assert_eq "$(jq -r '.annotations["org.test"]' <<<"$state")" yes "annotations"
+	pid=$(jq -r .pid <<<"$state")
+	assert_match "$pid" '^[1-9][0-9]*$' "pid"
+	kill -0 "$pid" || flunk "pod pid $pid is not alive"
+	assert_eq "$(cat "$TEST_DIR/pid")" "$pid" "pid file"
+
+	run --separate-stderr qp start "$ID"
+	assert_status 0
+	assert_eq "$(pod_field "$ID" status)" running "status after start"
+
+	run --separate-stderr qp list
+	assert_status 0
+	assert_eq "$(head -n1 <<<"$output" | tr -s ' ')" "ID PID STATUS MODE CREATED" "list header"
+	grep -qE "^$ID +[0-9]+ +running +container " <<<"$output" || flunk "list: no running row for $ID:" "$output"
+	run --separate-stderr qp list --format json
+	assert_status 0
+	assert_eq "$(jq -r ".[] | select(.id == \"$ID\") | .status" <<<"$output")" running "list json"
+
+	run --separate-stderr qp ps "$ID"
+	assert_status 0
+	[ "${#lines[@]}" -ge 1 ] || flunk "ps: no pids"
+	local l
+	for l in "${lines[@]}"; do
+		assert_match "$l" '^[0-9]+$' "ps line"
+		kill -0 "$l" || flunk "ps: $l is not a live host pid"
+	done
+	run --separate-stderr qp ps --format json "$ID"
+	assert_status 0
+	jq -e 'type == "array" and length >= 1 and all(.[]; type == "number")' <<<"$output" >/dev/null ||
+		flunk "ps json:" "$output"
+
+	run --separate-stderr qp kill "$ID" TERM
+	assert_status 0
+	wait_for 100 status_is "$ID" stopped
+	assert_eq "$(pod_field "$ID" pid)" 0 "pid of a stopped pod"
+
+	run --separate-stderr qp delete "$ID"
+	assert_status 0
+	run --separate-stderr qp state "$ID"
+	assert_qpod_error 125
+	run --separate-stderr qp list --format json
+	assert_eq "$(jq -r ".[] | select(.id == \"$ID\") | .id" <<<"$output")" "" "list after delete"
+}
+
+@test "kill: default TERM, names with and without SIG, numbers, --all" {
+	make_bundle "$BUNDLE" '.process.args = ["sh", "-c",
+		"trap \"echo usr1 >>/tmp/log\" USR1; trap \"echo usr2 >>/tmp/log\" USR2; while :; do sleep 0.05; done"]'
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+	wait_for 100 status_is "$ID" running
+
+	qp kill "$ID" USR1
+	qp kill "$ID" SIGUSR2
+	wait_for 100 qp exec "$ID" -- sh -c 'grep -q usr2 /tmp/log'
+	qp kill "$ID" 10
+	wait_for 100 qp exec "$ID" -- sh -c '[ "$(grep -c usr1 /tmp/log)" = 2 ]'
+
+	run --separate-stderr qp kill "$ID" NOSUCHSIG
+	assert_qpod_error 125
+	assert_eq "$(pod_field "$ID" status)" running "status after a bad kill"
+
+	qp kill "$ID" # TERM: the shell has no trap for it
+	wait_for 100 status_is "$ID" stopped
+	qp delete "$ID"
+
+	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
+	qp create "$ID2" --bundle "$BUNDLE"
+	qp start "$ID2"
+	qp exec "$ID2" -- "$HELPER" true
+	run --separate-stderr qp kill --all "$ID2" KILL
+	assert_status 0
+	wait_for 100 status_is "$ID2" stopped
+	qp delete "$ID2"
+}
+
+@test "delete of a running pod needs --force" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+	run --separate-stderr qp delete "$ID"
+	assert_qpod_error 125
+	assert_eq "$(pod_field "$ID" status)" running "status after refused delete"
+	local pid
+	pid=$(pod_field "$ID" pid)
+	kill -0 "$pid" || flunk "refused delete killed the pod"
+	run --separate-stderr qp delete --force "$ID"
+	assert_status 0
+	run --separate-stderr qp state "$ID"
+	assert_qpod_error 125
+}
+
+@test "delete of a created (never started) pod" {
+	make_bundle "$BUNDLE" "$(helper_args true)"
+	qp create "$ID" --bundle "$BUNDLE"
+	run --separate-stderr qp delete --force "$ID"
+	assert_status 0
+	run --separate-stderr qp state "$ID"
+	assert_qpod_error 125
+}
+
+@test "run: exit status of the workload, and the pod is deleted after" {
+	make_bundle "$BUNDLE" "$(helper_args exit 3)"
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_status 3
+	run --separate-stderr qp state "$ID"
+	assert_qpod_error 125
+
+	make_bundle "$BUNDLE" "$(helper_args true)"
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_status 0
+}
+
+@test "run: a workload killed by SIGKILL exits 137" {
+	make_bundle "$BUNDLE" '.process.args = ["sh", "-c", "kill -KILL $$"]'
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_status 137
+}
+
+@test "run: stdout and stderr of the workload reach the caller" {
+	make_bundle "$BUNDLE" '.process.args = ["sh", "-c", "echo to-out; echo to-err >&2"]'
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_status 0
+	assert_eq "$output" to-out "stdout"
+	assert_eq "$stderr" to-err "stderr"
+}
+
+@test "run: SIGTERM to qpod run is forwarded to the workload" {
+	make_bundle "$BUNDLE" "$(helper_args sigwait)"
+	bg_qp run "$ID" --bundle "$BUNDLE"
+	wait_for 200 grep -q ready "$TEST_DIR/bg.out"
+	kill -TERM "$BG_PID"
+	local rc=0
+	wait "$BG_PID" || rc=$?
+	assert_eq "$(cat "$TEST_DIR/bg.out")" "ready"$'\n'"SIGTERM" "workload output"
+	assert_eq "$rc" 0 "exit status of qpod run"
+}
+
+@test "run --detach leaves the pod running" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
+	run --separate-stderr qp run --detach "$ID" --bundle "$BUNDLE"
+	assert_status 0
+	assert_eq "$(pod_field "$ID" status)" running "status"
+	qp kill "$ID" KILL
+	wait_for 100 status_is "$ID" stopped
+	qp delete "$ID"
+}
+
+@test "exec: status, env, cwd, user" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+
+	run --separate-stderr qp exec "$ID" -- "$HELPER" exit 5
+	assert_status 5
+	run --separate-stderr qp exec -e QPOD_T=42 "$ID" -- "$HELPER" env
+	assert_status 0
+	assert_contains "$output" "QPOD_T=42" "env"
+	assert_contains "$output" "PATH=" "env"
+	run --separate-stderr qp exec -w /tmp "$ID" -- "$HELPER" cwd
+	assert_status 0
+	assert_eq "$output" /tmp "cwd"
+	run --separate-stderr qp exec --user 65534:65534 "$ID" -- "$HELPER" ids
+	assert_status 0
+	assert_match "$output" '^uid=65534 gid=65534 ' "ids"
+	run --separate-stderr qp exec "$ID" -- /bin/no-such-command
+	assert_qpod_error 127
+}
+
+# The brief's form `qpod exec ID [OPTIONS] -- CMD` and `qpod ps ID --format
+# json`: options after the ID must work as well as before it.
+@test "options after the pod ID (exec ID -e K=V --, ps ID --format json)" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+	run --separate-stderr qp exec "$ID" -e QPOD_T=43 -w /tmp --user 65534 -- "$HELPER" env
+	assert_status 0
+	assert_contains "$output" "QPOD_T=43" "env"
+	run --separate-stderr qp ps "$ID" --format json
+	assert_status 0
+	jq -e 'type == "array" and length >= 1' <<<"$output" >/dev/null || flunk "ps json:" "$output"
+}
+
+@test "exec in a stopped pod fails cleanly" {
+	make_bundle "$BUNDLE" "$(helper_args true)"
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+	wait_for 100 status_is "$ID" stopped
+	run --separate-stderr qp exec "$ID" -- "$HELPER" true
+	assert_qpod_error 125
+	qp delete "$ID"
+}
+
+@test "global options: --log writes a log file, --log-format json lines parse" {
+	make_bundle "$BUNDLE" "$(helper_args true)"
+	run --separate-stderr "$QPOD" --root "$ROOT" --log "$TEST_DIR/log" --log-format json --debug \
+		run "$ID" --bundle "$BUNDLE"
+	assert_status 0
+	[ -s "$TEST_DIR/log" ] || flunk "--log file is empty"
+	jq -e . "$TEST_DIR/log" >/dev/null || flunk "--log-format json: not JSON lines:" "$(head -5 "$TEST_DIR/log")"
+	run --separate-stderr "$QPOD" --root "$ROOT" --log-format yaml list
+	assert_qpod_error 125
+	run --separate-stderr "$QPOD" --root "$ROOT" no-such-command
+	assert_qpod_error 125
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env bats
+# tests/cli/security.bats — the default seccomp profile, no host fds in the
+# pod, cwd escapes (CVE-2024-21626 class), symlinked mount destinations
+# (CVE-2021-30465 class), and /proc/1/exe overwrite (CVE-2019-5736 class).
+
+load helpers
+
+@test "seccomp: dangerous calls get EPERM, getpid works" {
+	local calls="keyctl unshare mount bpf perf_event_open kexec_load init_module ptrace swapon
+		reboot open_by_handle_at clone_newns"
+	# shellcheck disable=SC2086 # one argument per call
+	run --separate-stderr qp run --rm --name "$ID" "$ROOTFS" -- "$HELPER" syscall $calls getpid
+	assert_status 0
+	local c
+	for c in $calls; do
+		grep -qx "$c EPERM" <<<"$output" || flunk "$c is not EPERM:" "$output"
+	done
+	grep -qx "getpid OK" <<<"$output" || flunk "getpid failed:" "$output"
+}
+
+@test "seccomp applies to exec'd processes too" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+	run --separate-stderr qp exec "$ID" -- "$HELPER" syscall keyctl bpf getpid
+	assert_status 0
+	assert_eq "$output" "keyctl EPERM"$'\n'"bpf EPERM"$'\n'"getpid OK" "syscalls in exec"
+}
+
+@test "fds: only 0 1 2 inside, even when the caller holds fd 5 and 7" {
+	run --separate-stderr bash -c 'exec 5</etc/hostname 7>"$1/x"; exec "$2" --root "$3" run --rm "$4" -- "$5" fds' \
+		_ "$TEST_DIR" "$QPOD" "$ROOT" "$ROOTFS" "$HELPER"
+	assert_status 0
+	assert_eq "$output" "0 1 2" "fds in a run pod"
+
+	make_bundle "$BUNDLE" "$(helper_args fds)"
+	run --separate-stderr bash -c 'exec 5</etc/hostname 7>"$1/x"; exec "$2" --root "$3" run "$4" --bundle "$5"' \
+		_ "$TEST_DIR" "$QPOD" "$ROOT" "$ID" "$BUNDLE"
+	assert_status 0
+	assert_eq "$output" "0 1 2" "fds in an OCI run pod"
+}
+
+@test "fds: exec does not leak the caller's fds" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+	run --separate-stderr bash -c 'exec 5</etc/hostname 7>"$1/x"; exec "$2" --root "$3" exec "$4" -- "$5" fds' \
+		_ "$TEST_DIR" "$QPOD" "$ROOT" "$ID" "$HELPER"
+	assert_status 0
+	assert_eq "$output" "0 1 2" "fds in exec"
+}
+
+# A run either fails cleanly (status >= 125, one "qpod: " line) or its cwd is
+# inside the pod.  $1: what was tried.
+assert_cwd_contained() {
+	if [ "$status" -eq 0 ]; then
+		assert_not_contains "$output" "(unreachable)" "$1: cwd"
+		assert_match "$output" '^/' "$1: cwd"
+	else
+		[ "$status" -ge 125 ] || flunk "$1: exit status $status" "$output" "$stderr"
+		assert_qpod_error "$status"
+	fi
+}
+
+@test "cwd: -w /proc/self/fd/N cannot reach the host (CVE-2024-21626 class)" {
+	local n
+	for n in 3 4 5 6 7 8 9 10; do
+		run --separate-stderr bash -c 'exec 5</ 7</sys/fs/cgroup; exec "$1" --root "$2" run --rm -w "/proc/self/fd/$3" "$4" -- "$5" cwd' \
+			_ "$QPOD" "$ROOT" "$n" "$ROOTFS" "$HELPER"
+		assert_cwd_contained "run -w /proc/self/fd/$n"
+	done
+	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+	for n in 3 4 5 6 7 8 9 10; do
+		run --separate-stderr bash -c 'exec 5</ 7</sys/fs/cgroup; exec "$1" --root "$2" exec -w "/proc/self/fd/$3" "$4" -- "$5" cwd' \
+			_ "$QPOD" "$ROOT" "$n" "$ID" "$HELPER"
+		assert_cwd_contained "exec -w /proc/self/fd/$n"
+	done
+}
+
+@test "cwd from the spec is resolved inside the rootfs" {
+	make_bundle "$BUNDLE" "$(helper_args cwd) | .process.cwd = \"/../../../tmp\""
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_cwd_contained "cwd /../../../tmp"
+	[ "$status" -ne 0 ] || assert_eq "$output" /tmp "cwd"
+}
+
+@test "a mount under a symlink to / stays inside the rootfs (CVE-2021-30465 class)" {
+	[ ! -e /etc/foo ] || skip "the host has /etc/foo"
+	local rootfs=$TEST_DIR/rootfs before after
+	cp -a "$ROOTFS" "$rootfs"
+	rm -rf "$rootfs/etc"
+	ln -s / "$rootfs/etc"
+	mkdir -p "$TEST_DIR/src"
+	echo marker >"$TEST_DIR/src/file"
+	make_bundle "$BUNDLE" "$(helper_args true) | .root.path = \"$rootfs\"
+		| .mounts += [{\"destination\": \"/etc/foo\", \"type\": \"bind\",
+			\"source\": \"$TEST_DIR/src\", \"options\": [\"bind\"]}]"
+	before=$(ls -la --time-style=full-iso /etc | sha256sum)
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	after=$(ls -la --time-style=full-iso /etc | sha256sum)
+	[ ! -e /etc/foo ] || { rmdir /etc/foo 2>/dev/null; flunk "qpod created /etc/foo on the host"; }
+	assert_eq "$after" "$before" "host /etc listing"
+	grep -q " /etc/foo " /proc/self/mountinfo && flunk "a mount on the host's /etc/foo"
+	if [ "$status" -ne 0 ]; then
+		assert_qpod_error "$status"
+	fi
+	return 0
+}
+
+@test "/proc/1/exe cannot be opened for writing; the host's qpod is unchanged (CVE-2019-5736 class)" {
+	local before after
+	before=$(sha256sum <"$QPOD")
+	run --separate-stderr qp run --rm --name "$ID" "$ROOTFS" -- sh -c "$HELPER writefile /proc/1/exe;
+		$HELPER writefile /proc/self/exe; echo x 2>/dev/null >/proc/1/exe; true"
+	assert_status 0
+	assert_match "${lines[0]}" '^E[A-Z]+$' "writefile /proc/1/exe"
+	assert_match "${lines[1]}" '^E[A-Z]+$' "writefile /proc/self/exe"
+
+	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
+	qp create "$ID2" --bundle "$BUNDLE"
+	qp start "$ID2"
+	run --separate-stderr qp exec "$ID2" -- "$HELPER" writefile /proc/1/exe
+	assert_match "$output" '^E[A-Z]+$' "writefile /proc/1/exe from exec"
+	qp delete --force "$ID2"
+	after=$(sha256sum <"$QPOD")
+	assert_eq "$after" "$before" "sha256 of $QPOD"
+}
