@@ -18,6 +18,35 @@ static const char exec_usage[] =
 	"  -w, --cwd DIR        working directory (default: the pod's)\n"
 	"  -u, --user UID[:GID] run as this user (default: the pod's)\n";
 
+static int exec_opt(int c, const char *arg, char ***envs, size_t *n_env, const char **cwd,
+		    const char **user, qp_error **err)
+{
+	char **nv;
+
+	switch (c) {
+	case 'h':
+		fputs(exec_usage, stdout);
+		return 0;
+	case 'e':
+		if (!strchr(arg, '=') || arg[0] == '=')
+			return qp_error_set(err, QP_E_INVALID, 0, "--env \"%s\": expected K=V", arg);
+		nv = realloc(*envs, (*n_env + 1) * sizeof(*nv));
+		if (!nv)
+			return qp_fail(err, ENOMEM, "exec");
+		*envs = nv;
+		nv[(*n_env)++] = (char *)arg;
+		return 0;
+	case 'w':
+		*cwd = arg;
+		return 0;
+	case 'u':
+		*user = arg;
+		return 0;
+	default:
+		return qp_error_set(err, QP_E_INVALID, 0, "bad option (see qpod exec --help)");
+	}
+}
+
 int cmd_exec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
 	static const struct option opts[] = {
@@ -26,43 +55,32 @@ int cmd_exec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	};
 	struct pod *pod = NULL;
 	struct qp_process *p;
-	const char *cwd = NULL, *user = NULL, *id;
+	const char *cwd = NULL, *user = NULL, *id = NULL;
 	char **envs = NULL;
 	size_t n_env = 0;
 	int c, status = -1;
 
-	while ((c = getopt_long(argc, argv, "+e:w:u:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(exec_usage, stdout);
-			free(envs);
-			return 0;
-		case 'e': {
-			if (!strchr(optarg, '=') || optarg[0] == '=') {
-				qp_error_set(err, QP_E_INVALID, 0, "--env \"%s\": expected K=V", optarg);
+	/* options may come before and after the ID (runc puts them before,
+	 * people after); the command starts at "--" or the next non-option */
+	for (int pass = 0; pass < 2; pass++) {
+		while ((c = getopt_long(argc, argv, "+e:w:u:h", opts, NULL)) != -1) {
+			if (exec_opt(c, optarg, &envs, &n_env, &cwd, &user, err) < 0)
+				goto out;
+			if (c == 'h') {
+				free(envs);
+				return 0;
+			}
+		}
+		if (pass == 0) {
+			if (optind >= argc) {
+				qp_error_set(err, QP_E_INVALID, 0, "missing pod ID");
 				goto out;
 			}
-			char **nv = realloc(envs, (n_env + 1) * sizeof(*nv));
-			if (!nv) {
-				qp_fail(err, ENOMEM, "exec");
-				goto out;
-			}
-			envs = nv;
-			envs[n_env++] = optarg;
-			break;
-		}
-		case 'w': cwd = optarg; break;
-		case 'u': user = optarg; break;
-		default:
-			qp_error_set(err, QP_E_INVALID, 0, "bad option (see qpod exec --help)");
-			goto out;
+			id = argv[optind];
+			/* continue after the ID: getopt resumes from optind */
+			optind++;
 		}
 	}
-	if (optind >= argc) {
-		qp_error_set(err, QP_E_INVALID, 0, "missing pod ID");
-		goto out;
-	}
-	id = argv[optind++];
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
 	if (optind >= argc) {

@@ -76,10 +76,39 @@ int qp_json_gen_finish(yajl_gen g, char **out, size_t *len, qp_error **err)
 	return 0;
 }
 
+int qp_json_check_depth(const char *text, int max_depth)
+{
+	int depth = 0;
+	bool in_str = false;
+
+	for (const char *p = text; *p; p++) {
+		if (in_str) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == '"')
+				in_str = false;
+		} else if (*p == '"') {
+			in_str = true;
+		} else if (*p == '[' || *p == '{') {
+			if (++depth > max_depth)
+				return -1;
+		} else if (*p == ']' || *p == '}') {
+			depth--;
+		}
+	}
+	return 0;
+}
+
 int qp_json_parse(const char *text, const char *what, yajl_val *out, qp_error **err)
 {
 	char ebuf[256] = "";
-	yajl_val v = yajl_tree_parse(text, ebuf, sizeof(ebuf));
+	yajl_val v;
+
+	/* yajl_tree frees recursively: bound the nesting before building */
+	if (qp_json_check_depth(text, QP_JSON_MAX_DEPTH) < 0)
+		return qp_error_set(err, QP_E_INVALID, 0, "%s: nested deeper than %d levels", what,
+				    QP_JSON_MAX_DEPTH);
+	v = yajl_tree_parse(text, ebuf, sizeof(ebuf));
 
 	if (!v) {
 		/* yajl's message is multi-line; keep the first line only */

@@ -22,7 +22,12 @@ void qp_json_key(yajl_gen g, const char *key);
 /* Take the generated text (malloc'd, NUL-terminated) and free the generator. */
 int qp_json_gen_finish(yajl_gen g, char **out, size_t *len, qp_error **err);
 
-/* Parse text into a tree; errors are one line ("WHAT: parse error: ..."). */
+#define QP_JSON_MAX_DEPTH 64
+
+/* 0 if no array/object nests deeper than max_depth (strings are skipped). */
+int qp_json_check_depth(const char *text, int max_depth);
+/* Parse text into a tree (nesting bounded by QP_JSON_MAX_DEPTH); errors are
+ * one line ("WHAT: parse error: ..."). */
 int qp_json_parse(const char *text, const char *what, yajl_val *out, qp_error **err);
 /* Lookups on an object; NULL when missing or of another type. */
 const char *qp_json_get_str(yajl_val obj, const char *key);
