@@ -191,6 +191,8 @@ int spec_validate(const struct pod_spec *spec, qp_error **err);
 int spec_write(const struct pod_spec *spec, char **out, size_t *len, qp_error **err);
 
 void spec_free(struct pod_spec *spec);
+/* Free a seccomp profile not (or no longer) owned by a spec. */
+void spec_seccomp_free(struct qp_seccomp *sc);
 
 /* Lookup helpers */
 const char *spec_annotation(const struct pod_spec *spec, const char *key);

@@ -1,0 +1,117 @@
+/* runtime/spec_util.c — freeing a pod_spec, annotation lookup and the
+ * namespace name table shared by the parser, the writer and the drivers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec.h"
+#include "util/strv.h"
+
+/* OCI names of the namespaces, indexed by enum qp_ns */
+static const char *const ns_names[QP_NS_COUNT] = {
+	[QP_NS_USER] = "user",   [QP_NS_PID] = "pid",     [QP_NS_NET] = "network",
+	[QP_NS_IPC] = "ipc",     [QP_NS_UTS] = "uts",     [QP_NS_MOUNT] = "mount",
+	[QP_NS_CGROUP] = "cgroup", [QP_NS_TIME] = "time",
+};
+
+const char *qp_ns_name(enum qp_ns ns)
+{
+	if ((unsigned)ns >= QP_NS_COUNT)
+		return "unknown";
+	return ns_names[ns];
+}
+
+int qp_ns_from_name(const char *name)
+{
+	for (int i = 0; name && i < QP_NS_COUNT; i++)
+		if (strcmp(name, ns_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *spec_annotation(const struct pod_spec *spec, const char *key)
+{
+	for (size_t i = 0; spec && key && i < spec->n_annotations; i++)
+		if (spec->annotations[i].key && strcmp(spec->annotations[i].key, key) == 0)
+			return spec->annotations[i].value;
+	return NULL;
+}
+
+static void kv_free(struct qp_kv *kv, size_t n)
+{
+	for (size_t i = 0; kv && i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
+void spec_seccomp_free(struct qp_seccomp *sc)
+{
+	if (!sc)
+		return;
+	free(sc->default_action);
+	qp_strv_free(sc->architectures);
+	qp_strv_free(sc->flags);
+	for (size_t i = 0; sc->rules && i < sc->n_rules; i++) {
+		struct qp_seccomp_rule *r = &sc->rules[i];
+		qp_strv_free(r->names);
+		free(r->action);
+		for (size_t j = 0; r->args && j < r->n_args; j++)
+			free(r->args[j].op);
+		free(r->args);
+	}
+	free(sc->rules);
+	free(sc);
+}
+
+static void process_free(struct qp_process *p)
+{
+	free(p->additional_gids);
+	qp_strv_free(p->args);
+	qp_strv_free(p->env);
+	free(p->cwd);
+	qp_strv_free(p->caps.bounding);
+	qp_strv_free(p->caps.effective);
+	qp_strv_free(p->caps.inheritable);
+	qp_strv_free(p->caps.permitted);
+	qp_strv_free(p->caps.ambient);
+	for (size_t i = 0; p->rlimits && i < p->n_rlimits; i++)
+		free(p->rlimits[i].type);
+	free(p->rlimits);
+}
+
+void spec_free(struct pod_spec *spec)
+{
+	if (!spec)
+		return;
+	free(spec->oci_version);
+	free(spec->root_path);
+	free(spec->hostname);
+	free(spec->domainname);
+	process_free(&spec->process);
+	for (size_t i = 0; spec->mounts && i < spec->n_mounts; i++) {
+		free(spec->mounts[i].destination);
+		free(spec->mounts[i].type);
+		free(spec->mounts[i].source);
+		qp_strv_free(spec->mounts[i].options);
+	}
+	free(spec->mounts);
+	kv_free(spec->annotations, spec->n_annotations);
+	for (int i = 0; i < QP_NS_COUNT; i++)
+		free(spec->ns[i].path);
+	free(spec->uid_mappings);
+	free(spec->gid_mappings);
+	free(spec->resources.cpuset_cpus);
+	free(spec->resources.cpuset_mems);
+	free(spec->cgroups_path);
+	kv_free(spec->sysctl, spec->n_sysctl);
+	spec_seccomp_free(spec->seccomp);
+	free(spec->rootfs_propagation);
+	qp_strv_free(spec->masked_paths);
+	qp_strv_free(spec->readonly_paths);
+	for (size_t i = 0; spec->devices && i < spec->n_devices; i++)
+		free(spec->devices[i].path);
+	free(spec->devices);
+	free(spec->opts.net);
+	free(spec);
+}
