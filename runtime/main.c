@@ -120,6 +120,7 @@ int main(int argc, char **argv)
 		return qp_error_print(err), QP_EXIT_FAILURE;
 
 	optind = 1; /* each command parses from its own argv[0] */
+	opterr = 0; /* commands report bad options themselves, on one line */
 	ret = cmd->fn(&cli, argc - i, argv + i, &err);
 	if (ret < 0) {
 		qp_error_print(err);

@@ -246,16 +246,30 @@ int pod_delete(struct pod *pod, bool force, qp_error **err)
 /* The signals `qpod run` passes on to the pod rather than dying of. */
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
 
+void pod_hold_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < QP_ARRAY_SIZE(forwarded); i++)
+		sigaddset(&set, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+	/* an ignored signal is discarded, never queued: a shell starts
+	 * background jobs with SIGINT ignored, and those must reach the pod too */
+	for (size_t i = 0; i < QP_ARRAY_SIZE(forwarded); i++)
+		signal(forwarded[i], SIG_DFL);
+}
+
 int pod_wait(struct pod *pod, qp_error **err)
 {
 	sigset_t set, old;
 	_cleanup_close_ int sfd = -1;
 	int wfd, code = 0;
 
+	pod_hold_signals(&old);
 	sigemptyset(&set);
 	for (size_t i = 0; i < QP_ARRAY_SIZE(forwarded); i++)
 		sigaddset(&set, forwarded[i]);
-	sigprocmask(SIG_BLOCK, &set, &old);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0) {
 		qp_fail(err, errno, "signalfd");

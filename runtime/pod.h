@@ -4,6 +4,7 @@
 #define QPOD_POD_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include "driver.h"
@@ -41,6 +42,9 @@ int pod_start(struct pod *pod, qp_error **err);
 /* Wait for the pod's init (only the parent can); forwards SIGINT/SIGTERM/...
  * to the pod meanwhile. Returns the exit code qpod should exit with. */
 int pod_wait(struct pod *pod, qp_error **err);
+/* Block (and un-ignore) the signals pod_wait forwards, so that one arriving
+ * while the pod is still being created is kept for it; *old = the old mask. */
+void pod_hold_signals(sigset_t *old);
 int pod_kill(struct pod *pod, int sig, bool all, qp_error **err);
 int pod_delete(struct pod *pod, bool force, qp_error **err);
 enum qp_status pod_status(struct pod *pod);

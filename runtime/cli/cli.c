@@ -105,11 +105,11 @@ bad:
 
 int cli_one_id(int argc, char **argv, int optind_, const char *cmd, const char **id, qp_error **err)
 {
+	(void)cmd;
 	if (optind_ >= argc)
-		return qp_error_set(err, QP_E_INVALID, 0, "%s: missing pod ID", cmd);
+		return qp_error_set(err, QP_E_INVALID, 0, "missing pod ID");
 	if (optind_ + 1 < argc)
-		return qp_error_set(err, QP_E_INVALID, 0, "%s: unexpected argument \"%s\"", cmd,
-				    argv[optind_ + 1]);
+		return qp_error_set(err, QP_E_INVALID, 0, "unexpected argument \"%s\"", argv[optind_ + 1]);
 	*id = argv[optind_];
 	return state_validate_id(*id, err);
 }

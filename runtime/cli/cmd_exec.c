@@ -43,7 +43,7 @@ static int exec_opt(int c, const char *arg, char ***envs, size_t *n_env, const c
 		*user = arg;
 		return 0;
 	default:
-		return qp_error_set(err, QP_E_INVALID, 0, "bad option (see qpod exec --help)");
+		return qp_error_set(err, QP_E_INVALID, 0, "unknown or incomplete option (see qpod exec --help)");
 	}
 }
 

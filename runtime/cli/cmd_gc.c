@@ -50,7 +50,7 @@ static int remove_abandoned(struct qp_cli *cli, const char *id, qp_error **err)
 		 * default cgroup (network leases are handled by the net gc) */
 		char path[QP_ID_MAX + 8];
 		struct qp_cgroup *cg = NULL;
-		snprintf(path, sizeof(path), "qpod/%s", id);
+		snprintf(path, sizeof(path), QP_CGROUP_DEFAULT_PARENT "/%s", id);
 		if (qp_cgroup_open(path, &cg, NULL) == 0) {
 			qp_cgroup_destroy(cg, NULL);
 			qp_cgroup_free(cg);

@@ -90,7 +90,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, qp_error **err)
 	int c;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "+b:de:w:u:h", run_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:de:w:u:h", run_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(run_usage, stdout);
@@ -140,7 +140,8 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, qp_error **err)
 			break;
 		}
 		default:
-			return qp_error_set(err, QP_E_INVALID, 0, "bad option (see qpod run --help)");
+			return qp_error_set(err, QP_E_INVALID, 0, "unknown option \"%s\" (see qpod run --help)",
+					    argv[optind - 1]);
 		}
 	}
 	return 0;
@@ -279,7 +280,9 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 			goto out;
 		delete_after = !create_only && !o.detach;
 	} else {
-		/* ROOTFS -- CMD...: getopt stopped at ROOTFS ("+") */
+		/* ROOTFS -- CMD...: getopt moved the options before ROOTFS and
+		 * stopped at "--" (which it consumed), so ROOTFS is at optind
+		 * and the command follows it */
 		if (optind >= argc) {
 			qp_error_set(err, QP_E_INVALID, 0, "missing ROOTFS (see qpod run --help)");
 			goto out;
@@ -313,6 +316,10 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 	if (state_validate_id(id, err) < 0 || cli_root(cli, err) < 0)
 		goto out;
 	o.io.foreground = !create_only && !o.detach;
+	if (o.io.foreground) {
+		sigset_t ignored;
+		pod_hold_signals(&ignored);
+	}
 	if (pod_create(cli->rootfd, cli->root, id, spec, bundle, rootfs, &o.io, &pod, err) < 0)
 		goto out;
 	spec = NULL; /* the pod owns it */

@@ -208,8 +208,18 @@ int qp_cgroup_create(const char *path, const struct qp_resources *res, struct qp
 
 	if (cg_new(path, &cg, err) < 0)
 		return -1;
-	if (check_resources(res, err) < 0 || qp_cgroup_swap_max(res, &swap, err) < 0 ||
-	    cg->ops->create(cg, res, err) < 0) {
+	if (check_resources(res, err) < 0 || qp_cgroup_swap_max(res, &swap, err) < 0) {
+		qp_error_prefix(err, "cgroup \"%s\"", cg->path);
+		qp_cgroup_free(cg);
+		return -1;
+	}
+	/* a parent removed by a concurrent destroy (see qp_cg_remove) makes
+	 * the create fail with ENOENT: try again a few times */
+	int r;
+	for (int tries = 0; (r = cg->ops->create(cg, res, err)) < 0 && tries < 5; tries++)
+		if (!*err || (*err)->errnum != ENOENT)
+			break;
+	if (r < 0) {
 		qp_error_prefix(err, "cgroup \"%s\"", cg->path);
 		qp_cgroup_free(cg);
 		return -1;
@@ -772,5 +782,12 @@ int qp_cg_remove(int rootfd, const char *path, qp_error **err)
 	}
 	if (rmtree(parent, slash ? slash + 1 : path, &c) < 0)
 		return qp_error_prefix(err, "remove \"%s\"", path);
+	/* qpod's own parent ("qpod/ID" -> "qpod") goes when it is empty, so
+	 * nothing named qpod stays in the host's hierarchies; a concurrent
+	 * create that loses this race retries (qp_cgroup_create). Parents of
+	 * a spec's cgroupsPath belong to whoever made them: left alone. */
+	if (slash && !strncmp(path, QP_CGROUP_DEFAULT_PARENT "/", sizeof(QP_CGROUP_DEFAULT_PARENT)) &&
+	    !strchr(slash + 1, '/') && slash - path == (ptrdiff_t)strlen(QP_CGROUP_DEFAULT_PARENT))
+		unlinkat(rootfd, QP_CGROUP_DEFAULT_PARENT, AT_REMOVEDIR); /* ENOTEMPTY: others live */
 	return 0;
 }

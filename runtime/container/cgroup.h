@@ -103,6 +103,9 @@ struct qp_cgroup_ops {
 	int (*oom_kills)(struct qp_cgroup *cg, uint64_t *n, qp_error **err);
 };
 
+/* the parent of every default pod cgroup ("qpod/ID") */
+#define QP_CGROUP_DEFAULT_PARENT "qpod"
+
 struct qp_cgroup {
 	enum qp_cgroup_mode mode;
 	const struct qp_cgroup_ops *ops;

@@ -87,7 +87,7 @@ static int make_fifo(struct pod *pod, qp_error **err)
 static char *default_cgroup_path(const char *id)
 {
 	char *p = NULL;
-	return asprintf(&p, "qpod/%s", id) < 0 ? NULL : p;
+	return asprintf(&p, QP_CGROUP_DEFAULT_PARENT "/%s", id) < 0 ? NULL : p;
 }
 
 static int ct_create(struct pod *pod, qp_error **err)
