@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -171,7 +172,8 @@ fail:
 	return -1;
 }
 
-int pod_open(int rootfd, const char *root, const char *id, struct pod **out, qp_error **err)
+int pod_open(int rootfd, const char *root, const char *id, bool exclusive, struct pod **out,
+	     qp_error **err)
 {
 	struct pod *pod = pod_alloc(rootfd, root, id);
 	_cleanup_free_ char *config = NULL;
@@ -179,7 +181,7 @@ int pod_open(int rootfd, const char *root, const char *id, struct pod **out, qp_
 
 	if (!pod)
 		return qp_fail(err, ENOMEM, "open pod");
-	if ((pod->dirfd = state_open(rootfd, id, err)) < 0 ||
+	if ((pod->dirfd = state_open(rootfd, id, exclusive, err)) < 0 ||
 	    state_load(pod->dirfd, &pod->state, err) < 0)
 		goto fail;
 	if (!(pod->drv = driver_for_mode(pod->state->mode, err)))
@@ -277,6 +279,9 @@ int pod_wait(struct pod *pod, qp_error **err)
 	}
 	if ((wfd = pod->drv->wait_fd(pod, err)) < 0)
 		goto out;
+	/* unlocked while the pod runs: state, kill, exec, ps and even a
+	 * delete --force from elsewhere must not wait for it to end */
+	flock(pod->dirfd, LOCK_UN);
 	for (;;) {
 		struct pollfd p[2] = { { .fd = wfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
 		if (poll(p, 2, -1) < 0) {
@@ -291,7 +296,8 @@ int pod_wait(struct pod *pod, qp_error **err)
 				pod->drv->kill(pod, (int)si.ssi_signo, 0, NULL);
 		}
 		if (p[0].revents) {
-			if (pod->drv->reap(pod, &code, err) < 0)
+			if (pod->drv->reap(pod, &code, err) < 0 ||
+			    state_lock(pod->dirfd, pod->id, true, err) < 0)
 				goto out;
 			pod->exit_status = code;
 			sigprocmask(SIG_SETMASK, &old, NULL);

@@ -37,7 +37,9 @@ struct pod {
 /* On success the pod owns spec; on failure the caller still does. */
 int pod_create(int rootfd, const char *root, const char *id, struct pod_spec *spec, const char *bundle,
 	       const char *rootfs, const struct pod_io *io, struct pod **out, qp_error **err);
-int pod_open(int rootfd, const char *root, const char *id, struct pod **out, qp_error **err);
+/* exclusive: lock the pod for a change (start, delete) rather than shared. */
+int pod_open(int rootfd, const char *root, const char *id, bool exclusive, struct pod **out,
+	     qp_error **err);
 int pod_start(struct pod *pod, qp_error **err);
 /* Wait for the pod's init (only the parent can); forwards SIGINT/SIGTERM/...
  * to the pod meanwhile. Returns the exit code qpod should exit with. */

@@ -80,9 +80,9 @@ int state_root_open(const char *root, qp_error **err)
 	return fd;
 }
 
-static int lock_dir(int fd, const char *id, qp_error **err)
+int state_lock(int fd, const char *id, bool exclusive, qp_error **err)
 {
-	if (flock(fd, LOCK_EX) < 0)
+	if (flock(fd, exclusive ? LOCK_EX : LOCK_SH) < 0)
 		return qp_fail(err, errno, "lock pod \"%s\"", id);
 	return 0;
 }
@@ -101,12 +101,12 @@ int state_claim(int rootfd, const char *id, qp_error **err)
 	fd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return qp_fail(err, errno, "open state dir for \"%s\"", id);
-	if (lock_dir(fd, id, err) < 0)
+	if (state_lock(fd, id, true, err) < 0)
 		return -1;
 	return steal_fd(&fd);
 }
 
-int state_open(int rootfd, const char *id, qp_error **err)
+int state_open(int rootfd, const char *id, bool exclusive, qp_error **err)
 {
 	_cleanup_close_ int fd = -1;
 
@@ -118,7 +118,7 @@ int state_open(int rootfd, const char *id, qp_error **err)
 			return qp_error_set(err, QP_E_NOTFOUND, 0, "pod \"%s\" does not exist", id);
 		return qp_fail(err, errno, "open state dir of \"%s\"", id);
 	}
-	if (lock_dir(fd, id, err) < 0)
+	if (state_lock(fd, id, exclusive, err) < 0)
 		return -1;
 	/* deleted while we waited for the lock? */
 	if (faccessat(fd, ".", F_OK, 0) < 0 || fstatat(rootfd, id, &(struct stat){0}, AT_SYMLINK_NOFOLLOW) < 0)

@@ -50,8 +50,12 @@ int state_root_open(const char *root, qp_error **err);
 /* Atomically claim ID: returns the pod dir fd (locked), or -1 with
  * QP_E_EXISTS if the ID is in use. */
 int state_claim(int rootfd, const char *id, qp_error **err);
-/* Open and lock an existing pod dir; QP_E_NOTFOUND if unknown. */
-int state_open(int rootfd, const char *id, qp_error **err);
+/* Open and lock an existing pod dir; QP_E_NOTFOUND if unknown.  Readers
+ * (state, ps, list, kill, exec) take the lock shared, changers (start,
+ * delete) exclusive; a foreground `run` drops it while it waits. */
+int state_open(int rootfd, const char *id, bool exclusive, qp_error **err);
+/* (Re)lock an open pod dir; exclusive = false for a shared lock. */
+int state_lock(int dirfd, const char *id, bool exclusive, qp_error **err);
 /* Remove the pod dir and everything in it. */
 int state_remove(int rootfd, const char *id, qp_error **err);
 

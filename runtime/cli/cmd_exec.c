@@ -87,7 +87,7 @@ int cmd_exec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		qp_error_set(err, QP_E_INVALID, 0, "missing command (qpod exec ID -- CMD ARGS...)");
 		goto out;
 	}
-	if (cli_root(cli, err) < 0 || pod_open(cli->rootfd, cli->root, id, &pod, err) < 0)
+	if (cli_root(cli, err) < 0 || pod_open(cli->rootfd, cli->root, id, false, &pod, err) < 0)
 		goto out;
 	p = &pod->spec->process;
 	qp_strv_free(p->args);

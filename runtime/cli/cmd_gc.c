@@ -40,7 +40,7 @@ static int remove_abandoned(struct qp_cli *cli, const char *id, qp_error **err)
 {
 	struct pod *pod = NULL;
 
-	if (pod_open(cli->rootfd, cli->root, id, &pod, NULL) == 0) {
+	if (pod_open(cli->rootfd, cli->root, id, true, &pod, NULL) == 0) {
 		int r = pod->drv->destroy(pod, err);
 		pod_free(pod);
 		if (r < 0)

@@ -41,7 +41,7 @@ int cmd_list(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	}
 	for (size_t i = 0; ids[i]; i++) {
 		struct pod *pod = NULL;
-		if (pod_open(cli->rootfd, cli->root, ids[i], &pod, NULL) < 0)
+		if (pod_open(cli->rootfd, cli->root, ids[i], false, &pod, NULL) < 0)
 			continue; /* deleted meanwhile, or half-created: not listed */
 		enum qp_status s = pod_status(pod);
 		pid_t pid = s == QP_STATUS_STOPPED ? 0 : pod->state->pid;

@@ -13,7 +13,7 @@
 
 /* Parse --help and the options in `longopts` (before or after the ID:
  * getopt permutes), then the one ID. */
-static int open_one(struct qp_cli *cli, int argc, char **argv, const char *usage,
+static int open_one(struct qp_cli *cli, int argc, char **argv, bool exclusive, const char *usage,
 		    const struct option *longopts, const char *shortopts,
 		    int (*on_opt)(int c, const char *arg, void *ctx, qp_error **err), void *ctx,
 		    struct pod **pod, qp_error **err)
@@ -32,7 +32,7 @@ static int open_one(struct qp_cli *cli, int argc, char **argv, const char *usage
 	}
 	if (cli_one_id(argc, argv, optind, argv[0], &id, err) < 0 || cli_root(cli, err) < 0)
 		return -1;
-	return pod_open(cli->rootfd, cli->root, id, pod, err);
+	return pod_open(cli->rootfd, cli->root, id, exclusive, pod, err);
 }
 
 static const struct option help_only[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
@@ -40,7 +40,7 @@ static const struct option help_only[] = { { "help", no_argument, NULL, 'h' }, {
 int cmd_start(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
 	struct pod *pod = NULL;
-	int r = open_one(cli, argc, argv, "start ID", help_only, "h", NULL, NULL, &pod, err);
+	int r = open_one(cli, argc, argv, true, "start ID", help_only, "h", NULL, NULL, &pod, err);
 
 	if (r == 0)
 		r = pod_start(pod, err);
@@ -52,7 +52,7 @@ int cmd_state(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
 	struct pod *pod = NULL;
 	char *text = NULL;
-	int r = open_one(cli, argc, argv, "state ID", help_only, "h", NULL, NULL, &pod, err);
+	int r = open_one(cli, argc, argv, false, "state ID", help_only, "h", NULL, NULL, &pod, err);
 
 	if (r < 0)
 		return qp_error_prefix(err, "state");
@@ -109,7 +109,7 @@ int cmd_kill(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 					    argv[argc - 1]);
 		argc--;
 	}
-	r = open_one(cli, argc, argv, "kill [--all] ID [SIGNAL]", opts, "ah", kill_opt, &ko, &pod,
+	r = open_one(cli, argc, argv, false, "kill [--all] ID [SIGNAL]", opts, "ah", kill_opt, &ko, &pod,
 		     err);
 	if (r == 0)
 		r = pod_kill(pod, sig, ko.all, err);
@@ -129,7 +129,7 @@ int cmd_delete(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 					      { "help", no_argument, NULL, 'h' }, { 0 } };
 	bool force = false;
 	struct pod *pod = NULL;
-	int r = open_one(cli, argc, argv, "delete [--force] ID", opts, "fh", delete_opt, &force,
+	int r = open_one(cli, argc, argv, true, "delete [--force] ID", opts, "fh", delete_opt, &force,
 			 &pod, err);
 
 	if (r == 0)
@@ -151,7 +151,7 @@ int cmd_ps(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	struct pod *pod = NULL;
 	pid_t *pids = NULL;
 	size_t n = 0;
-	int r = open_one(cli, argc, argv, "ps [--format table|json] ID", opts, "f:h", format_opt,
+	int r = open_one(cli, argc, argv, false, "ps [--format table|json] ID", opts, "f:h", format_opt,
 			 &json, &pod, err);
 
 	if (r == 0)

@@ -76,6 +76,13 @@ make_bundle() {
 		>"$dir/config.json" || flunk "make_bundle: jq filter failed: $filter"
 }
 
+# qp_detached ARGS...: a qpod command that leaves a pod behind it (create,
+# run --detach). The pod keeps the caller's stdio, as with runc, so under
+# `run` (which reads a pipe to EOF) it gets files instead.
+qp_detached() {
+	qp "$@" </dev/null >"$TEST_DIR/pod.out" 2>"$TEST_DIR/pod.err"
+}
+
 # jq filter: process.args = the helper with ARGS
 helper_args() {
 	local a out='["'"$HELPER"'"'
@@ -107,7 +114,9 @@ status_is() { [ "$(pod_field "$1" status 2>/dev/null)" = "$2" ]; }
 # and bg.err; its PID in $BG_PID (teardown kills it if the test did not).
 # fd 3 is bats' own: a background job holding it would hang bats.
 bg_qp() {
-	qp "$@" >"$TEST_DIR/bg.out" 2>"$TEST_DIR/bg.err" </dev/null 3>&- &
+	# exec: $BG_PID must be qpod itself, not a subshell that would take
+	# (or, for SIGINT in a background job, ignore) the test's signals
+	(exec "$QPOD" --root "$ROOT" "$@") >"$TEST_DIR/bg.out" 2>"$TEST_DIR/bg.err" </dev/null 3>&- &
 	BG_PID=$!
 	BG_PIDS+=("$BG_PID")
 }

@@ -22,7 +22,7 @@ load helpers
 @test "create, start, state, list, ps, kill, delete" {
 	make_bundle "$BUNDLE" "$(helper_args sleep 60) | .annotations = {\"org.test\": \"yes\"}"
 
-	run --separate-stderr qp create "$ID" --bundle "$BUNDLE" --pid-file "$TEST_DIR/pid"
+	run qp_detached create "$ID" --bundle "$BUNDLE" --pid-file "$TEST_DIR/pid"
 	assert_status 0
 	run --separate-stderr qp state "$ID"
 	assert_status 0
@@ -171,7 +171,7 @@ load helpers
 
 @test "run --detach leaves the pod running" {
 	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
-	run --separate-stderr qp run --detach "$ID" --bundle "$BUNDLE"
+	run qp_detached run --detach "$ID" --bundle "$BUNDLE"
 	assert_status 0
 	assert_eq "$(pod_field "$ID" status)" running "status"
 	qp kill "$ID" KILL
