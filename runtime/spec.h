@@ -196,6 +196,8 @@ void spec_seccomp_free(struct qp_seccomp *sc);
 
 /* Lookup helpers */
 const char *spec_annotation(const struct pod_spec *spec, const char *key);
+/* Add or replace an annotation; -1 on ENOMEM. */
+int spec_set_annotation(struct pod_spec *spec, const char *key, const char *value);
 const char *qp_ns_name(enum qp_ns ns);     /* "pid", "network", ... OCI names */
 int qp_ns_from_name(const char *name);     /* -1 if unknown */
 

@@ -719,6 +719,9 @@ static int parse_opts(struct pod_spec *s, qp_error **err)
 				   shown(net, sbuf));
 		if (!(s->opts.net = strdup(net)))
 			return oom(err);
+		/* the host's network: whatever linux.namespaces says, no new one */
+		if (!strcmp(net, "host") && !s->ns[QP_NS_NET].path)
+			s->ns[QP_NS_NET].enabled = false;
 	}
 	return 0;
 }

@@ -36,6 +36,34 @@ const char *spec_annotation(const struct pod_spec *spec, const char *key)
 	return NULL;
 }
 
+int spec_set_annotation(struct pod_spec *spec, const char *key, const char *value)
+{
+	char *v = strdup(value);
+	struct qp_kv *nkv;
+
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < spec->n_annotations; i++)
+		if (spec->annotations[i].key && !strcmp(spec->annotations[i].key, key)) {
+			free(spec->annotations[i].value);
+			spec->annotations[i].value = v;
+			return 0;
+		}
+	nkv = realloc(spec->annotations, (spec->n_annotations + 1) * sizeof(*nkv));
+	if (!nkv) {
+		free(v);
+		return -1;
+	}
+	spec->annotations = nkv;
+	nkv[spec->n_annotations].value = v;
+	if (!(nkv[spec->n_annotations].key = strdup(key))) {
+		free(v);
+		return -1;
+	}
+	spec->n_annotations++;
+	return 0;
+}
+
 static void kv_free(struct qp_kv *kv, size_t n)
 {
 	for (size_t i = 0; kv && i < n; i++) {

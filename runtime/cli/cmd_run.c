@@ -19,6 +19,7 @@
 
 struct run_opts {
 	const char *bundle, *name, *workdir, *hostname, *user, *mode;
+	const char *net, *ip, *subnet, *bridge;
 	bool rm, detach, memory_set, cpus_set, pids_set, read_only;
 	int64_t memory;
 	double cpus;
@@ -30,7 +31,7 @@ struct run_opts {
 
 enum { OPT_PIDFILE = 256, OPT_CONSOLE, OPT_RM, OPT_MEMORY, OPT_CPUS, OPT_PIDS, OPT_HOSTNAME,
        OPT_MODE, OPT_NAME, OPT_USER, OPT_READONLY, OPT_NO_PIVOT, OPT_NO_NEW_KEYRING,
-       OPT_PRESERVE_FDS };
+       OPT_PRESERVE_FDS, OPT_NET, OPT_IP, OPT_SUBNET, OPT_BRIDGE };
 
 static const struct option run_longopts[] = {
 	{ "bundle", required_argument, NULL, 'b' },
@@ -48,6 +49,10 @@ static const struct option run_longopts[] = {
 	{ "user", required_argument, NULL, 'u' },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "read-only", no_argument, NULL, OPT_READONLY },
+	{ "net", required_argument, NULL, OPT_NET },
+	{ "ip", required_argument, NULL, OPT_IP },
+	{ "subnet", required_argument, NULL, OPT_SUBNET },
+	{ "bridge", required_argument, NULL, OPT_BRIDGE },
 	/* accepted for runc compatibility (containerd passes them) */
 	{ "no-pivot", no_argument, NULL, OPT_NO_PIVOT },
 	{ "no-new-keyring", no_argument, NULL, OPT_NO_NEW_KEYRING },
@@ -72,6 +77,11 @@ static const char run_usage[] =
 	"  -u, --user UID[:GID] run the workload as this user\n"
 	"  --read-only          mount the rootfs read-only\n"
 	"  --mode container|vm  pod driver (default container)\n"
+	"  --net none|bridge|host  network: loopback only (default), a veth on the\n"
+	"                       qpod bridge, or the host's network namespace\n"
+	"  --ip ADDR            address on the bridge (default: the next free one)\n"
+	"  --subnet CIDR        pod subnet (default 10.88.0.0/16, one /22 per bridge)\n"
+	"  --bridge PREFIX      bridge name prefix (default qpod: qpod0, qpod1, ...)\n"
 	"The exit status is the workload's (see qpod --help).\n";
 
 static int parse_mode(const char *s, enum qp_mode *m, qp_error **err)
@@ -106,6 +116,10 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, qp_error **err)
 		case 'u': o->user = optarg; break;
 		case OPT_MODE: o->mode = optarg; break;
 		case OPT_READONLY: o->read_only = true; break;
+		case OPT_NET: o->net = optarg; break;
+		case OPT_IP: o->ip = optarg; break;
+		case OPT_SUBNET: o->subnet = optarg; break;
+		case OPT_BRIDGE: o->bridge = optarg; break;
 		case OPT_NO_PIVOT: case OPT_NO_NEW_KEYRING: case OPT_PRESERVE_FDS: break;
 		case OPT_MEMORY:
 			if (cli_parse_size(optarg, "--memory", &o->memory, err) < 0)
@@ -188,6 +202,31 @@ static int load_bundle(const char *bundle, struct pod_spec **spec, char **abs_bu
 	return resolve_rootfs(root, rootfs, err);
 }
 
+/* --net/--ip/--subnet/--bridge -> opts.net and the qpod.net.* annotations
+ * (they travel with the spec, so delete and gc find them again). */
+static int apply_net_opts(const struct run_opts *o, struct pod_spec *spec, qp_error **err)
+{
+	const char *net = o->net ? o->net : ((o->ip || o->subnet || o->bridge) ? "bridge" : NULL);
+
+	if (!net)
+		return 0;
+	if (strcmp(net, "none") && strcmp(net, "bridge") && strcmp(net, "host"))
+		return qp_error_set(err, QP_E_INVALID, 0, "--net must be none, bridge or host, not \"%s\"",
+				    net);
+	if (strcmp(net, "bridge") && (o->ip || o->subnet || o->bridge))
+		return qp_error_set(err, QP_E_INVALID, 0, "--ip, --subnet and --bridge need --net bridge");
+	free(spec->opts.net);
+	if (!(spec->opts.net = strdup(net)))
+		return qp_fail(err, ENOMEM, "--net");
+	if (!strcmp(net, "host"))
+		spec->ns[QP_NS_NET].enabled = false;
+	if ((o->ip && spec_set_annotation(spec, "qpod.net.ip", o->ip) < 0) ||
+	    (o->subnet && spec_set_annotation(spec, "qpod.net.subnet", o->subnet) < 0) ||
+	    (o->bridge && spec_set_annotation(spec, "qpod.net.bridge", o->bridge) < 0))
+		return qp_fail(err, ENOMEM, "--net");
+	return 0;
+}
+
 static int friendly_spec(const struct run_opts *o, char **cmd, struct pod_spec **out, qp_error **err)
 {
 	struct pod_spec *spec = spec_default();
@@ -221,6 +260,8 @@ static int friendly_spec(const struct run_opts *o, char **cmd, struct pod_spec *
 	if (o->mode && parse_mode(o->mode, &spec->opts.mode, err) < 0)
 		goto fail;
 	spec->root_readonly = o->read_only;
+	if (apply_net_opts(o, spec, err) < 0)
+		goto fail;
 	res = &spec->resources;
 	if (o->memory_set) {
 		res->has_memory_limit = true;

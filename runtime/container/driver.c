@@ -66,6 +66,9 @@ static int clone_flags(const struct pod_spec *spec, qp_error **err)
 	for (int i = 0; i < QP_NS_COUNT; i++)
 		if (spec->ns[i].enabled && !spec->ns[i].path)
 			flags |= flag[i]; /* cgroup: unshared by the child, after joining the cgroup */
+	if (spec->opts.net && !strcmp(spec->opts.net, "bridge") && !(flags & CLONE_NEWNET))
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "qpod.net=bridge needs a new network namespace (linux.namespaces)");
 	/* qpod needs its own mount namespace for pivot_root */
 	if (!(flags & CLONE_NEWNS))
 		return qp_error_set(err, QP_E_INVALID, 0, "linux.namespaces: a new mount namespace is required");
@@ -113,6 +116,8 @@ static int ct_create(struct pod *pod, qp_error **err)
 	    qp_seccomp_validate(spec->seccomp, err) < 0)
 		return -1;
 	if ((flags = clone_flags(spec, err)) < 0)
+		return -1;
+	if (pod_net_config(pod, &net, &ip) && qp_net_config_validate(&net, err) < 0)
 		return -1;
 	ctx.new_userns = flags & CLONE_NEWUSER;
 

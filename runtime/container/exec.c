@@ -118,7 +118,7 @@ int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *statu
 		prctl(PR_SET_DUMPABLE, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if ((pod->state->cgroup && qp_cgroup_open(pod->state->cgroup, &cg, &e) == 0 &&
-		     qp_cgroup_enter(cg, 0, &e) < 0) ||
+		     qp_cgroup_enter(cg, getpid(), &e) < 0) ||
 		    join_pod(pod->state->pid, &e) < 0) {
 			qp_sync_send(sv[1], QP_SYNC_EXEC_FAILED, e);
 			_exit(125);

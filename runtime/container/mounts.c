@@ -246,6 +246,9 @@ static int make_device(int rootfd, const char *path, mode_t mode, dev_t dev, uid
 		unlinkat(dfd, leaf, 0);
 		if (mknodat(dfd, leaf, mode, dev) < 0)
 			return qp_fail(err, errno, "mknod \"%s\"", path);
+		/* mknod honours the umask; the spec's mode is the mode */
+		if (fchmodat(dfd, leaf, mode & 07777, 0) < 0)
+			return qp_fail(err, errno, "chmod \"%s\"", path);
 		if (fchownat(dfd, leaf, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
 			return qp_fail(err, errno, "chown \"%s\"", path);
 		return 0;
