@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/close_range.h>
+#include <sys/syscall.h>
 
 #include "container/caps.h"
 #include "container/cgroup.h"
@@ -79,6 +81,8 @@ static void exec_child(const struct pod_spec *spec, const struct qp_process *pro
 			qp_fail(&err, errno, "chdir");
 		goto fail;
 	}
+	/* nothing of the caller's but stdio reaches the process */
+	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	if (qp_find_executable(proc->args[0], proc->env, exe, sizeof(exe)) < 0) {
 		qp_error_set(&err, QP_E_EXEC, errno, "exec \"%s\"%s", proc->args[0],
 			     errno == ENOENT ? ": not found in the rootfs" : "");

@@ -115,8 +115,10 @@ int qp_json_parse(const char *text, const char *what, yajl_val *out, qp_error **
 		char *nl = strchr(ebuf, '\n');
 		if (nl)
 			*nl = '\0';
-		return qp_error_set(err, QP_E_INVALID, 0, "%s: %s", what,
-				    ebuf[0] ? ebuf : "malformed JSON");
+		const char *why = ebuf[0] ? ebuf : "malformed JSON";
+		if (!strncmp(why, "parse error: ", 13))
+			why += 13;
+		return qp_error_set(err, QP_E_INVALID, 0, "%s: parse error: %s", what, why);
 	}
 	*out = v;
 	return 0;

@@ -78,16 +78,16 @@ load helpers
 
 @test "kill: default TERM, names with and without SIG, numbers, --all" {
 	make_bundle "$BUNDLE" '.process.args = ["sh", "-c",
-		"trap \"echo usr1 >>/tmp/log\" USR1; trap \"echo usr2 >>/tmp/log\" USR2; while :; do sleep 0.05; done"]'
+		"trap \"echo usr1 >>/dev/shm/log\" USR1; trap \"echo usr2 >>/dev/shm/log\" USR2; while :; do sleep 0.05; done"]'
 	qp create "$ID" --bundle "$BUNDLE"
 	qp start "$ID"
 	wait_for 100 status_is "$ID" running
 
 	qp kill "$ID" USR1
 	qp kill "$ID" SIGUSR2
-	wait_for 100 qp exec "$ID" -- sh -c 'grep -q usr2 /tmp/log'
+	wait_for 100 qp exec "$ID" -- sh -c 'grep -q usr2 /dev/shm/log'
 	qp kill "$ID" 10
-	wait_for 100 qp exec "$ID" -- sh -c '[ "$(grep -c usr1 /tmp/log)" = 2 ]'
+	wait_for 100 qp exec "$ID" -- sh -c '[ "$(grep -c usr1 /dev/shm/log)" = 2 ]'
 
 	run --separate-stderr qp kill "$ID" NOSUCHSIG
 	assert_qpod_error 125
