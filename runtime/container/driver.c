@@ -125,6 +125,10 @@ static int ct_create(struct pod *pod, qp_error **err)
 	pod->state->cgroup = spec->cgroups_path ? strdup(spec->cgroups_path) : default_cgroup_path(pod->id);
 	if (!pod->state->cgroup)
 		return qp_fail(err, ENOMEM, "cgroup path");
+	/* recorded before it exists: a qpod killed from here on leaves a
+	 * state that `qpod gc` can follow to the cgroup */
+	if (state_save(pod->dirfd, pod->state, err) < 0)
+		return -1;
 	if ((fifo = make_fifo(pod, err)) < 0)
 		return -1;
 	if (qp_cgroup_create(pod->state->cgroup, &spec->resources, &cg, err) < 0)

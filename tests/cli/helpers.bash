@@ -83,6 +83,11 @@ qp_detached() {
 	qp "$@" </dev/null >"$TEST_DIR/pod.out" 2>"$TEST_DIR/pod.err"
 }
 
+# the same inside the network namespace $NS (tests/cli/net.bats)
+qp_detached_ns() {
+	nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" "$@" </dev/null >"$TEST_DIR/pod.out" 2>"$TEST_DIR/pod.err"
+}
+
 # jq filter: process.args = the helper with ARGS
 helper_args() {
 	local a out='["'"$HELPER"'"'
@@ -132,7 +137,10 @@ pod_cgroup_dirs() {
 
 # ---- setup / teardown ------------------------------------------------------------
 
-setup() {
+setup() { setup_common; }
+teardown() { teardown_common; }
+
+setup_common() {
 	[ "$(id -u)" = 0 ] || skip "the CLI tests need root"
 	[ -x "$QPOD" ] || flunk "$QPOD not built (make)"
 	if [ ! -x "$ROOTFS/bin/busybox" ] || [ ! -x "$ROOTFS$HELPER" ]; then
@@ -210,7 +218,7 @@ _leftovers() {
 	return 0
 }
 
-teardown() {
+teardown_common() {
 	[ -n "${TEST_DIR:-}" ] || return 0 # skipped before setup finished
 	cd / || return 1
 	local id pid problems i
