@@ -137,6 +137,17 @@ int qp_find_executable(const char *cmd, char *const *env, char *buf, size_t len)
 	return -1;
 }
 
+int qp_exec_lookup_error(const char *cmd, int e, qp_error **err)
+{
+	if (e == ENOENT)
+		qp_error_set(err, QP_E_EXEC, 0, "exec \"%s\": not found in the rootfs", cmd);
+	else
+		qp_error_set(err, QP_E_EXEC, e, "exec \"%s\"", cmd);
+	if (err && *err)
+		(*err)->errnum = e; /* 127 vs 126: see cli_exit_code() */
+	return -1;
+}
+
 struct workload {
 	const struct pod_spec *spec;
 	char exe[4096];
@@ -229,8 +240,7 @@ static int setup(struct qp_child_ctx *c, struct workload *w, qp_error **err)
 	if (cwd < 0 || fchdir(cwd) < 0)
 		return cwd < 0 ? qp_error_prefix(err, "cwd") : qp_fail(err, errno, "chdir to cwd");
 	if (qp_find_executable(spec->process.args[0], spec->process.env, w->exe, sizeof(w->exe)) < 0)
-		return qp_error_set(err, QP_E_EXEC, errno, "exec \"%s\"%s", spec->process.args[0],
-				    errno == ENOENT ? ": not found in the rootfs" : "");
+		return qp_exec_lookup_error(spec->process.args[0], errno, err);
 	if (spec->process.terminal) {
 		int master;
 		if (qp_console_setup(&master, err) < 0)

@@ -28,4 +28,7 @@ int qp_find_executable(const char *cmd, char *const *env, char *buf, size_t len)
 /* no_new_privs, privilege drop and seccomp, in the right order (security.c). */
 int qp_process_lockdown(const struct qp_process *p, const struct qp_seccomp *sc, qp_error **err);
 
+/* The error for a failed qp_find_executable(): QP_E_EXEC with errnum e. */
+int qp_exec_lookup_error(const char *cmd, int e, qp_error **err);
+
 #endif

@@ -84,8 +84,7 @@ static void exec_child(const struct pod_spec *spec, const struct qp_process *pro
 	/* nothing of the caller's but stdio reaches the process */
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	if (qp_find_executable(proc->args[0], proc->env, exe, sizeof(exe)) < 0) {
-		qp_error_set(&err, QP_E_EXEC, errno, "exec \"%s\"%s", proc->args[0],
-			     errno == ENOENT ? ": not found in the rootfs" : "");
+		qp_exec_lookup_error(proc->args[0], errno, &err);
 		goto fail;
 	}
 	if (qp_rlimits_apply(proc->rlimits, proc->n_rlimits, &err) < 0 ||
