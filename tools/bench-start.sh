@@ -6,6 +6,7 @@
 # (default 20, after 3 warm-up runs of each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tools/bench-lib.sh
 
 RUNS=${1:-20}
 WARMUP=3
@@ -29,23 +30,14 @@ mkdir -p "$work/bundle"
 "$QPOD" spec | jq --arg r "$ROOTFS" '.root.path = $r | .process.args = ["/bin/true"]' \
 	>"$work/bundle/config.json"
 
-now_us() { local t=${EPOCHREALTIME/./}; echo "$t"; }
-
 declare -a T_QPOD T_QPOD_FRIENDLY T_RUNC
-one() { # name cmd...
-	local s e
-	s=$(now_us)
-	"${@:2}" >/dev/null
-	e=$(now_us)
-	echo $(( e - s ))
-}
 
 for ((i = 0; i < WARMUP + RUNS; i++)); do
 	printf '\rrun %d/%d' "$((i + 1))" "$((WARMUP + RUNS))" >&2
-	a=$(one qpod "$QPOD" --root "$root" run bq --bundle "$work/bundle")
-	b=$(one qpod-friendly "$QPOD" --root "$root" run --rm --name bqf "$ROOTFS" -- /bin/true)
+	a=$(time_us "$QPOD" --root "$root" run bq --bundle "$work/bundle")
+	b=$(time_us "$QPOD" --root "$root" run --rm --name bqf "$ROOTFS" -- /bin/true)
 	if [ -n "$RUNC" ]; then
-		c=$(one runc "$RUNC" --root "$runc_root" run --bundle "$work/bundle" br)
+		c=$(time_us "$RUNC" --root "$runc_root" run --bundle "$work/bundle" br)
 	fi
 	if ((i >= WARMUP)); then
 		T_QPOD+=("$a"); T_QPOD_FRIENDLY+=("$b"); [ -n "$RUNC" ] && T_RUNC+=("$c")
@@ -53,13 +45,7 @@ for ((i = 0; i < WARMUP + RUNS; i++)); do
 done
 echo >&2
 
-stats() { # prints: min max avg median (ms)
-	printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1; s+=$1} END {
-		m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2;
-		printf "%.2f %.2f %.2f %.2f\n", v[1]/1000, v[NR]/1000, s/NR/1000, m/1000 }'
-}
-
-echo "host: $(uname -r), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+host_line
 echo "runs: $RUNS (after $WARMUP warm-up), interleaved; wall time of the whole command"
 echo
 echo "| runtime | min ms | max ms | avg ms | median ms |"

@@ -303,7 +303,13 @@ static int ct_destroy(struct pod *pod, qp_error **err)
 	if (state_pid_alive(pod->state))
 		kill(pod->state->pid, SIGKILL);
 	if (pod->state->cgroup && qp_cgroup_open(pod->state->cgroup, &cg, NULL) == 0) {
-		qp_cgroup_signal_all(cg, SIGKILL, NULL);
+		pid_t *pids = NULL;
+		size_t n = 0;
+		/* freezing and signalling an empty cgroup is wasted time on the
+		 * `run --rm` path; destroy still kills what a race let in */
+		if (qp_cgroup_pids(cg, &pids, &n, NULL) < 0 || n > 0)
+			qp_cgroup_signal_all(cg, SIGKILL, NULL);
+		free(pids);
 		r = qp_cgroup_destroy(cg, err);
 		qp_cgroup_free(cg);
 	}

@@ -38,8 +38,7 @@ static void undo_lease(struct qp_net_op *op, const char *id, uint32_t slice)
 
 	if (qp_ipam_release(&op->table, id))
 		qp_ipam_save(op->dirfd, &op->table, &ignored);
-	if (qp_ipam_count_slice(&op->table, &op->cfg, slice) == 0)
-		qp_net_prune_locked(op->nl, &op->cfg, slice, &ignored);
+	(void)slice; /* the bridge stays: see qp_net_detach() */
 	qp_error_free(&ignored);
 }
 
@@ -228,9 +227,11 @@ int qp_net_detach(const struct qp_net_config *c, const char *id, qp_error **err)
 		if (qp_ipam_save(op.dirfd, &op.table, err) < 0)
 			return qp_error_prefix(err, "detach \"%s\"", id);
 	}
-	/* The last lease of a slice gone: its bridge goes too, if portless. */
-	if (had_slice && qp_ipam_count_slice(&op.table, &op.cfg, slice) == 0 &&
-	    qp_net_prune_locked(op.nl, &op.cfg, slice, err) < 0)
-		return qp_error_prefix(err, "detach \"%s\"", id);
+	/* The bridge stays, even without ports: deleting a bridge costs the
+	 * kernel ~60 ms of RCU grace periods, which would land on every
+	 * `run --rm` and again on the next start.  Bridges are shared
+	 * infrastructure (like docker0); `qpod gc` prunes empty ones. */
+	(void)had_slice;
+	(void)slice;
 	return 0;
 }

@@ -102,7 +102,7 @@ int qp_net_attach_tap(const struct qp_net_config *c, const char *id, const char 
 		      struct qp_net_lease *out, int *tap_fd, qp_error **err);
 
 /* Delete the host link (if present) and release the lease; idempotent.
- * Prunes the bridge when this was the last lease of its slice. */
+ * Bridges stay (qpod gc prunes empty ones): deleting one is slow. */
 int qp_net_detach(const struct qp_net_config *c, const char *id, qp_error **err);
 
 /* Garbage-collect: release every lease whose ID is not in live_ids (NULL-

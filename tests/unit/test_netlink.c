@@ -317,6 +317,13 @@ static void detach_ok(const char *id)
 		fail_msg("detach %s: %s", id, err ? err->msg : "?");
 }
 
+static void prune_ok(void)
+{
+	qp_error *err = NULL;
+	if (qp_net_prune_bridges(&cfg, &err) < 0)
+		fail_msg("prune: %s", err ? err->msg : "?");
+}
+
 static struct in_addr in4(const char *s)
 {
 	struct in_addr a;
@@ -417,6 +424,9 @@ static void test_veth_pods(void **state)
 		if (i < 2)
 			assert_true(link_info(nl, "qpod0", NULL, NULL, NULL, NULL) > 0);
 	}
+	/* detach leaves the (now portless) bridge; pruning removes it */
+	assert_true(link_info(nl, "qpod0", NULL, NULL, NULL, NULL) > 0);
+	prune_ok();
 	assert_int_equal(link_info(nl, "qpod0", NULL, NULL, NULL, NULL), 0);
 	for (int i = 0; i < 3; i++)
 		pod_stop(&p[i], 0);
@@ -608,6 +618,7 @@ static void test_taps_two_bridges(void **state)
 
 	detach_taps(NTAPS, "vm");
 	assert_int_equal(lease_count(), 0);
+	prune_ok();
 	assert_int_equal(link_info(nl, "qpod0", NULL, NULL, NULL, NULL), 0);
 	assert_int_equal(link_info(nl, "qpod1", NULL, NULL, NULL, NULL), 0);
 	qp_nl_free(nl);
@@ -665,7 +676,8 @@ static void test_veth_failure_cleanup(void **state)
 	qp_net_host_ifname("fail-q", host_q);
 	assert_int_equal(link_info(nl, host_p, NULL, NULL, NULL, NULL), 0);
 	assert_int_equal(link_info(nl, host_q, NULL, NULL, NULL, NULL), 0);
-	assert_int_equal(link_info(nl, "qpod0", NULL, NULL, NULL, NULL), 0); /* pruned */
+	prune_ok();
+	assert_int_equal(link_info(nl, "qpod0", NULL, NULL, NULL, NULL), 0);
 	assert_int_equal(lease_count(), 0);
 	pod_stop(&p, 0);
 	pod_stop(&q, 0);
