@@ -237,9 +237,11 @@ int pod_delete(struct pod *pod, bool force, qp_error **err)
 {
 	enum qp_status s = pod_status(pod);
 
-	if (s == QP_STATUS_RUNNING && !force)
+	/* OCI: deleting a pod that is not stopped is an error (--force: kill it) */
+	if ((s == QP_STATUS_RUNNING || s == QP_STATUS_CREATED) && !force)
 		return qp_error_set(err, QP_E_STATE, 0,
-				    "pod \"%s\" is running: stop it first or use --force", pod->id);
+				    "pod \"%s\" is %s: stop it first or use --force", pod->id,
+				    qp_status_name(s));
 	if (pod->drv->destroy(pod, err) < 0)
 		return -1;
 	return state_remove(pod->rootfd, pod->id, err);

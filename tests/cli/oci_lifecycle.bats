@@ -126,6 +126,10 @@ load helpers
 @test "delete of a created (never started) pod" {
 	make_bundle "$BUNDLE" "$(helper_args true)"
 	qp create "$ID" --bundle "$BUNDLE"
+	# OCI: a pod that is not stopped is not deleted without --force
+	run --separate-stderr qp delete "$ID"
+	assert_qpod_error 125
+	assert_eq "$(pod_field "$ID" status)" created "status after refused delete"
 	run --separate-stderr qp delete --force "$ID"
 	assert_status 0
 	run --separate-stderr qp state "$ID"
