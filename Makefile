@@ -61,7 +61,8 @@ demo: all
 	@tools/demo.sh
 
 bench: all
-	@tools/bench-start.sh
+	@tools/bench-start.sh 20
+	@tools/bench-net.sh 20
 
 fuzz: config.h
 	@test "$(CLANG)" != no || { echo "qpod: fuzz: clang not found (apt-get install clang)"; exit 1; }
