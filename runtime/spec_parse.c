@@ -28,7 +28,6 @@
 
 #define WHAT "config.json"
 #define JPATH_MAX 128   /* longest JSON path we name in errors */
-#define SHOW_MAX 48     /* longest piece of input quoted in errors */
 #define QP_VCPUS_MAX 255
 
 /* ---- errors ---------------------------------------------------------- */
@@ -51,18 +50,6 @@ static int oom(qp_error **err)
 	return qp_fail(err, ENOMEM, WHAT);
 }
 
-/* A printable, bounded copy of hostile text for an error message. */
-static const char *shown(const char *s, char buf[SHOW_MAX + 4])
-{
-	size_t i;
-
-	for (i = 0; s[i] && i < SHOW_MAX; i++)
-		buf[i] = isprint((unsigned char)s[i]) && s[i] != '"' ? s[i] : '?';
-	if (s[i])
-		buf[i++] = '.', buf[i++] = '.', buf[i++] = '.';
-	buf[i] = '\0';
-	return buf;
-}
 
 /* JSON paths for messages: "parent.key" and "parent[i]" */
 static const char *path_done(char *buf, int n)
@@ -311,7 +298,7 @@ static const struct {
 
 static int parse_rlimits(yajl_val a, struct qp_process *pr, qp_error **err)
 {
-	char p[JPATH_MAX], q[JPATH_MAX], sbuf[SHOW_MAX + 4];
+	char p[JPATH_MAX], q[JPATH_MAX], sbuf[QP_SHOWN_MAX];
 	size_t n;
 
 	if (get_array(a, "process.rlimits", "objects", &n, err) < 0)
@@ -342,7 +329,7 @@ static int parse_rlimits(yajl_val a, struct qp_process *pr, qp_error **err)
 			if (strcmp(rl->type, rlimit_names[k].name) == 0)
 				break;
 		if (k == QP_ARRAY_SIZE(rlimit_names))
-			return bad(err, jkey(q, p, "type"), "unknown rlimit \"%s\"", shown(rl->type, sbuf));
+			return bad(err, jkey(q, p, "type"), "unknown rlimit \"%s\"", qp_shown(rl->type, sbuf));
 		rl->resource = rlimit_names[k].resource;
 		for (size_t j = 0; j < i; j++)
 			if (pr->rlimits[j].resource == rl->resource)
@@ -436,7 +423,7 @@ static int parse_process(yajl_val top, struct pod_spec *s, qp_error **err)
 
 static int parse_namespaces(yajl_val a, struct pod_spec *s, qp_error **err)
 {
-	char p[JPATH_MAX], q[JPATH_MAX], sbuf[SHOW_MAX + 4];
+	char p[JPATH_MAX], q[JPATH_MAX], sbuf[QP_SHOWN_MAX];
 	size_t n;
 
 	if (get_array(a, "linux.namespaces", "objects", &n, err) < 0)
@@ -455,7 +442,7 @@ static int parse_namespaces(yajl_val a, struct pod_spec *s, qp_error **err)
 		if (!type)
 			return bad(err, jkey(q, p, "type"), "missing");
 		if ((ns = qp_ns_from_name(type)) < 0)
-			return bad(err, jkey(q, p, "type"), "unknown namespace \"%s\"", shown(type, sbuf));
+			return bad(err, jkey(q, p, "type"), "unknown namespace \"%s\"", qp_shown(type, sbuf));
 		if (s->ns[ns].enabled)
 			return bad(err, p, "duplicate namespace \"%s\"", qp_ns_name(ns));
 		s->ns[ns].enabled = true;
@@ -691,7 +678,7 @@ static int parse_opts(struct pod_spec *s, qp_error **err)
 	const char *mode = spec_annotation(s, "qpod.mode");
 	const char *vcpus = spec_annotation(s, "qpod.vcpus");
 	const char *net = spec_annotation(s, "qpod.net");
-	char sbuf[SHOW_MAX + 4];
+	char sbuf[QP_SHOWN_MAX];
 
 	if (mode) {
 		if (strcmp(mode, "container") == 0)
@@ -700,7 +687,7 @@ static int parse_opts(struct pod_spec *s, qp_error **err)
 			s->opts.mode = QP_MODE_VM;
 		else
 			return bad(err, "annotations", "qpod.mode \"%s\" is not \"container\" or \"vm\"",
-				   shown(mode, sbuf));
+				   qp_shown(mode, sbuf));
 	}
 	if (vcpus) {
 		char *end;
@@ -710,13 +697,13 @@ static int parse_opts(struct pod_spec *s, qp_error **err)
 		v = isdigit((unsigned char)vcpus[0]) ? strtol(vcpus, &end, 10) : -1;
 		if (v < 1 || v > QP_VCPUS_MAX || errno || *end)
 			return bad(err, "annotations", "qpod.vcpus \"%s\" is not a number in 1..%d",
-				   shown(vcpus, sbuf), QP_VCPUS_MAX);
+				   qp_shown(vcpus, sbuf), QP_VCPUS_MAX);
 		s->opts.vcpus = (int)v;
 	}
 	if (net) {
 		if (strcmp(net, "none") && strcmp(net, "bridge") && strcmp(net, "host"))
 			return bad(err, "annotations", "qpod.net \"%s\" is not \"none\", \"bridge\" or \"host\"",
-				   shown(net, sbuf));
+				   qp_shown(net, sbuf));
 		if (!(s->opts.net = strdup(net)))
 			return oom(err);
 		/* the host's network: whatever linux.namespaces says, no new one */
@@ -755,7 +742,7 @@ static bool has_nul_escape(const char *t)
 
 static int parse_tree(yajl_val top, struct pod_spec *s, qp_error **err)
 {
-	char vbuf[SHOW_MAX + 4];
+	char vbuf[QP_SHOWN_MAX];
 
 	if (!YAJL_IS_OBJECT(top))
 		return qp_error_set(err, QP_E_INVALID, 0, WHAT ": expected a JSON object");
@@ -766,7 +753,7 @@ static int parse_tree(yajl_val top, struct pod_spec *s, qp_error **err)
 	if (!version_supported(s->oci_version))
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    WHAT ": ociVersion \"%s\" is not supported (1.0.x\u20131.2.x)",
-				    shown(s->oci_version, vbuf));
+				    qp_shown(s->oci_version, vbuf));
 	if (parse_root(top, s, err) < 0 ||
 	    get_str(F(top, "hostname"), "hostname", &s->hostname, err) < 0 ||
 	    get_str(F(top, "domainname"), "domainname", &s->domainname, err) < 0 ||

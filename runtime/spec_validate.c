@@ -12,7 +12,6 @@
 #include "spec.h"
 #include "util/strv.h"
 
-#define SHOW_MAX 48
 
 static int invalid(qp_error **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int invalid(qp_error **err, const char *fmt, ...)
@@ -26,17 +25,6 @@ static int invalid(qp_error **err, const char *fmt, ...)
 	return qp_error_set(err, QP_E_INVALID, 0, "spec: %s", msg);
 }
 
-static const char *shown(const char *s, char buf[SHOW_MAX + 4])
-{
-	size_t i;
-
-	for (i = 0; s[i] && i < SHOW_MAX; i++)
-		buf[i] = isprint((unsigned char)s[i]) && s[i] != '"' ? s[i] : '?';
-	if (s[i])
-		buf[i++] = '.', buf[i++] = '.', buf[i++] = '.';
-	buf[i] = '\0';
-	return buf;
-}
 
 static bool has_dotdot(const char *p)
 {
@@ -48,18 +36,18 @@ static bool has_dotdot(const char *p)
 
 static int abs_paths(char *const *v, const char *what, qp_error **err)
 {
-	char sbuf[SHOW_MAX + 4];
+	char sbuf[QP_SHOWN_MAX];
 
 	for (size_t i = 0; v && v[i]; i++)
 		if (v[i][0] != '/')
 			return invalid(err, "%s[%zu]: \"%s\" is not an absolute path", what, i,
-				       shown(v[i], sbuf));
+				       qp_shown(v[i], sbuf));
 	return 0;
 }
 
 static int validate_process(const struct qp_process *p, qp_error **err)
 {
-	char sbuf[SHOW_MAX + 4];
+	char sbuf[QP_SHOWN_MAX];
 
 	if (qp_strv_len(p->args) == 0)
 		return invalid(err, "process.args: no command to run");
@@ -70,7 +58,7 @@ static int validate_process(const struct qp_process *p, qp_error **err)
 	for (size_t i = 0; p->env && p->env[i]; i++)
 		if (!strchr(p->env[i], '=') || p->env[i][0] == '=')
 			return invalid(err, "process.env[%zu]: \"%s\" is not NAME=VALUE", i,
-				       shown(p->env[i], sbuf));
+				       qp_shown(p->env[i], sbuf));
 	for (size_t i = 0; i < p->n_rlimits; i++)
 		if (p->rlimits[i].soft > p->rlimits[i].hard)
 			return invalid(err, "process.rlimits[%zu]: soft limit above hard limit", i);
@@ -134,7 +122,7 @@ static int validate_linux(const struct pod_spec *s, qp_error **err)
 		"private", "rprivate", "slave", "rslave", "shared", "rshared", "unbindable", "runbindable",
 	};
 	const struct qp_namespace *user = &s->ns[QP_NS_USER];
-	char sbuf[SHOW_MAX + 4];
+	char sbuf[QP_SHOWN_MAX];
 
 	for (int i = 0; i < QP_NS_COUNT; i++)
 		if (s->ns[i].path && (!s->ns[i].enabled || s->ns[i].path[0] != '/'))
@@ -158,7 +146,7 @@ static int validate_linux(const struct pod_spec *s, qp_error **err)
 	for (size_t i = 0; i < s->n_sysctl; i++) {
 		const char *k = s->sysctl[i].key;
 		if (!k[0] || k[0] == '/' || k[0] == '.' || strstr(k, "..") || strchr(k, '\n'))
-			return invalid(err, "linux.sysctl: bad key \"%s\"", shown(k, sbuf));
+			return invalid(err, "linux.sysctl: bad key \"%s\"", qp_shown(k, sbuf));
 	}
 	if (s->rootfs_propagation) {
 		size_t i;
@@ -167,7 +155,7 @@ static int validate_linux(const struct pod_spec *s, qp_error **err)
 				break;
 		if (i == sizeof(propagations) / sizeof(propagations[0]))
 			return invalid(err, "linux.rootfsPropagation: unknown value \"%s\"",
-				       shown(s->rootfs_propagation, sbuf));
+				       qp_shown(s->rootfs_propagation, sbuf));
 	}
 	if (abs_paths(s->masked_paths, "linux.maskedPaths", err) < 0 ||
 	    abs_paths(s->readonly_paths, "linux.readonlyPaths", err) < 0)
@@ -186,7 +174,7 @@ static int validate_linux(const struct pod_spec *s, qp_error **err)
 
 int spec_validate(const struct pod_spec *s, qp_error **err)
 {
-	char sbuf[SHOW_MAX + 4];
+	char sbuf[QP_SHOWN_MAX];
 
 	if (!s->root_path || !s->root_path[0])
 		return invalid(err, "root.path: missing");
@@ -196,7 +184,7 @@ int spec_validate(const struct pod_spec *s, qp_error **err)
 		const char *d = s->mounts[i].destination;
 		if (!d || d[0] != '/')
 			return invalid(err, "mounts[%zu].destination: \"%s\" is not an absolute path", i,
-				       d ? shown(d, sbuf) : "");
+				       d ? qp_shown(d, sbuf) : "");
 	}
 	if ((s->hostname || s->domainname) && !s->ns[QP_NS_UTS].enabled)
 		return invalid(err, "hostname/domainname: need a UTS namespace (linux.namespaces \"uts\")");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "net/ipam.h"
+#include "state.h"
 #include "util/cleanup.h"
 
 /* ---- IPv4 text ---------------------------------------------------------- */
@@ -208,24 +209,8 @@ void qp_bridge_name(const struct qp_net_cfg *cfg, uint32_t slice, char buf[16])
 
 int qp_net_validate_id(const char *id, qp_error **err)
 {
-	size_t n;
-
-	if (!id || !*id)
-		return qp_error_set(err, QP_E_INVALID, 0, "invalid pod ID: empty");
-	n = strnlen(id, QP_NET_ID_MAX + 1);
-	if (n > QP_NET_ID_MAX)
-		return qp_error_set(err, QP_E_INVALID, 0, "invalid pod ID: longer than %d bytes",
-				    QP_NET_ID_MAX);
-	if (id[0] == '.' || id[0] == '-')
-		return qp_error_set(err, QP_E_INVALID, 0, "invalid pod ID: must not start with '%c'",
-				    id[0]);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)id[i];
-		if (!(isalnum(ch) || strchr("_.+-:@", ch)))
-			return qp_error_set(err, QP_E_INVALID, 0,
-					    "invalid pod ID: character 0x%02x at offset %zu", ch, i);
-	}
-	return 0;
+	/* one rule for pod IDs everywhere: the state directory's */
+	return state_validate_id(id, err);
 }
 
 int qp_net_validate_ifname(const char *name, qp_error **err)

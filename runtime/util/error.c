@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "util/error.h"
@@ -104,4 +105,16 @@ int qp_error_print(qp_error *err)
 {
 	qp_log(QP_LOG_ERROR, "%s", err && err->msg ? err->msg : "unknown error");
 	return 1;
+}
+
+const char *qp_shown(const char *s, char buf[QP_SHOWN_MAX])
+{
+	size_t i;
+
+	for (i = 0; s[i] && i < QP_SHOWN_MAX - 4; i++)
+		buf[i] = isprint((unsigned char)s[i]) && s[i] != '"' ? s[i] : '?';
+	if (s[i])
+		buf[i++] = '.', buf[i++] = '.', buf[i++] = '.';
+	buf[i] = '\0';
+	return buf;
 }

@@ -49,6 +49,12 @@ int qp_fail(qp_error **err, int errnum, const char *fmt, ...)
 int qp_error_prefix(qp_error **err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void qp_error_free(qp_error **err);
+
+/* A printable, bounded copy of hostile text for an error message: at most 48
+ * characters, non-printables and '"' as '?', "..." when cut. buf holds
+ * QP_SHOWN_MAX bytes. */
+#define QP_SHOWN_MAX (48 + 4)
+const char *qp_shown(const char *s, char buf[QP_SHOWN_MAX]);
 /* Print "qpod: MSG" to stderr (and the log), return an exit code (1). */
 int qp_error_print(qp_error *err);
 
