@@ -49,6 +49,15 @@ static int write_idmap(pid_t pid, const char *file, const struct qp_idmap *m, si
 	return 0;
 }
 
+/* The host id that id 0 in the pod maps to (0 if unmapped: root stays root). */
+static uint32_t host_id_of_root(const struct qp_idmap *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (m[i].container_id == 0 && m[i].size > 0)
+			return m[i].host_id;
+	return 0;
+}
+
 static int clone_flags(const struct pod_spec *spec, qp_error **err)
 {
 	static const int flag[QP_NS_COUNT] = {
@@ -131,6 +140,15 @@ static int ct_create(struct pod *pod, qp_error **err)
 		return -1;
 	if ((fifo = make_fifo(pod, err)) < 0)
 		return -1;
+	/* in a user namespace the pod's root is another host uid: it must
+	 * still be able to open the fifo that `start` releases */
+	if (ctx.new_userns &&
+	    fchownat(pod->dirfd, QP_EXEC_FIFO, host_id_of_root(spec->uid_mappings, spec->n_uid_mappings),
+		     host_id_of_root(spec->gid_mappings, spec->n_gid_mappings), 0) < 0) {
+		qp_fail(err, errno, "chown exec.fifo");
+		unlinkat(pod->dirfd, QP_EXEC_FIFO, 0);
+		return -1;
+	}
 	if (qp_cgroup_create(pod->state->cgroup, &spec->resources, &cg, err) < 0)
 		return -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {

@@ -141,3 +141,20 @@ prun() {
 	prun sh -c "[ ! -e $QPOD ] && [ ! -e /work ] && echo isolated"
 	assert_eq "$output" isolated "host paths inside the pod"
 }
+
+@test "user namespace: uid/gid maps from the spec; root in the pod is an unprivileged host uid" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 30) | .linux.namespaces += [{\"type\": \"user\"}]
+		| .linux.uidMappings = [{\"containerID\": 0, \"hostID\": 200000, \"size\": 65536}]
+		| .linux.gidMappings = [{\"containerID\": 0, \"hostID\": 200000, \"size\": 65536}]"
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+	run --separate-stderr qp exec "$ID" -- sh -c 'id -u; cat /proc/self/uid_map'
+	assert_status 0
+	assert_eq "$(echo "$output" | head -n1)" 0 "uid inside"
+	assert_match "$(echo "$output" | tail -n1)" '^ +0 +200000 +65536$' "uid_map"
+	# seen from the host, the pod's processes run as uid 200000
+	local pid
+	pid=$(qp ps "$ID" | tail -n1)
+	assert_match "$(grep '^Uid:' "/proc/$pid/status")" '^Uid:\s+200000\s' "host uid of a pod process"
+	qp delete --force "$ID"
+}
