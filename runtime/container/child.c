@@ -264,6 +264,13 @@ int qp_container_child(void *arg)
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_DUMPABLE, 0);
+	/* As PID 1 of a pid namespace we would silently drop every signal
+	 * from outside that has no handler; blocked signals stay pending
+	 * instead, and tinyinit forwards them once the workload exists.
+	 * (SIGKILL and SIGSTOP cannot be blocked: delete still works.) */
+	sigset_t all;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
 	/* keep only the sync socket (3) and the fifo (4) */
 	if (dup3(c->sync_fd, CHILD_SYNC_FD, O_CLOEXEC) < 0 ||
 	    dup3(c->fifo_fd, CHILD_FIFO_FD, O_CLOEXEC) < 0)
