@@ -96,7 +96,7 @@ static int copy_annotations(struct pod_state *st, const struct pod_spec *spec)
 	return 0;
 }
 
-static int write_pid_file(const char *path, pid_t pid, qp_error **err)
+int pod_write_pid_file(const char *path, pid_t pid, qp_error **err)
 {
 	char tmp[4096], buf[32];
 	int n = snprintf(buf, sizeof(buf), "%d", (int)pid);
@@ -154,7 +154,7 @@ int pod_create(int rootfd, const char *root, const char *id, struct pod_spec *sp
 	pod->state->status = QP_STATUS_CREATED;
 	if (state_save(pod->dirfd, pod->state, err) < 0)
 		goto fail_destroy;
-	if (io->pid_file && write_pid_file(io->pid_file, pod->state->pid, err) < 0)
+	if (io->pid_file && pod_write_pid_file(io->pid_file, pod->state->pid, err) < 0)
 		goto fail_destroy;
 	*out = pod;
 	return 0;

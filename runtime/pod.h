@@ -51,6 +51,8 @@ int pod_kill(struct pod *pod, int sig, bool all, qp_error **err);
 int pod_delete(struct pod *pod, bool force, qp_error **err);
 enum qp_status pod_status(struct pod *pod);
 void pod_free(struct pod *pod);
+/* Write PID to path atomically (tmp + rename), as --pid-file wants. */
+int pod_write_pid_file(const char *path, pid_t pid, qp_error **err);
 
 /* Networking settings of a pod, from its spec (opts.net and the
  * annotations qpod.net.subnet, qpod.net.bridge, qpod.net.ip).

@@ -119,7 +119,8 @@ int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *statu
 		qp_error *e = NULL;
 		close(sv[0]);
 		prctl(PR_SET_DUMPABLE, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (pod->io.foreground)
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if ((pod->state->cgroup && qp_cgroup_open(pod->state->cgroup, &cg, &e) == 0 &&
 		     qp_cgroup_enter(cg, getpid(), &e) < 0) ||
 		    join_pod(pod->state->pid, &e) < 0) {
@@ -132,7 +133,12 @@ int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *statu
 			_exit(125);
 		if (inner == 0)
 			exec_child(pod->spec, proc, sv[1]);
+		/* its host pid (fork answers in our own, the host's, namespace) */
+		qp_error pidmsg = { .code = (int)inner };
+		qp_sync_send(sv[1], QP_SYNC_READY, &pidmsg);
 		close(sv[1]);
+		if (!pod->io.foreground)
+			_exit(0); /* detached: the pod's init adopts and reaps it */
 		/* relay the inner child's status */
 		if (waitpid(inner, &st, 0) < 0)
 			_exit(125);
@@ -141,16 +147,29 @@ int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *statu
 		_exit(WEXITSTATUS(st));
 	}
 	close(sv[1]);
-	r = qp_sync_recv(sv[0], &m, -1);
+	pid_t inner = 0;
+	/* READY (the pid), then EOF once it exec'd, or EXEC_FAILED */
+	while ((r = qp_sync_recv(sv[0], &m, -1)) > 0 && m.type == QP_SYNC_READY)
+		inner = m.code;
 	close(sv[0]);
-	if (waitpid(child, &st, 0) < 0)
-		return qp_fail(err, errno, "wait for exec");
 	if (r > 0 && m.type == QP_SYNC_EXEC_FAILED) {
+		waitpid(child, &st, 0);
 		qp_error_set(err, m.code ? m.code : QP_E_GENERIC, 0, "%s", m.msg);
 		if (*err)
 			(*err)->errnum = m.errnum;
 		return -1;
 	}
+	if (!pod->io.foreground) {
+		waitpid(child, &st, 0);
+		if (inner <= 0)
+			return qp_error_set(err, QP_E_GENERIC, 0, "exec: the process did not start");
+		if (pod->io.pid_file && pod_write_pid_file(pod->io.pid_file, inner, err) < 0)
+			return -1;
+		*status = 0;
+		return 0;
+	}
+	if (waitpid(child, &st, 0) < 0)
+		return qp_fail(err, errno, "wait for exec");
 	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	return 0;
 }

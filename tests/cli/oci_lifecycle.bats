@@ -240,3 +240,28 @@ load helpers
 	run --separate-stderr "$QPOD" --root "$ROOT" no-such-command
 	assert_qpod_error 125
 }
+
+@test "exec --process FILE --detach --pid-file (the form containerd uses)" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+	cat >"$TEST_DIR/process.json" <<-'JSON'
+	{"args": ["sh", "-c", "echo \"$FOO\" >/dev/shm/out; grep CapEff /proc/self/status >>/dev/shm/out; exec sleep 30"],
+	 "env": ["FOO=from-json", "PATH=/bin"], "cwd": "/", "user": {"uid": 0, "gid": 0}}
+	JSON
+	run qp_detached exec --process "$TEST_DIR/process.json" --detach --pid-file "$TEST_DIR/exec.pid" "$ID"
+	assert_status 0
+	local pid
+	pid=$(cat "$TEST_DIR/exec.pid")
+	wait_for 100 grep -q "sleep" "/proc/$pid/cmdline"
+	run --separate-stderr qp exec "$ID" -- cat /dev/shm/out
+	assert_eq "$(head -n1 <<<"$output")" from-json "env from the process file"
+	# no capabilities in the file: the pod's set, not qpod's full one
+	assert_match "$(tail -n1 <<<"$output")" 'CapEff:\s+00000000a80425fb' "caps"
+	run --separate-stderr qp exec --process "$TEST_DIR/process.json" "$ID" -- true
+	assert_qpod_error 125
+	echo '{"args": "not-an-array"}' >"$TEST_DIR/bad.json"
+	run --separate-stderr qp exec --process "$TEST_DIR/bad.json" "$ID"
+	assert_qpod_error 125
+	qp delete --force "$ID"
+}
