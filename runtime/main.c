@@ -1,6 +1,7 @@
 /* runtime/main.c — `qpod`: global options, command dispatch, and the one
  * place that turns an error into "qpod: ..." and an exit code. */
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,8 @@ static void usage(FILE *f)
 	for (const struct qp_command *c = qp_commands; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
 	fprintf(f, "\nGlobal options:\n"
-		   "  --root DIR              state directory (default " QP_DEFAULT_ROOT ")\n"
+		   "  --root DIR              state directory (default " QP_DEFAULT_ROOT ";\n"
+		   "                          unprivileged: $XDG_RUNTIME_DIR/qpod or /tmp/qpod-UID)\n"
 		   "  --log FILE              also write log lines to FILE\n"
 		   "  --log-format text|json  format of --log lines (default text)\n"
 		   "  --debug                 log debug messages\n"
@@ -52,6 +54,7 @@ int main(int argc, char **argv)
 	const char *log_path = NULL, *log_format = "text";
 	const struct qp_command *cmd = NULL;
 	qp_error *err = NULL;
+	bool root_given = false;
 	int i, ret;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -90,12 +93,25 @@ int main(int argc, char **argv)
 			fprintf(stderr, "qpod: %s needs a value\n", names[k]);
 			return QP_EXIT_FAILURE;
 		}
-		if (k == 0)
+		if (k == 0) {
 			cli.root = val;
+			root_given = true;
+		}
 		else if (k == 1)
 			log_path = val;
 		else
 			log_format = val;
+	}
+	/* an unprivileged user cannot write /run/qpod: default to the user's
+	 * runtime dir, as runc does */
+	char user_root[4096];
+	if (!root_given && geteuid() != 0) {
+		const char *xdg = getenv("XDG_RUNTIME_DIR");
+		if (xdg && *xdg == '/')
+			snprintf(user_root, sizeof(user_root), "%s/qpod", xdg);
+		else
+			snprintf(user_root, sizeof(user_root), "/tmp/qpod-%u", (unsigned)geteuid());
+		cli.root = user_root;
 	}
 	if (strcmp(log_format, "text") && strcmp(log_format, "json")) {
 		fprintf(stderr, "qpod: --log-format must be text or json\n");

@@ -25,6 +25,7 @@
 #include "container/sync.h"
 #include "net/net.h"
 #include "pod.h"
+#include "util/log.h"
 #include "util/cleanup.h"
 
 #define CHILD_STACK (256 * 1024)
@@ -55,6 +56,27 @@ static uint32_t host_id_of_root(const struct qp_idmap *m, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (m[i].container_id == 0 && m[i].size > 0)
 			return m[i].host_id;
+	return 0;
+}
+
+static bool wants_limits(const struct qp_resources *r)
+{
+	return r->has_memory_limit || r->has_memory_swap || r->has_cpu_shares || r->has_cpu_quota ||
+	       r->has_cpu_period || r->cpuset_cpus || r->cpuset_mems || r->has_pids_limit;
+}
+
+/* An unprivileged writer of gid_map must first give up setgroups(2). */
+static int deny_setgroups_if_unprivileged(pid_t pid, qp_error **err)
+{
+	char path[64];
+	_cleanup_close_ int fd = -1;
+
+	if (geteuid() == 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "deny", 4) != 4)
+		return qp_fail(err, errno, "write setgroups");
 	return 0;
 }
 
@@ -149,8 +171,21 @@ static int ct_create(struct pod *pod, qp_error **err)
 		unlinkat(pod->dirfd, QP_EXEC_FIFO, 0);
 		return -1;
 	}
-	if (qp_cgroup_create(pod->state->cgroup, &spec->resources, &cg, err) < 0)
-		return -1;
+	if (qp_cgroup_create(pod->state->cgroup, &spec->resources, &cg, err) < 0) {
+		/* Rootless without a delegated cgroup: a pod that asks for no
+		 * limits runs without one of its own (ps and kill --all then
+		 * say so); one that asks for limits fails here, as it must. */
+		int e = *err ? (*err)->errnum : 0;
+		if (geteuid() == 0 || wants_limits(&spec->resources) ||
+		    (e != EACCES && e != EPERM && e != EROFS))
+			return -1;
+		qp_debug("rootless: no cgroup for pod \"%s\": %s", pod->id, (*err)->msg);
+		qp_error_free(err);
+		free(pod->state->cgroup);
+		pod->state->cgroup = NULL;
+		if (state_save(pod->dirfd, pod->state, err) < 0)
+			return -1;
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		qp_fail(err, errno, "socketpair");
 		goto fail;
@@ -172,10 +207,11 @@ static int ct_create(struct pod *pod, qp_error **err)
 	sv[1] = -1;
 
 	if (ctx.new_userns &&
-	    (write_idmap(pid, "gid_map", spec->gid_mappings, spec->n_gid_mappings, err) < 0 ||
+	    (deny_setgroups_if_unprivileged(pid, err) < 0 ||
+	     write_idmap(pid, "gid_map", spec->gid_mappings, spec->n_gid_mappings, err) < 0 ||
 	     write_idmap(pid, "uid_map", spec->uid_mappings, spec->n_uid_mappings, err) < 0))
 		goto fail;
-	if (qp_cgroup_enter(cg, pid, err) < 0)
+	if (cg && qp_cgroup_enter(cg, pid, err) < 0)
 		goto fail;
 	if (pod_net_config(pod, &net, &ip)) {
 		struct qp_net_lease lease;

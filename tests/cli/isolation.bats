@@ -158,3 +158,31 @@ prun() {
 	assert_match "$(grep '^Uid:' "/proc/$pid/status")" '^Uid:\s+200000\s' "host uid of a pod process"
 	qp delete --force "$ID"
 }
+
+@test "rootless: an unprivileged user runs a pod in a user namespace (no cgroup of its own)" {
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
+	local nobody=(setpriv --reuid 65534 --regid 65534 --clear-groups env -u XDG_RUNTIME_DIR)
+	# bats' own temp dirs are private to root: a world-traversable one
+	local rl
+	rl=$(mktemp -d /tmp/qpod-rootless.XXXXXX)
+	chmod 755 "$rl"
+	mkdir -m 755 "$rl/bundle"
+	"${nobody[@]}" "$QPOD" spec --rootless |
+		jq --arg r "$ROOTFS" '.root.path = $r | .process.args = ["sh", "-c", "id -u; cat /proc/self/uid_map"]' \
+		>"$rl/bundle/config.json"
+	chmod 644 "$rl/bundle/config.json"
+	mkdir -m 700 "$rl/state" && chown 65534:65534 "$rl/state"
+	run --separate-stderr "${nobody[@]}" "$QPOD" --root "$rl/state" run "$ID" --bundle "$rl/bundle"
+	local out=$output st=$status
+	# a pod that asks for limits needs a cgroup it may write: a clear error
+	run --separate-stderr "${nobody[@]}" "$QPOD" --root "$rl/state" run --rm --memory 64M "$ROOTFS" -- true
+	local st2=$status err2=$stderr left
+	left=$(ls "$rl/state")
+	rm -rf "$rl"
+	[ "$st" -eq 0 ] || flunk "rootless run: exit $st" "$out"
+	assert_eq "$(head -n1 <<<"$out")" 0 "root inside"
+	assert_match "$(tail -n1 <<<"$out")" '^ +0 +65534 +1$' "uid_map: root is the caller"
+	assert_eq "$st2" 125 "exit status of a rootless run with --memory"
+	assert_match "$err2" '^qpod: ' "its error"
+	assert_eq "$left" "" "state after the refused run"
+}

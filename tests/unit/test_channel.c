@@ -1,0 +1,610 @@
+/* tests/unit/test_channel.c — the host<->guest control-channel protocol
+ * (guest-init/protocol.h, channel.c): every message type round-trips; each
+ * kind of malformed input is a clean QP_E_GUEST error; the encoder refuses
+ * what the decoder would; the reader keeps its deadline against a stalled
+ * peer; a fake guest on a socketpair sending garbage, dribbling bytes or
+ * hanging up cannot crash or hang the host side. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guest-init/channel.h"
+
+static struct qp_msg_store store;
+static uint8_t frame[QP_PROTO_FRAME_MAX + 64];
+
+#define assert_fails(call, want)                         \
+	do {                                              \
+		qp_error *e_ = NULL;                      \
+		qp_error **err = &e_;                     \
+		assert_int_equal((call), -1);             \
+		assert_non_null(e_);                      \
+		assert_non_null(e_->msg);                 \
+		assert_null(strchr(e_->msg, '\n'));       \
+		assert_int_equal(e_->code, (want));       \
+		qp_error_free(&e_);                       \
+	} while (0)
+
+/* encode then decode; the decoded message is returned in *out */
+static size_t round_trip(const struct qp_msg *in, struct qp_msg *out)
+{
+	qp_error *err = NULL;
+	ssize_t n = qp_msg_encode(in, frame, sizeof(frame), &err);
+
+	assert_null(err);
+	assert_true(n >= QP_PROTO_HDR_SIZE);
+	assert_int_equal(qp_msg_decode(frame, (size_t)n, out, &store, &err), 0);
+	assert_null(err);
+	assert_int_equal(out->type, in->type);
+	return (size_t)n;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = v, p[1] = v >> 8, p[2] = v >> 16, p[3] = v >> 24;
+}
+
+static void header(uint8_t *p, uint32_t magic, uint16_t version, uint16_t type, uint32_t len)
+{
+	put32(p, magic);
+	p[4] = version, p[5] = version >> 8;
+	p[6] = type, p[7] = type >> 8;
+	put32(p + 8, len);
+}
+
+static void test_header_layout(void **state)
+{
+	struct qp_msg m = { .type = QP_MSG_SHUTDOWN };
+	qp_error *err = NULL;
+	static const uint8_t want[] = { 'Q', 'P', 'O', 'D', 1, 0, QP_MSG_SHUTDOWN, 0, 0, 0, 0, 0 };
+
+	(void)state;
+	assert_int_equal(qp_msg_encode(&m, frame, sizeof(frame), &err), QP_PROTO_HDR_SIZE);
+	assert_memory_equal(frame, want, sizeof(want));
+	assert_string_equal(qp_msg_type_name(QP_MSG_MEMINFO_REQ), "MEMINFO_REQ");
+	assert_string_equal(qp_msg_type_name(999), "unknown");
+}
+
+static void test_round_trip_simple(void **state)
+{
+	struct qp_msg in, out;
+
+	(void)state;
+	in = (struct qp_msg){ .type = QP_MSG_HELLO };
+	in.u.hello.version = QP_PROTO_VERSION;
+	in.u.hello.init_ns = 123456789012345ull;
+	in.u.hello.hello_ns = UINT64_MAX;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.hello.version, QP_PROTO_VERSION);
+	assert_true(out.u.hello.init_ns == 123456789012345ull);
+	assert_true(out.u.hello.hello_ns == UINT64_MAX);
+
+	in = (struct qp_msg){ .type = QP_MSG_STARTED };
+	in.u.started.pid = 42, in.u.started.spawn_ns = 7, in.u.started.exec_ns = 9;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.started.pid, 42);
+	assert_int_equal(out.u.started.spawn_ns, 7);
+	assert_int_equal(out.u.started.exec_ns, 9);
+
+	for (uint16_t t = QP_MSG_STDOUT; t <= QP_MSG_STDIN; t++) {
+		static uint8_t big[QP_PROTO_MAX_PAYLOAD];
+		memset(big, 0, sizeof(big)); /* NULs are fine in data */
+		big[sizeof(big) - 1] = 0xff;
+		in = (struct qp_msg){ .type = t };
+		in.u.data.data = big;
+		in.u.data.len = sizeof(big);
+		assert_int_equal(round_trip(&in, &out), QP_PROTO_FRAME_MAX);
+		assert_int_equal(out.u.data.len, sizeof(big));
+		assert_memory_equal(out.u.data.data, big, sizeof(big));
+	}
+	in = (struct qp_msg){ .type = QP_MSG_STDIN }; /* EOF */
+	round_trip(&in, &out);
+	assert_int_equal(out.u.data.len, 0);
+
+	in = (struct qp_msg){ .type = QP_MSG_SIGNAL };
+	in.u.signal.signo = SIGTERM;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.signal.signo, SIGTERM);
+
+	in = (struct qp_msg){ .type = QP_MSG_EXIT };
+	in.u.exit.code = 137, in.u.exit.exit_ns = 99;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.exit.code, 137);
+	assert_int_equal(out.u.exit.exit_ns, 99);
+
+	in = (struct qp_msg){ .type = QP_MSG_MEMINFO_REQ };
+	assert_int_equal(round_trip(&in, &out), QP_PROTO_HDR_SIZE);
+
+	in = (struct qp_msg){ .type = QP_MSG_MEMINFO };
+	in.u.meminfo.total_kb = 1, in.u.meminfo.free_kb = 2, in.u.meminfo.available_kb = 3;
+	in.u.meminfo.buffers_kb = 4, in.u.meminfo.cached_kb = 1ull << 40;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.meminfo.total_kb, 1);
+	assert_int_equal(out.u.meminfo.free_kb, 2);
+	assert_int_equal(out.u.meminfo.available_kb, 3);
+	assert_int_equal(out.u.meminfo.buffers_kb, 4);
+	assert_true(out.u.meminfo.cached_kb == 1ull << 40);
+
+	in = (struct qp_msg){ .type = QP_MSG_SHUTDOWN };
+	round_trip(&in, &out);
+
+	in = (struct qp_msg){ .type = QP_MSG_ERROR };
+	in.u.error.code = QP_PERR_SYSCALL, in.u.error.errnum = ENOENT;
+	in.u.error.text = "mount 9p: No such file or directory";
+	round_trip(&in, &out);
+	assert_int_equal(out.u.error.code, QP_PERR_SYSCALL);
+	assert_int_equal(out.u.error.errnum, ENOENT);
+	assert_string_equal(out.u.error.text, in.u.error.text);
+}
+
+static void test_round_trip_run(void **state)
+{
+	static const char *argv[] = { "/bin/sh", "-c", "echo hi", "", NULL };
+	static const char *env[] = { "PATH=/bin:/usr/bin", "EMPTY=", NULL };
+	struct qp_msg in = { .type = QP_MSG_RUN }, out;
+	struct qp_run *r = &in.u.run;
+
+	(void)state;
+	r->flags = QP_RUN_F_STDIN | QP_RUN_F_ROOTFS_RO;
+	r->uid = 1000, r->gid = 100;
+	r->rootfs = QP_ROOTFS_9P, r->rootfs_tag = "rootfs";
+	r->cwd = "/work", r->hostname = "pod-1";
+	r->argc = 4, r->argv = argv, r->envc = 2, r->env = env;
+	memcpy(r->ip, (uint8_t[]){ 10, 88, 0, 2 }, 4);
+	r->prefix = 24;
+	memcpy(r->gateway, (uint8_t[]){ 10, 88, 0, 1 }, 4);
+	memcpy(r->mac, (uint8_t[]){ 0x52, 0x54, 0, 1, 2, 3 }, 6);
+	round_trip(&in, &out);
+	assert_int_equal(out.u.run.flags, r->flags);
+	assert_int_equal(out.u.run.uid, 1000);
+	assert_int_equal(out.u.run.gid, 100);
+	assert_int_equal(out.u.run.rootfs, QP_ROOTFS_9P);
+	assert_string_equal(out.u.run.rootfs_tag, "rootfs");
+	assert_string_equal(out.u.run.cwd, "/work");
+	assert_string_equal(out.u.run.hostname, "pod-1");
+	assert_int_equal(out.u.run.argc, 4);
+	for (int i = 0; i < 4; i++)
+		assert_string_equal(out.u.run.argv[i], argv[i]);
+	assert_null(out.u.run.argv[4]);
+	assert_int_equal(out.u.run.envc, 2);
+	assert_string_equal(out.u.run.env[1], "EMPTY=");
+	assert_null(out.u.run.env[2]);
+	assert_memory_equal(out.u.run.ip, r->ip, 4);
+	assert_int_equal(out.u.run.prefix, 24);
+	assert_memory_equal(out.u.run.gateway, r->gateway, 4);
+	assert_memory_equal(out.u.run.mac, r->mac, 6);
+}
+
+static void test_run_max_entries(void **state)
+{
+	static const char *argv[QP_PROTO_MAX_STRV + 2];
+	struct qp_msg in = { .type = QP_MSG_RUN }, out;
+	qp_error *e = NULL;
+
+	(void)state;
+	for (int i = 0; i <= QP_PROTO_MAX_STRV; i++)
+		argv[i] = "a";
+	in.u.run.argc = QP_PROTO_MAX_STRV, in.u.run.argv = argv;
+	in.u.run.envc = 0, in.u.run.env = (const char *[]){ NULL };
+	round_trip(&in, &out);
+	assert_int_equal(out.u.run.argc, QP_PROTO_MAX_STRV);
+	assert_string_equal(out.u.run.argv[QP_PROTO_MAX_STRV - 1], "a");
+	/* one more is refused by the encoder... */
+	in.u.run.argc = QP_PROTO_MAX_STRV + 1;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	/* ...and by the decoder: patch the argv count of a valid frame */
+	in.u.run.argc = 1;
+	ssize_t n = qp_msg_encode(&in, frame, sizeof(frame), &e);
+	assert_true(n > 0);
+	/* flags, uid, gid, rootfs, 3 empty strings -> argv count */
+	size_t at = QP_PROTO_HDR_SIZE + 12 + 1 + 3 * 4;
+	put32(frame + at, QP_PROTO_MAX_STRV + 1);
+	assert_fails(qp_msg_decode(frame, (size_t)n, &out, &store, err), QP_E_GUEST);
+	/* a count within the bound but beyond the bytes present */
+	put32(frame + at, 1000);
+	assert_fails(qp_msg_decode(frame, (size_t)n, &out, &store, err), QP_E_GUEST);
+}
+
+static void test_encoder_refuses(void **state)
+{
+	static uint8_t big[QP_PROTO_MAX_PAYLOAD + 1];
+	static const char *argv[] = { "x", NULL };
+	static const char *bad_env[] = { "NOEQUALS", NULL };
+	struct qp_msg m = { .type = QP_MSG_STDOUT };
+
+	(void)state;
+	m.u.data.data = big, m.u.data.len = sizeof(big);
+	assert_fails(qp_msg_encode(&m, frame, sizeof(frame), err), QP_E_INVALID);
+	m.u.data.len = 0; /* STDOUT chunks are never empty */
+	assert_fails(qp_msg_encode(&m, frame, sizeof(frame), err), QP_E_INVALID);
+	m.u.data.len = 10; /* does not fit the caller's buffer */
+	assert_fails(qp_msg_encode(&m, frame, 15, err), QP_E_INVALID);
+
+	m = (struct qp_msg){ .type = QP_MSG_SIGNAL };
+	assert_fails(qp_msg_encode(&m, frame, sizeof(frame), err), QP_E_INVALID);
+	m.u.signal.signo = 65;
+	assert_fails(qp_msg_encode(&m, frame, sizeof(frame), err), QP_E_INVALID);
+
+	m = (struct qp_msg){ .type = QP_MSG_RUN };
+	assert_fails(qp_msg_encode(&m, frame, sizeof(frame), err), QP_E_INVALID); /* no argv */
+	m.u.run.argc = 1, m.u.run.argv = argv;
+	m.u.run.envc = 1, m.u.run.env = bad_env;
+	assert_fails(qp_msg_encode(&m, frame, sizeof(frame), err), QP_E_INVALID);
+	m.u.run.envc = 0;
+	m.u.run.rootfs = QP_ROOTFS_9P; /* without a tag */
+	assert_fails(qp_msg_encode(&m, frame, sizeof(frame), err), QP_E_INVALID);
+	m.u.run.rootfs = 7;
+	assert_fails(qp_msg_encode(&m, frame, sizeof(frame), err), QP_E_INVALID);
+	m.u.run.rootfs = 0, m.u.run.flags = 1u << 31;
+	assert_fails(qp_msg_encode(&m, frame, sizeof(frame), err), QP_E_INVALID);
+	m.u.run.flags = 0, m.u.run.cwd = "relative";
+	assert_fails(qp_msg_encode(&m, frame, sizeof(frame), err), QP_E_INVALID);
+	m.u.run.cwd = NULL, m.u.run.prefix = 33;
+	assert_fails(qp_msg_encode(&m, frame, sizeof(frame), err), QP_E_INVALID);
+
+	m = (struct qp_msg){ .type = QP_MSG_EXIT };
+	m.u.exit.code = 256;
+	assert_fails(qp_msg_encode(&m, frame, sizeof(frame), err), QP_E_INVALID);
+	m = (struct qp_msg){ .type = 0 };
+	assert_fails(qp_msg_encode(&m, frame, sizeof(frame), err), QP_E_INVALID);
+}
+
+/* A valid ERROR frame to corrupt: header + code + errnum + str "abc". */
+static size_t error_frame(void)
+{
+	struct qp_msg m = { .type = QP_MSG_ERROR };
+	qp_error *err = NULL;
+
+	m.u.error.code = QP_PERR_EXEC;
+	m.u.error.text = "abc";
+	return (size_t)qp_msg_encode(&m, frame, sizeof(frame), &err);
+}
+
+static void test_decode_malformed(void **state)
+{
+	struct qp_msg m;
+	size_t n;
+
+	(void)state;
+	n = error_frame();
+	assert_int_equal(n, QP_PROTO_HDR_SIZE + 4 + 4 + 4 + 3);
+	assert_int_equal(qp_msg_decode(frame, n, &m, &store, NULL), 0);
+
+	frame[0] = 'X'; /* bad magic */
+	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+	n = error_frame();
+	frame[4] = 2; /* a version this side does not speak */
+	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+	n = error_frame();
+	frame[6] = 0; /* type 0 */
+	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+	frame[6] = QP_MSG_TYPE_MAX + 1; /* unknown type */
+	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+	n = error_frame();
+	put32(frame + 8, QP_PROTO_MAX_PAYLOAD + 1); /* oversize length */
+	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+	put32(frame + 8, UINT32_MAX);
+	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+
+	n = error_frame(); /* truncated header */
+	for (size_t k = 0; k < QP_PROTO_HDR_SIZE; k++)
+		assert_fails(qp_msg_decode(frame, k, &m, &store, err), QP_E_GUEST);
+	/* truncated payload: header promises more than the frame holds */
+	assert_fails(qp_msg_decode(frame, n - 1, &m, &store, err), QP_E_GUEST);
+	/* fields cut short: header and frame agree, payload too short */
+	for (size_t k = 0; k < n - QP_PROTO_HDR_SIZE; k++) {
+		put32(frame + 8, (uint32_t)k);
+		assert_fails(qp_msg_decode(frame, QP_PROTO_HDR_SIZE + k, &m, &store, err), QP_E_GUEST);
+	}
+	/* string length past the end */
+	n = error_frame();
+	put32(frame + QP_PROTO_HDR_SIZE + 8, 4);
+	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+	put32(frame + QP_PROTO_HDR_SIZE + 8, UINT32_MAX);
+	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+	/* trailing bytes */
+	n = error_frame();
+	put32(frame + QP_PROTO_HDR_SIZE + 8, 2);
+	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+	/* NUL inside a string */
+	n = error_frame();
+	frame[n - 2] = '\0';
+	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+	/* an unknown error code */
+	n = error_frame();
+	put32(frame + QP_PROTO_HDR_SIZE, 99);
+	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+	/* fixed-size message with a payload */
+	header(frame, QP_PROTO_MAGIC, QP_PROTO_VERSION, QP_MSG_SHUTDOWN, 1);
+	frame[12] = 0;
+	assert_fails(qp_msg_decode(frame, 13, &m, &store, err), QP_E_GUEST);
+	/* empty STDOUT */
+	header(frame, QP_PROTO_MAGIC, QP_PROTO_VERSION, QP_MSG_STDOUT, 0);
+	assert_fails(qp_msg_decode(frame, 12, &m, &store, err), QP_E_GUEST);
+}
+
+static void test_sender_check(void **state)
+{
+	struct qp_msg m = { .type = QP_MSG_RUN };
+
+	(void)state;
+	assert_fails(qp_msg_check_sender(&m, QP_SENDER_GUEST, err), QP_E_GUEST);
+	assert_int_equal(qp_msg_check_sender(&m, QP_SENDER_HOST, NULL), 0);
+	m.type = QP_MSG_EXIT;
+	assert_fails(qp_msg_check_sender(&m, QP_SENDER_HOST, err), QP_E_GUEST);
+	m.type = QP_MSG_ERROR;
+	assert_int_equal(qp_msg_check_sender(&m, QP_SENDER_HOST, NULL), 0);
+	assert_int_equal(qp_msg_check_sender(&m, QP_SENDER_GUEST, NULL), 0);
+}
+
+/* ---- on a socketpair ---- */
+
+static struct qp_chan *host_end(int sv[2])
+{
+	struct qp_chan *c;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	c = qp_chan_new(sv[0]);
+	assert_non_null(c);
+	return c;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void test_deadline_half_header(void **state)
+{
+	int sv[2];
+	struct qp_chan *c = host_end(sv);
+	struct qp_msg m;
+	double t0;
+
+	(void)state;
+	assert_int_equal(write(sv[1], "QPOD\1\0", 6), 6); /* half a header, then silence */
+	t0 = now_s();
+	assert_fails(qp_chan_recv(c, &m, 200, err), QP_E_TIMEOUT);
+	assert_true(now_s() - t0 >= 0.19);
+	assert_true(now_s() - t0 < 2);
+	/* nothing at all: the same */
+	qp_chan_init(c, sv[0]);
+	assert_fails(qp_chan_recv(c, &m, 0, err), QP_E_TIMEOUT);
+	close(sv[1]);
+	qp_chan_free(c);
+	close(sv[0]);
+}
+
+/* fork a fake guest that runs fn(fd) and exits */
+static pid_t fake_guest(int fd, void (*fn)(int fd))
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		fn(fd);
+		_exit(0);
+	}
+	close(fd);
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	int status;
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+}
+
+static void send_garbage(int fd)
+{
+	uint8_t buf[4096];
+	unsigned seed = 1;
+
+	for (int i = 0; i < 64; i++) {
+		for (size_t k = 0; k < sizeof(buf); k++)
+			buf[k] = (uint8_t)(rand_r(&seed) >> 7);
+		if (write(fd, buf, sizeof(buf)) < 0)
+			return;
+	}
+}
+
+static void test_fake_guest_garbage(void **state)
+{
+	int sv[2];
+	struct qp_chan *c = host_end(sv);
+	struct qp_msg m;
+	pid_t pid = fake_guest(sv[1], send_garbage);
+
+	(void)state;
+	assert_fails(qp_chan_recv(c, &m, 5000, err), QP_E_GUEST);
+	/* the channel stays refused afterwards */
+	assert_fails(qp_chan_recv(c, &m, 5000, err), QP_E_GUEST);
+	reap(pid);
+	qp_chan_free(c);
+	close(sv[0]);
+}
+
+static void send_huge_length(int fd)
+{
+	uint8_t h[QP_PROTO_HDR_SIZE];
+
+	header(h, QP_PROTO_MAGIC, QP_PROTO_VERSION, QP_MSG_STDOUT, 0x7fffffff);
+	if (write(fd, h, sizeof(h)) < 0)
+		return;
+	pause(); /* and never sends the payload */
+}
+
+static void test_fake_guest_huge_length(void **state)
+{
+	int sv[2];
+	struct qp_chan *c = host_end(sv);
+	struct qp_msg m;
+	pid_t pid = fake_guest(sv[1], send_huge_length);
+
+	(void)state;
+	/* refused at the header, without waiting for (or allocating) 2 GiB */
+	assert_fails(qp_chan_recv(c, &m, 5000, err), QP_E_GUEST);
+	reap(pid);
+	qp_chan_free(c);
+	close(sv[0]);
+}
+
+/* A well-behaved guest that writes its frames one byte at a time, then
+ * half a frame, then hangs up. */
+static void send_dribble(int fd)
+{
+	static uint8_t buf[QP_PROTO_FRAME_MAX];
+	struct qp_msg m = { .type = QP_MSG_EXIT };
+	ssize_t n;
+
+	m.u.exit.code = 3;
+	n = qp_msg_encode(&m, buf, sizeof(buf), NULL);
+	for (ssize_t i = 0; i < n; i++) {
+		if (write(fd, buf + i, 1) != 1)
+			return;
+		usleep(200);
+	}
+	if (write(fd, buf, 15) != 15)
+		return;
+}
+
+static void test_fake_guest_dribble_then_hangup(void **state)
+{
+	int sv[2];
+	struct qp_chan *c = host_end(sv);
+	struct qp_msg m;
+	pid_t pid = fake_guest(sv[1], send_dribble);
+	qp_error *e = NULL;
+
+	(void)state;
+	assert_int_equal(qp_chan_recv(c, &m, 5000, &e), 0);
+	assert_null(e);
+	assert_int_equal(m.type, QP_MSG_EXIT);
+	assert_int_equal(m.u.exit.code, 3);
+	assert_fails(qp_chan_recv(c, &m, 5000, err), QP_E_GUEST); /* closed mid-message */
+	reap(pid);
+	qp_chan_free(c);
+	close(sv[0]);
+}
+
+/* Many messages in one read, and a maximum-size one, through the fd. */
+static void send_many(int fd)
+{
+	static struct qp_chan out;
+	static uint8_t big[QP_PROTO_MAX_PAYLOAD];
+	struct qp_msg m = { .type = QP_MSG_STDERR };
+
+	qp_chan_init(&out, fd);
+	m.u.data.data = (const uint8_t *)"x", m.u.data.len = 1;
+	for (int i = 0; i < 10000; i++)
+		if (qp_chan_send(&out, &m, 5000, NULL) < 0)
+			_exit(1);
+	memset(big, 'b', sizeof(big));
+	m.u.data.data = big, m.u.data.len = sizeof(big);
+	if (qp_chan_send(&out, &m, 5000, NULL) < 0)
+		_exit(1);
+	m = (struct qp_msg){ .type = QP_MSG_EXIT };
+	if (qp_chan_send(&out, &m, 5000, NULL) < 0)
+		_exit(1);
+}
+
+static void test_stream_many_and_max(void **state)
+{
+	int sv[2];
+	struct qp_chan *c = host_end(sv);
+	struct qp_msg m;
+	qp_error *err = NULL;
+	pid_t pid = fake_guest(sv[1], send_many);
+	int small = 0;
+
+	(void)state;
+	for (;;) {
+		assert_int_equal(qp_chan_recv(c, &m, 5000, &err), 0);
+		if (m.type != QP_MSG_STDERR || m.u.data.len != 1)
+			break;
+		small++;
+	}
+	assert_int_equal(small, 10000);
+	assert_int_equal(m.type, QP_MSG_STDERR);
+	assert_int_equal(m.u.data.len, QP_PROTO_MAX_PAYLOAD);
+	assert_int_equal(m.u.data.data[QP_PROTO_MAX_PAYLOAD - 1], 'b');
+	assert_int_equal(qp_chan_recv(c, &m, 5000, &err), 0);
+	assert_int_equal(m.type, QP_MSG_EXIT);
+	waitpid(pid, NULL, 0);
+	qp_chan_free(c);
+	close(sv[0]);
+}
+
+static void test_send_to_gone_peer(void **state)
+{
+	int sv[2];
+	struct qp_chan *c = host_end(sv);
+	struct qp_msg m = { .type = QP_MSG_SHUTDOWN };
+
+	(void)state;
+	close(sv[1]);
+	/* an error, not a SIGPIPE that kills the runtime */
+	assert_fails(qp_chan_send(c, &m, 1000, err), QP_E_GENERIC);
+	assert_fails(qp_chan_send_error(c, QP_PERR_STATE, 0, "x", 1000, err), QP_E_GENERIC);
+	qp_chan_free(c);
+	close(sv[0]);
+}
+
+static void test_send_deadline_full_peer(void **state)
+{
+	int sv[2];
+	struct qp_chan *c = host_end(sv);
+	static uint8_t big[QP_PROTO_MAX_PAYLOAD];
+	struct qp_msg m = { .type = QP_MSG_STDIN };
+	qp_error *e = NULL;
+	int r = 0;
+
+	(void)state;
+	m.u.data.data = big, m.u.data.len = sizeof(big);
+	/* the peer never reads: sends must stop at their deadline */
+	for (int i = 0; i < 200 && r == 0; i++)
+		r = qp_chan_send(c, &m, 100, &e);
+	assert_int_equal(r, -1);
+	assert_int_equal(e->code, QP_E_TIMEOUT);
+	qp_error_free(&e);
+	qp_chan_free(c);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_header_layout),
+		cmocka_unit_test(test_round_trip_simple),
+		cmocka_unit_test(test_round_trip_run),
+		cmocka_unit_test(test_run_max_entries),
+		cmocka_unit_test(test_encoder_refuses),
+		cmocka_unit_test(test_decode_malformed),
+		cmocka_unit_test(test_sender_check),
+		cmocka_unit_test(test_deadline_half_header),
+		cmocka_unit_test(test_fake_guest_garbage),
+		cmocka_unit_test(test_fake_guest_huge_length),
+		cmocka_unit_test(test_fake_guest_dribble_then_hangup),
+		cmocka_unit_test(test_stream_many_and_max),
+		cmocka_unit_test(test_send_to_gone_peer),
+		cmocka_unit_test(test_send_deadline_full_peer),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
