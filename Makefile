@@ -19,9 +19,12 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 HELPER := $(B)/tools/qpod-testhelper
+GUEST_INIT := $(B)/guest-init/qpod-init
+GUEST_CC ?= $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
+GI_SRCS := guest-init/main.c guest-init/channel.c guest-init/tinyinit.c runtime/util/error.c
 
 .PHONY: all check demo bench clean distclean deps fuzz
-all: $(B)/qpod $(HELPER) $(UNIT_BINS)
+all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(UNIT_BINS)
 
 deps:
 	@tools/deps.sh
@@ -54,6 +57,11 @@ $(HELPER): tools/testhelper.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $<
 
+# PID 1 of a microVM pod: static, small (musl when musl-gcc is installed).
+$(GUEST_INIT): $(GI_SRCS) guest-init/protocol.h guest-init/channel.h guest-init/tinyinit.h config.h
+	@mkdir -p $(dir $@)
+	$(GUEST_CC) -static -Os -s -std=gnu11 -D_GNU_SOURCE $(WARN) -Iruntime -I. -o $@ $(GI_SRCS) -pthread
+
 check: all
 	@tests/run.sh
 
@@ -70,6 +78,9 @@ fuzz: config.h
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -include config.h \
 		-Iruntime -I. $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_spec tests/fuzz/fuzz_spec.c \
 		$(filter-out runtime/main.c,$(wildcard runtime/*.c runtime/util/*.c)) $(PKG_LIBS)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -include config.h \
+		-Iruntime -I. $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_channel tests/fuzz/fuzz_channel.c \
+		guest-init/channel.c runtime/util/error.c runtime/util/log.c $(PKG_LIBS)
 
 clean:
 	rm -rf $(B)

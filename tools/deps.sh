@@ -19,6 +19,7 @@ libcmocka-dev
 busybox-static
 iproute2
 jq
+musl-tools
 runc
 "
 

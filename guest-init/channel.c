@@ -1,0 +1,736 @@
+/* guest-init/channel.c — see channel.h.  Encoding, decoding and validation
+ * of protocol.h frames, and deadline-bounded I/O on the channel fd.
+ *
+ * The decoder reads through a bounds-checked cursor: every field asks for
+ * its bytes first, so no input can read past the frame; strings land in the
+ * fixed qp_msg_store, so no input can make us allocate. */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guest-init/channel.h"
+
+#define MAX_CWD 4096
+
+static const char *const type_names[] = {
+	[QP_MSG_HELLO] = "HELLO",       [QP_MSG_RUN] = "RUN",
+	[QP_MSG_STARTED] = "STARTED",   [QP_MSG_STDOUT] = "STDOUT",
+	[QP_MSG_STDERR] = "STDERR",     [QP_MSG_STDIN] = "STDIN",
+	[QP_MSG_SIGNAL] = "SIGNAL",     [QP_MSG_EXIT] = "EXIT",
+	[QP_MSG_MEMINFO_REQ] = "MEMINFO_REQ", [QP_MSG_MEMINFO] = "MEMINFO",
+	[QP_MSG_SHUTDOWN] = "SHUTDOWN", [QP_MSG_ERROR] = "ERROR",
+};
+
+static const unsigned char senders[] = {
+	[QP_MSG_HELLO] = QP_SENDER_GUEST,   [QP_MSG_RUN] = QP_SENDER_HOST,
+	[QP_MSG_STARTED] = QP_SENDER_GUEST, [QP_MSG_STDOUT] = QP_SENDER_GUEST,
+	[QP_MSG_STDERR] = QP_SENDER_GUEST,  [QP_MSG_STDIN] = QP_SENDER_HOST,
+	[QP_MSG_SIGNAL] = QP_SENDER_HOST,   [QP_MSG_EXIT] = QP_SENDER_GUEST,
+	[QP_MSG_MEMINFO_REQ] = QP_SENDER_HOST, [QP_MSG_MEMINFO] = QP_SENDER_GUEST,
+	[QP_MSG_SHUTDOWN] = QP_SENDER_HOST,
+	[QP_MSG_ERROR] = QP_SENDER_GUEST | QP_SENDER_HOST,
+};
+
+const char *qp_msg_type_name(uint16_t type)
+{
+	return type >= 1 && type <= QP_MSG_TYPE_MAX ? type_names[type] : "unknown";
+}
+
+int qp_msg_sender(uint16_t type)
+{
+	return type >= 1 && type <= QP_MSG_TYPE_MAX ? senders[type] : 0;
+}
+
+int qp_msg_check_sender(const struct qp_msg *m, enum qp_sender from, qp_error **err)
+{
+	if (!(qp_msg_sender(m->type) & from))
+		return qp_error_set(err, QP_E_GUEST, 0, "control channel: %s message from the %s",
+				    qp_msg_type_name(m->type),
+				    from == QP_SENDER_GUEST ? "guest" : "host");
+	return 0;
+}
+
+/* ---- validation shared by the encoder and the decoder ---- */
+
+static int invalid(qp_error **err, int code, const struct qp_msg *m, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int invalid(qp_error **err, int code, const struct qp_msg *m, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return qp_error_set(err, code, 0, "control channel: %s message: %s",
+			    qp_msg_type_name(m->type), buf);
+}
+
+static int validate_run(const struct qp_run *r, int code, const struct qp_msg *m, qp_error **err)
+{
+	static const uint8_t zero[4];
+
+	if (r->flags & ~(uint32_t)QP_RUN_F_ALL)
+		return invalid(err, code, m, "unknown flags 0x%x", r->flags & ~(uint32_t)QP_RUN_F_ALL);
+	if (r->rootfs == QP_ROOTFS_9P) {
+		size_t n = r->rootfs_tag ? strlen(r->rootfs_tag) : 0;
+		if (n == 0 || n > QP_PROTO_MAX_TAG)
+			return invalid(err, code, m, "9p rootfs tag must have 1..%d bytes, not %zu",
+				       QP_PROTO_MAX_TAG, n);
+	} else if (r->rootfs == QP_ROOTFS_INITRAMFS) {
+		if (r->rootfs_tag && r->rootfs_tag[0])
+			return invalid(err, code, m, "rootfs tag given for an initramfs rootfs");
+	} else {
+		return invalid(err, code, m, "unknown rootfs kind %u", r->rootfs);
+	}
+	if (r->cwd && r->cwd[0] && (r->cwd[0] != '/' || strlen(r->cwd) > MAX_CWD))
+		return invalid(err, code, m, "cwd must be an absolute path of at most %d bytes",
+			       MAX_CWD);
+	if (r->hostname && strlen(r->hostname) > QP_PROTO_MAX_HOSTNAME)
+		return invalid(err, code, m, "hostname longer than %d bytes", QP_PROTO_MAX_HOSTNAME);
+	if (r->argc < 1 || !r->argv || !r->argv[0] || !r->argv[0][0])
+		return invalid(err, code, m, "argv is empty");
+	if (r->argc > QP_PROTO_MAX_STRV || r->envc > QP_PROTO_MAX_STRV)
+		return invalid(err, code, m, "more than %d argv or env entries", QP_PROTO_MAX_STRV);
+	for (uint32_t i = 0; i < r->envc; i++) {
+		const char *eq = strchr(r->env[i], '=');
+		if (!eq || eq == r->env[i])
+			return invalid(err, code, m, "env entry %u is not NAME=value", i);
+	}
+	if (r->prefix > 32)
+		return invalid(err, code, m, "prefix length %u > 32", r->prefix);
+	if (r->prefix == 0 && memcmp(r->gateway, zero, 4) != 0)
+		return invalid(err, code, m, "gateway without an address");
+	return 0;
+}
+
+/* Semantic checks of a message whose strings are NUL-terminated. */
+static int validate(const struct qp_msg *m, int code, qp_error **err)
+{
+	switch (m->type) {
+	case QP_MSG_RUN:
+		return validate_run(&m->u.run, code, m, err);
+	case QP_MSG_STARTED:
+		if (m->u.started.pid == 0 || m->u.started.pid > INT32_MAX)
+			return invalid(err, code, m, "pid %u out of range", m->u.started.pid);
+		return 0;
+	case QP_MSG_STDOUT:
+	case QP_MSG_STDERR:
+		if (m->u.data.len == 0)
+			return invalid(err, code, m, "empty data chunk");
+		/* fall through */
+	case QP_MSG_STDIN:
+		if (m->u.data.len > QP_PROTO_MAX_PAYLOAD || (m->u.data.len && !m->u.data.data))
+			return invalid(err, code, m, "data length %u out of range", m->u.data.len);
+		return 0;
+	case QP_MSG_SIGNAL:
+		if (m->u.signal.signo < 1 || m->u.signal.signo > QP_PROTO_MAX_SIGNAL)
+			return invalid(err, code, m, "signal %u out of range", m->u.signal.signo);
+		return 0;
+	case QP_MSG_EXIT:
+		if (m->u.exit.code < 0 || m->u.exit.code > 255)
+			return invalid(err, code, m, "exit code %d out of range", m->u.exit.code);
+		return 0;
+	case QP_MSG_ERROR:
+		if (m->u.error.code < 1 || m->u.error.code > QP_PERR_MAX)
+			return invalid(err, code, m, "unknown error code %u", m->u.error.code);
+		if (!m->u.error.text || strlen(m->u.error.text) > QP_PROTO_MAX_TEXT)
+			return invalid(err, code, m, "text missing or longer than %d bytes",
+				       QP_PROTO_MAX_TEXT);
+		return 0;
+	case QP_MSG_HELLO:
+	case QP_MSG_MEMINFO_REQ:
+	case QP_MSG_MEMINFO:
+	case QP_MSG_SHUTDOWN:
+		return 0;
+	default:
+		return qp_error_set(err, code, 0, "control channel: unknown message type %u", m->type);
+	}
+}
+
+/* ---- encoder ---- */
+
+struct wr {
+	uint8_t *p;
+	size_t cap, off;
+	bool full;
+};
+
+static void put(struct wr *w, const void *src, size_t n)
+{
+	if (w->full || n > w->cap - w->off) {
+		w->full = true;
+		return;
+	}
+	memcpy(w->p + w->off, src, n);
+	w->off += n;
+}
+
+static void put_u8(struct wr *w, uint8_t v)
+{
+	put(w, &v, 1);
+}
+
+static void put_u16(struct wr *w, uint16_t v)
+{
+	uint8_t b[2] = { v & 0xff, v >> 8 };
+	put(w, b, 2);
+}
+
+static void put_u32(struct wr *w, uint32_t v)
+{
+	uint8_t b[4];
+	for (int i = 0; i < 4; i++)
+		b[i] = v >> (8 * i);
+	put(w, b, 4);
+}
+
+static void put_u64(struct wr *w, uint64_t v)
+{
+	put_u32(w, (uint32_t)v);
+	put_u32(w, (uint32_t)(v >> 32));
+}
+
+static void put_str(struct wr *w, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n > UINT32_MAX) {
+		w->full = true;
+		return;
+	}
+	put_u32(w, (uint32_t)n);
+	put(w, s, n);
+}
+
+static void put_strv(struct wr *w, const char *const *v, uint32_t n)
+{
+	put_u32(w, n);
+	for (uint32_t i = 0; i < n; i++)
+		put_str(w, v[i]);
+}
+
+static void put_payload(struct wr *w, const struct qp_msg *m)
+{
+	const struct qp_run *r = &m->u.run;
+
+	switch (m->type) {
+	case QP_MSG_HELLO:
+		put_u16(w, m->u.hello.version);
+		put_u16(w, 0);
+		put_u32(w, 0);
+		put_u64(w, m->u.hello.init_ns);
+		put_u64(w, m->u.hello.hello_ns);
+		break;
+	case QP_MSG_RUN:
+		put_u32(w, r->flags);
+		put_u32(w, r->uid);
+		put_u32(w, r->gid);
+		put_u8(w, r->rootfs);
+		put_str(w, r->rootfs_tag);
+		put_str(w, r->cwd);
+		put_str(w, r->hostname);
+		put_strv(w, r->argv, r->argc);
+		put_strv(w, r->env, r->envc);
+		put(w, r->ip, 4);
+		put_u8(w, r->prefix);
+		put(w, r->gateway, 4);
+		put(w, r->mac, 6);
+		break;
+	case QP_MSG_STARTED:
+		put_u32(w, m->u.started.pid);
+		put_u64(w, m->u.started.spawn_ns);
+		put_u64(w, m->u.started.exec_ns);
+		break;
+	case QP_MSG_STDOUT:
+	case QP_MSG_STDERR:
+	case QP_MSG_STDIN:
+		put(w, m->u.data.data, m->u.data.len);
+		break;
+	case QP_MSG_SIGNAL:
+		put_u32(w, m->u.signal.signo);
+		break;
+	case QP_MSG_EXIT:
+		put_u32(w, (uint32_t)m->u.exit.code);
+		put_u64(w, m->u.exit.exit_ns);
+		break;
+	case QP_MSG_MEMINFO:
+		put_u64(w, m->u.meminfo.total_kb);
+		put_u64(w, m->u.meminfo.free_kb);
+		put_u64(w, m->u.meminfo.available_kb);
+		put_u64(w, m->u.meminfo.buffers_kb);
+		put_u64(w, m->u.meminfo.cached_kb);
+		break;
+	case QP_MSG_ERROR:
+		put_u32(w, m->u.error.code);
+		put_u32(w, (uint32_t)m->u.error.errnum);
+		put_str(w, m->u.error.text);
+		break;
+	default: /* MEMINFO_REQ, SHUTDOWN: empty */
+		break;
+	}
+}
+
+ssize_t qp_msg_encode(const struct qp_msg *m, uint8_t *out, size_t cap, qp_error **err)
+{
+	struct wr w = { .p = out, .cap = cap };
+	size_t payload;
+
+	if (validate(m, QP_E_INVALID, err) < 0)
+		return -1;
+	if (m->type == QP_MSG_RUN) {
+		const struct qp_run *r = &m->u.run;
+		for (uint32_t i = 0; i < r->argc; i++)
+			if (!r->argv[i])
+				return invalid(err, QP_E_INVALID, m, "argv[%u] is NULL", i);
+	}
+	if (cap < QP_PROTO_HDR_SIZE)
+		return invalid(err, QP_E_INVALID, m, "buffer of %zu bytes too small", cap);
+	w.off = QP_PROTO_HDR_SIZE;
+	put_payload(&w, m);
+	payload = w.off - QP_PROTO_HDR_SIZE;
+	if (w.full || payload > QP_PROTO_MAX_PAYLOAD)
+		return invalid(err, QP_E_INVALID, m, "payload larger than %d bytes",
+			       QP_PROTO_MAX_PAYLOAD);
+	w.off = 0;
+	put_u32(&w, QP_PROTO_MAGIC);
+	put_u16(&w, QP_PROTO_VERSION);
+	put_u16(&w, m->type);
+	put_u32(&w, (uint32_t)payload);
+	return (ssize_t)(QP_PROTO_HDR_SIZE + payload);
+}
+
+/* ---- decoder ---- */
+
+struct rd {
+	const uint8_t *p;
+	size_t len, off;
+	const struct qp_msg *m; /* for error messages */
+	struct qp_msg_store *st;
+	size_t st_used; /* bytes of st->bytes in use */
+};
+
+static int need(struct rd *r, size_t n, const char *field, qp_error **err)
+{
+	if (n > r->len - r->off)
+		return invalid(err, QP_E_GUEST, r->m, "%s: truncated (%zu bytes needed, %zu left)",
+			       field, n, r->len - r->off);
+	return 0;
+}
+
+static uint32_t le32(const uint8_t *b)
+{
+	return b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static int get_u8(struct rd *r, uint8_t *v, const char *field, qp_error **err)
+{
+	if (need(r, 1, field, err) < 0)
+		return -1;
+	*v = r->p[r->off++];
+	return 0;
+}
+
+static int get_u16(struct rd *r, uint16_t *v, const char *field, qp_error **err)
+{
+	if (need(r, 2, field, err) < 0)
+		return -1;
+	*v = (uint16_t)(r->p[r->off] | r->p[r->off + 1] << 8);
+	r->off += 2;
+	return 0;
+}
+
+static int get_u32(struct rd *r, uint32_t *v, const char *field, qp_error **err)
+{
+	if (need(r, 4, field, err) < 0)
+		return -1;
+	*v = le32(r->p + r->off);
+	r->off += 4;
+	return 0;
+}
+
+static int get_u64(struct rd *r, uint64_t *v, const char *field, qp_error **err)
+{
+	if (need(r, 8, field, err) < 0)
+		return -1;
+	*v = le32(r->p + r->off) | (uint64_t)le32(r->p + r->off + 4) << 32;
+	r->off += 8;
+	return 0;
+}
+
+static int get_bytes(struct rd *r, uint8_t *dst, size_t n, const char *field, qp_error **err)
+{
+	if (need(r, n, field, err) < 0)
+		return -1;
+	memcpy(dst, r->p + r->off, n);
+	r->off += n;
+	return 0;
+}
+
+/* Copy n bytes into the store, NUL-terminated. */
+static char *store(struct rd *r, const uint8_t *src, size_t n, const char *field, qp_error **err)
+{
+	char *dst;
+
+	if (n >= sizeof(r->st->bytes) - r->st_used) { /* cannot happen within the bounds */
+		invalid(err, QP_E_GUEST, r->m, "%s: message store full", field);
+		return NULL;
+	}
+	dst = r->st->bytes + r->st_used;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	r->st_used += n + 1;
+	return dst;
+}
+
+static int get_str(struct rd *r, const char **out, const char *field, qp_error **err)
+{
+	uint32_t n;
+	const uint8_t *s;
+
+	if (get_u32(r, &n, field, err) < 0 || need(r, n, field, err) < 0)
+		return -1;
+	s = r->p + r->off;
+	if (memchr(s, '\0', n))
+		return invalid(err, QP_E_GUEST, r->m, "%s: NUL byte inside a string", field);
+	if (!(*out = store(r, s, n, field, err)))
+		return -1;
+	r->off += n;
+	return 0;
+}
+
+static int get_strv(struct rd *r, const char **vec, uint32_t *count, const char *field,
+		    qp_error **err)
+{
+	uint32_t n;
+
+	if (get_u32(r, &n, field, err) < 0)
+		return -1;
+	if (n > QP_PROTO_MAX_STRV)
+		return invalid(err, QP_E_GUEST, r->m, "%s: %u entries, at most %d allowed", field, n,
+			       QP_PROTO_MAX_STRV);
+	if (need(r, (size_t)n * 4, field, err) < 0) /* every entry has a length word */
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		if (get_str(r, &vec[i], field, err) < 0)
+			return -1;
+	vec[n] = NULL;
+	*count = n;
+	return 0;
+}
+
+static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
+{
+	struct qp_run *run = &m->u.run;
+	uint16_t u16;
+	uint32_t u32;
+	const uint8_t *data;
+
+	switch (m->type) {
+	case QP_MSG_HELLO:
+		return get_u16(r, &m->u.hello.version, "version", err) < 0 ||
+		       get_u16(r, &u16, "reserved", err) < 0 || get_u32(r, &u32, "reserved", err) < 0 ||
+		       get_u64(r, &m->u.hello.init_ns, "init_ns", err) < 0 ||
+		       get_u64(r, &m->u.hello.hello_ns, "hello_ns", err) < 0 ? -1 : 0;
+	case QP_MSG_RUN:
+		if (get_u32(r, &run->flags, "flags", err) < 0 || get_u32(r, &run->uid, "uid", err) < 0 ||
+		    get_u32(r, &run->gid, "gid", err) < 0 || get_u8(r, &run->rootfs, "rootfs", err) < 0 ||
+		    get_str(r, &run->rootfs_tag, "rootfs_tag", err) < 0 ||
+		    get_str(r, &run->cwd, "cwd", err) < 0 ||
+		    get_str(r, &run->hostname, "hostname", err) < 0 ||
+		    get_strv(r, r->st->argv, &run->argc, "argv", err) < 0 ||
+		    get_strv(r, r->st->env, &run->envc, "env", err) < 0 ||
+		    get_bytes(r, run->ip, 4, "ip", err) < 0 || get_u8(r, &run->prefix, "prefix", err) < 0 ||
+		    get_bytes(r, run->gateway, 4, "gateway", err) < 0 ||
+		    get_bytes(r, run->mac, 6, "mac", err) < 0)
+			return -1;
+		run->argv = r->st->argv;
+		run->env = r->st->env;
+		return 0;
+	case QP_MSG_STARTED:
+		return get_u32(r, &m->u.started.pid, "pid", err) < 0 ||
+		       get_u64(r, &m->u.started.spawn_ns, "spawn_ns", err) < 0 ||
+		       get_u64(r, &m->u.started.exec_ns, "exec_ns", err) < 0 ? -1 : 0;
+	case QP_MSG_STDOUT:
+	case QP_MSG_STDERR:
+	case QP_MSG_STDIN:
+		m->u.data.len = (uint32_t)(r->len - r->off);
+		data = r->p + r->off;
+		/* copied so that the message outlives the receive buffer */
+		if (!(m->u.data.data = (const uint8_t *)store(r, data, m->u.data.len, "data", err)))
+			return -1;
+		r->off = r->len;
+		return 0;
+	case QP_MSG_SIGNAL:
+		return get_u32(r, &m->u.signal.signo, "signo", err);
+	case QP_MSG_EXIT:
+		if (get_u32(r, &u32, "code", err) < 0)
+			return -1;
+		m->u.exit.code = (int32_t)u32;
+		return get_u64(r, &m->u.exit.exit_ns, "exit_ns", err);
+	case QP_MSG_MEMINFO:
+		return get_u64(r, &m->u.meminfo.total_kb, "total", err) < 0 ||
+		       get_u64(r, &m->u.meminfo.free_kb, "free", err) < 0 ||
+		       get_u64(r, &m->u.meminfo.available_kb, "available", err) < 0 ||
+		       get_u64(r, &m->u.meminfo.buffers_kb, "buffers", err) < 0 ||
+		       get_u64(r, &m->u.meminfo.cached_kb, "cached", err) < 0 ? -1 : 0;
+	case QP_MSG_ERROR:
+		if (get_u32(r, &m->u.error.code, "code", err) < 0 || get_u32(r, &u32, "errnum", err) < 0)
+			return -1;
+		m->u.error.errnum = (int32_t)u32;
+		return get_str(r, &m->u.error.text, "text", err);
+	default: /* MEMINFO_REQ, SHUTDOWN */
+		return 0;
+	}
+}
+
+int qp_msg_decode_header(const uint8_t hdr[QP_PROTO_HDR_SIZE], struct qp_msg_hdr *h,
+			 qp_error **err)
+{
+	h->magic = le32(hdr);
+	h->version = (uint16_t)(hdr[4] | hdr[5] << 8);
+	h->type = (uint16_t)(hdr[6] | hdr[7] << 8);
+	h->length = le32(hdr + 8);
+	if (h->magic != QP_PROTO_MAGIC)
+		return qp_error_set(err, QP_E_GUEST, 0,
+				    "control channel: bad magic 0x%08x (want 0x%08x): not a qpod peer, or out of step",
+				    h->magic, QP_PROTO_MAGIC);
+	if (h->version != QP_PROTO_VERSION)
+		return qp_error_set(err, QP_E_GUEST, 0,
+				    "control channel: protocol version %u not supported (this side speaks %d)",
+				    h->version, QP_PROTO_VERSION);
+	if (h->type < 1 || h->type > QP_MSG_TYPE_MAX)
+		return qp_error_set(err, QP_E_GUEST, 0, "control channel: unknown message type %u",
+				    h->type);
+	if (h->length > QP_PROTO_MAX_PAYLOAD)
+		return qp_error_set(err, QP_E_GUEST, 0,
+				    "control channel: %s message: payload of %u bytes exceeds the %d byte limit",
+				    qp_msg_type_name(h->type), h->length, QP_PROTO_MAX_PAYLOAD);
+	return 0;
+}
+
+int qp_msg_decode(const uint8_t *frame, size_t len, struct qp_msg *m, struct qp_msg_store *st,
+		  qp_error **err)
+{
+	struct qp_msg_hdr h;
+	struct rd r = { .p = frame, .m = m, .st = st };
+
+	memset(m, 0, sizeof(*m));
+	if (len < QP_PROTO_HDR_SIZE)
+		return qp_error_set(err, QP_E_GUEST, 0,
+				    "control channel: truncated header (%zu of %d bytes)", len,
+				    QP_PROTO_HDR_SIZE);
+	if (qp_msg_decode_header(frame, &h, err) < 0)
+		return -1;
+	m->type = h.type;
+	if (len - QP_PROTO_HDR_SIZE != h.length)
+		return invalid(err, QP_E_GUEST, m, "header says %u payload bytes, frame has %zu",
+			       h.length, len - QP_PROTO_HDR_SIZE);
+	r.off = QP_PROTO_HDR_SIZE;
+	r.len = len;
+	if (get_payload(&r, m, err) < 0)
+		return -1;
+	if (r.off != r.len)
+		return invalid(err, QP_E_GUEST, m, "%zu trailing bytes", r.len - r.off);
+	return validate(m, QP_E_GUEST, err);
+}
+
+/* ---- the channel ---- */
+
+void qp_chan_init(struct qp_chan *c, int fd)
+{
+	c->fd = fd;
+	c->broken = 0;
+	c->not_socket = 0;
+	c->start = c->have = 0;
+}
+
+struct qp_chan *qp_chan_new(int fd)
+{
+	struct qp_chan *c = malloc(sizeof(*c));
+	if (c)
+		qp_chan_init(c, fd);
+	return c;
+}
+
+void qp_chan_free(struct qp_chan *c)
+{
+	free(c);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* the stream position is lost: every later call fails */
+static int broken(struct qp_chan *c)
+{
+	c->broken = 1;
+	return -1;
+}
+
+ssize_t qp_chan_fill(struct qp_chan *c, qp_error **err)
+{
+	ssize_t n;
+
+	if (c->broken)
+		return qp_error_set(err, QP_E_GUEST, 0, "control channel: unusable after an earlier error");
+	if (c->start > 0) { /* compact only here, so handing out messages stays linear */
+		memmove(c->in, c->in + c->start, c->have - c->start);
+		c->have -= c->start;
+		c->start = 0;
+	}
+	if (c->have == sizeof(c->in))
+		return qp_error_set(err, QP_E_INVALID, 0, "control channel: receive buffer full");
+	n = read(c->fd, c->in + c->have, sizeof(c->in) - c->have);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return 0;
+		qp_fail(err, errno, "control channel: read");
+		return broken(c);
+	}
+	if (n == 0) {
+		qp_error_set(err, QP_E_GUEST, 0, "control channel: peer closed the connection%s",
+			     c->have ? " in the middle of a message" : "");
+		return broken(c);
+	}
+	c->have += (size_t)n;
+	return n;
+}
+
+int qp_chan_next(struct qp_chan *c, struct qp_msg *m, qp_error **err)
+{
+	struct qp_msg_hdr h;
+	size_t avail = c->have - c->start, frame;
+
+	if (c->broken)
+		return qp_error_set(err, QP_E_GUEST, 0, "control channel: unusable after an earlier error");
+	if (avail < QP_PROTO_HDR_SIZE)
+		return 0;
+	if (qp_msg_decode_header(c->in + c->start, &h, err) < 0)
+		return broken(c);
+	frame = QP_PROTO_HDR_SIZE + (size_t)h.length;
+	if (avail < frame)
+		return 0;
+	if (qp_msg_decode(c->in + c->start, frame, m, &c->store, err) < 0)
+		return broken(c);
+	c->start += frame;
+	if (c->start == c->have)
+		c->start = c->have = 0;
+	return 1;
+}
+
+int qp_chan_recv(struct qp_chan *c, struct qp_msg *m, int timeout_ms, qp_error **err)
+{
+	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+
+	for (;;) {
+		struct pollfd p = { .fd = c->fd, .events = POLLIN };
+		int r = qp_chan_next(c, m, err);
+		int64_t left;
+
+		if (r != 0)
+			return r < 0 ? -1 : 0;
+		left = deadline - now_ms();
+		r = poll(&p, 1, left > 0 ? (int)left : 0);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return qp_fail(err, errno, "control channel: poll");
+		}
+		if (r == 0) {
+			if (now_ms() < deadline)
+				continue;
+			return qp_error_set(err, QP_E_TIMEOUT, ETIMEDOUT,
+					    "control channel: no complete message within %d ms (%zu bytes pending)",
+					    timeout_ms, c->have - c->start);
+		}
+		if (qp_chan_fill(c, err) < 0)
+			return -1;
+	}
+}
+
+static ssize_t write_some(struct qp_chan *c, const uint8_t *p, size_t n)
+{
+	ssize_t w;
+
+	if (!c->not_socket) {
+		/* MSG_NOSIGNAL: a vanished peer is an error, not a SIGPIPE */
+		w = send(c->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w >= 0 || errno != ENOTSOCK)
+			return w;
+		c->not_socket = 1;
+	}
+	return write(c->fd, p, n);
+}
+
+static int write_all(struct qp_chan *c, const uint8_t *p, size_t n, int timeout_ms,
+		     const char *what, qp_error **err)
+{
+	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+
+	while (n > 0) {
+		struct pollfd pf = { .fd = c->fd, .events = POLLOUT };
+		int left = (int)(deadline - now_ms()), r;
+		ssize_t w;
+
+		if (left < 0)
+			left = 0;
+		r = poll(&pf, 1, left);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return qp_fail(err, errno, "control channel: poll");
+		}
+		if (r == 0)
+			return qp_error_set(err, QP_E_TIMEOUT, ETIMEDOUT,
+					    "control channel: %s: peer did not take data within %d ms",
+					    what, timeout_ms);
+		if (!(pf.revents & POLLOUT)) /* POLLHUP/POLLERR: nobody is listening */
+			return qp_error_set(err, QP_E_GENERIC, EPIPE, "control channel: %s: peer not connected",
+					    what);
+		w = write_some(c, p, n);
+		if (w < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return qp_fail(err, errno, "control channel: %s: write", what);
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int qp_chan_send(struct qp_chan *c, const struct qp_msg *m, int timeout_ms, qp_error **err)
+{
+	ssize_t n = qp_msg_encode(m, c->out, sizeof(c->out), err);
+
+	if (n < 0)
+		return -1;
+	return write_all(c, c->out, (size_t)n, timeout_ms, qp_msg_type_name(m->type), err);
+}
+
+int qp_chan_send_error(struct qp_chan *c, uint32_t code, int errnum, const char *text,
+		       int timeout_ms, qp_error **err)
+{
+	char buf[QP_PROTO_MAX_TEXT + 1];
+	struct qp_msg m = { .type = QP_MSG_ERROR };
+	size_t i;
+
+	for (i = 0; text && text[i] && i < QP_PROTO_MAX_TEXT; i++)
+		buf[i] = text[i] == '\n' || text[i] == '\r' ? ' ' : text[i];
+	buf[i] = '\0';
+	m.u.error.code = code;
+	m.u.error.errnum = errnum;
+	m.u.error.text = buf;
+	return qp_chan_send(c, &m, timeout_ms, err);
+}

@@ -1,0 +1,791 @@
+/* guest-init/main.c — PID 1 of a qpod microVM, a static binary packed as
+ * /init into the initramfs.  main() is the boot sequence: mounts, control
+ * channel, HELLO, RUN, network, rootfs, workload (through tinyinit), then
+ * power off.  A relay thread carries the workload's stdio, signals, memory
+ * statistics and exit status over the channel while the main thread is the
+ * tinyinit reap/forward loop.
+ *
+ * Failure policy: any failed step is sent to the host as an ERROR (with
+ * errno) and printed on the console, then the VM powers off.  Nothing waits
+ * without a deadline except for the workload itself and for RUN (a booted VM
+ * may be held in a pool); a host that goes away ends the VM. */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <net/route.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include <grp.h>
+
+#include "guest-init/channel.h"
+#include "guest-init/tinyinit.h"
+#include "util/log.h"
+
+#define SEND_TIMEOUT_MS 10000
+#define CONNECT_TIMEOUT_MS 10000 /* host side of the port must open by then */
+#define PORT_WAIT_MS 3000        /* virtio port names arrive asynchronously */
+#define DRAIN_MS 1000            /* after exit, stdio held open by leftovers */
+#define NEWROOT "/newroot"
+#define NINEP_OPTS "trans=virtio,version=9p2000.L,cache=none,msize=262144"
+
+static struct qp_chan chan; /* static: ~200 KiB, fixed, whatever the host sends */
+static int chan_ready;
+static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- time, console, power ---- */
+
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* util/error.c reports through qp_log; here that is the console. */
+void qp_log(enum qp_log_level lvl, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	(void)lvl;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	dprintf(2, "qpod-init: %s\n", buf);
+}
+
+static __attribute__((noreturn)) void power_off(void)
+{
+	sync();
+	reboot(RB_AUTOBOOT); /* QEMU runs with -no-reboot: this ends it */
+	_exit(1);            /* PID 1 exiting panics; panic=-1 reboots too */
+}
+
+static int send_msg(const struct qp_msg *m, qp_error **err)
+{
+	int r;
+
+	pthread_mutex_lock(&send_lock);
+	r = qp_chan_send(&chan, m, SEND_TIMEOUT_MS, err);
+	pthread_mutex_unlock(&send_lock);
+	return r;
+}
+
+/* Report on the console and (if open) the channel, then power off. */
+static __attribute__((noreturn, format(printf, 3, 4))) void
+fatal(uint32_t code, int errnum, const char *fmt, ...)
+{
+	char msg[QP_PROTO_MAX_TEXT / 2], text[QP_PROTO_MAX_TEXT];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (errnum)
+		snprintf(text, sizeof(text), "%s: %s", msg, strerror(errnum));
+	else
+		snprintf(text, sizeof(text), "%s", msg);
+	qp_log(QP_LOG_ERROR, "%s", text);
+	if (chan_ready) {
+		pthread_mutex_lock(&send_lock);
+		qp_chan_send_error(&chan, code, errnum, text, SEND_TIMEOUT_MS, NULL);
+		pthread_mutex_unlock(&send_lock);
+	}
+	power_off();
+}
+
+static __attribute__((noreturn)) void fatal_err(uint32_t code, qp_error *e)
+{
+	fatal(code, 0, "%s", e && e->msg ? e->msg : "unknown error");
+}
+
+#define die(...) fatal(QP_PERR_SYSCALL, errno, __VA_ARGS__)
+
+/* ---- mounts ---- */
+
+static void make_dir(const char *path)
+{
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		die("mkdir \"%s\"", path);
+}
+
+static void mount_fs(const char *src, const char *dst, const char *type, unsigned long flags,
+		     const char *data)
+{
+	make_dir(dst);
+	/* EBUSY: the kernel mounted it already (devtmpfs.mount) */
+	if (mount(src, dst, type, flags, data) < 0 && errno != EBUSY)
+		die("mount %s on \"%s\"", type, dst);
+}
+
+static void mount_early(void)
+{
+	mount_fs("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	mount_fs("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	mount_fs("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755");
+}
+
+/* The workload's root: the 9p share, entered switch_root style (the
+ * initramfs cannot be pivot_root'ed away), or the initramfs itself. */
+static void enter_rootfs(const struct qp_run *r)
+{
+	static const char *const moved[] = { "/dev", "/proc", "/sys" };
+
+	if (r->rootfs == QP_ROOTFS_9P) {
+		unsigned long ro = r->flags & QP_RUN_F_ROOTFS_RO ? MS_RDONLY : 0;
+		char dst[64];
+
+		make_dir(NEWROOT);
+		if (mount(r->rootfs_tag, NEWROOT, "9p", ro, NINEP_OPTS) < 0)
+			die("mount 9p tag \"%s\" on " NEWROOT " (is the host sharing it?)",
+			    r->rootfs_tag);
+		for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++) {
+			snprintf(dst, sizeof(dst), NEWROOT "%s", moved[i]);
+			make_dir(dst);
+			if (mount(moved[i], dst, NULL, MS_MOVE, NULL) < 0)
+				die("move mount \"%s\" to \"%s\"", moved[i], dst);
+		}
+		if (chdir(NEWROOT) < 0)
+			die("chdir " NEWROOT);
+		if (mount(".", "/", NULL, MS_MOVE, NULL) < 0)
+			die("move mount " NEWROOT " to /");
+		if (chroot(".") < 0)
+			die("chroot " NEWROOT);
+		if (chdir("/") < 0)
+			die("chdir /");
+	}
+	mount_fs("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+	mount_fs("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "mode=0620,ptmxmode=0666");
+}
+
+/* ---- network ---- */
+
+static void ifreq_for(struct ifreq *ifr, const char *name)
+{
+	memset(ifr, 0, sizeof(*ifr));
+	snprintf(ifr->ifr_name, sizeof(ifr->ifr_name), "%s", name);
+}
+
+static void set_inet(struct sockaddr *sa, const uint8_t a[4])
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)sa;
+
+	memset(in, 0, sizeof(*in));
+	in->sin_family = AF_INET;
+	memcpy(&in->sin_addr, a, 4);
+}
+
+static void link_up(int sk, const char *name)
+{
+	struct ifreq ifr;
+
+	ifreq_for(&ifr, name);
+	if (ioctl(sk, SIOCGIFFLAGS, &ifr) < 0)
+		die("SIOCGIFFLAGS %s", name);
+	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+	if (ioctl(sk, SIOCSIFFLAGS, &ifr) < 0)
+		die("SIOCSIFFLAGS %s up", name);
+}
+
+static void net_setup(const struct qp_run *r)
+{
+	static const uint8_t zero[6];
+	struct ifreq ifr;
+	int sk = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (sk < 0)
+		die("socket AF_INET");
+	link_up(sk, "lo"); /* the kernel gives lo 127.0.0.1/8 when it goes up */
+	if (r->prefix > 0) {
+		uint32_t mask = htonl(r->prefix >= 32 ? 0xffffffffu : ~(0xffffffffu >> r->prefix));
+
+		if (memcmp(r->mac, zero, 6) != 0) {
+			ifreq_for(&ifr, "eth0");
+			ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
+			memcpy(ifr.ifr_hwaddr.sa_data, r->mac, 6);
+			if (ioctl(sk, SIOCSIFHWADDR, &ifr) < 0)
+				die("SIOCSIFHWADDR eth0 (no virtio-net device?)");
+		}
+		ifreq_for(&ifr, "eth0");
+		set_inet(&ifr.ifr_addr, r->ip);
+		if (ioctl(sk, SIOCSIFADDR, &ifr) < 0)
+			die("SIOCSIFADDR eth0 %u.%u.%u.%u (no virtio-net device?)", r->ip[0], r->ip[1],
+			    r->ip[2], r->ip[3]);
+		ifreq_for(&ifr, "eth0");
+		set_inet(&ifr.ifr_netmask, (const uint8_t *)&mask);
+		if (ioctl(sk, SIOCSIFNETMASK, &ifr) < 0)
+			die("SIOCSIFNETMASK eth0 /%u", r->prefix);
+		link_up(sk, "eth0");
+		if (memcmp(r->gateway, zero, 4) != 0) {
+			struct rtentry rt;
+
+			memset(&rt, 0, sizeof(rt));
+			set_inet(&rt.rt_dst, zero);
+			set_inet(&rt.rt_genmask, zero);
+			set_inet(&rt.rt_gateway, r->gateway);
+			rt.rt_flags = RTF_UP | RTF_GATEWAY;
+			if (ioctl(sk, SIOCADDRT, &rt) < 0)
+				die("SIOCADDRT default via %u.%u.%u.%u", r->gateway[0], r->gateway[1],
+				    r->gateway[2], r->gateway[3]);
+		}
+	}
+	close(sk);
+}
+
+/* ---- the control channel ---- */
+
+/* /dev/virtio-ports/NAME is a udev link; without udev, look the name up in
+ * sysfs.  Returns an fd or -1. */
+static int open_named_port(void)
+{
+	int fd = open("/dev/virtio-ports/" QP_PROTO_PORT_NAME, O_RDWR | O_CLOEXEC);
+	DIR *d;
+	struct dirent *de;
+
+	if (fd >= 0 || !(d = opendir("/sys/class/virtio-ports")))
+		return fd;
+	while (fd < 0 && (de = readdir(d))) {
+		char path[300], name[64] = "";
+		int nfd;
+		ssize_t n;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/virtio-ports/%s/name", de->d_name);
+		if ((nfd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(nfd, name, sizeof(name) - 1);
+		close(nfd);
+		if (n <= 0)
+			continue;
+		name[n] = '\0';
+		name[strcspn(name, "\n")] = '\0';
+		if (strcmp(name, QP_PROTO_PORT_NAME) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+	}
+	closedir(d);
+	return fd;
+}
+
+static int open_channel(void)
+{
+	int64_t deadline = mono_ms() + PORT_WAIT_MS;
+	int fd;
+
+	while ((fd = open_named_port()) < 0 && mono_ms() < deadline)
+		usleep(5000);
+	if (fd < 0) {
+		struct termios t;
+
+		fd = open("/dev/hvc1", O_RDWR | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0)
+			die("no control channel: no virtio-serial port named \"" QP_PROTO_PORT_NAME
+			    "\" (QEMU: -device virtserialport,name=" QP_PROTO_PORT_NAME
+			    "; kernel: CONFIG_VIRTIO_CONSOLE) and /dev/hvc1");
+		if (tcgetattr(fd, &t) == 0) { /* a console: make it carry bytes as they are */
+			cfmakeraw(&t);
+			if (tcsetattr(fd, TCSANOW, &t) < 0)
+				die("raw mode on /dev/hvc1");
+		}
+	}
+	return fd;
+}
+
+static void send_hello(uint64_t init_ns)
+{
+	struct qp_msg m = { .type = QP_MSG_HELLO };
+	int64_t deadline = mono_ms() + CONNECT_TIMEOUT_MS;
+	qp_error *err = NULL;
+
+	m.u.hello.version = QP_PROTO_VERSION;
+	m.u.hello.init_ns = init_ns;
+	for (;;) {
+		m.u.hello.hello_ns = boot_ns();
+		if (send_msg(&m, &err) == 0)
+			return;
+		/* EPIPE: the host end of the port is not open yet */
+		if (err->errnum != EPIPE || mono_ms() >= deadline)
+			fatal_err(QP_PERR_SYSCALL, err);
+		qp_error_free(&err);
+		usleep(5000);
+	}
+}
+
+static void send_meminfo(void)
+{
+	static const char *const keys[] = { "MemTotal:", "MemFree:", "MemAvailable:", "Buffers:",
+					    "Cached:" };
+	struct qp_msg m = { .type = QP_MSG_MEMINFO };
+	uint64_t *vals[] = { &m.u.meminfo.total_kb, &m.u.meminfo.free_kb,
+			     &m.u.meminfo.available_kb, &m.u.meminfo.buffers_kb,
+			     &m.u.meminfo.cached_kb };
+	char buf[8192];
+	qp_error *err = NULL;
+	ssize_t n;
+	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		die("open /proc/meminfo");
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		die("read /proc/meminfo");
+	buf[n] = '\0';
+	for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (strncmp(line, keys[i], strlen(keys[i])) == 0)
+				*vals[i] = strtoull(line + strlen(keys[i]), NULL, 10);
+	if (send_msg(&m, &err) < 0)
+		fatal_err(QP_PERR_SYSCALL, err);
+}
+
+static void receive(struct qp_msg *m, int timeout_ms)
+{
+	qp_error *err = NULL;
+
+	if (qp_chan_recv(&chan, m, timeout_ms, &err) < 0 ||
+	    qp_msg_check_sender(m, QP_SENDER_HOST, &err) < 0)
+		fatal_err(QP_PERR_PROTOCOL, err);
+}
+
+/* RUN's strings live in the channel's store, which the next message reuses:
+ * keep a copy of the store for the workload and point into it. */
+static struct qp_msg_store run_store;
+
+static const char *rebase(const char *p)
+{
+	return p ? run_store.bytes + (p - chan.store.bytes) : NULL;
+}
+
+static void keep_run(struct qp_run *r)
+{
+	memcpy(&run_store, &chan.store, sizeof(run_store));
+	r->rootfs_tag = rebase(r->rootfs_tag);
+	r->cwd = rebase(r->cwd);
+	r->hostname = rebase(r->hostname);
+	for (uint32_t i = 0; i < r->argc; i++)
+		run_store.argv[i] = rebase(r->argv[i]);
+	for (uint32_t i = 0; i < r->envc; i++)
+		run_store.env[i] = rebase(r->env[i]);
+	r->argv = run_store.argv;
+	r->env = run_store.env;
+}
+
+/* Until RUN, answer MEMINFO_REQ and SHUTDOWN; anything else is out of turn. */
+static void wait_run(struct qp_run *out)
+{
+	struct qp_msg m;
+
+	for (;;) {
+		receive(&m, 0x7fffffff);
+		switch (m.type) {
+		case QP_MSG_RUN:
+			*out = m.u.run;
+			keep_run(out);
+			return;
+		case QP_MSG_MEMINFO_REQ:
+			send_meminfo();
+			break;
+		case QP_MSG_SHUTDOWN:
+			power_off();
+		default:
+			fatal(QP_PERR_PROTOCOL, 0, "control channel: %s message before RUN",
+			      qp_msg_type_name(m.type));
+		}
+	}
+}
+
+/* ---- the workload ---- */
+
+enum { STEP_STDIO = 1, STEP_IDS, STEP_CWD, STEP_EXEC };
+struct exec_report {
+	int step, errnum;
+};
+
+enum { EV_SPAWNED = 1, EV_EXITED };
+struct event {
+	int kind, a, b; /* SPAWNED: pid; EXITED: code, errno */
+};
+
+struct workload {
+	struct qp_run run;
+	int stdin_r, stdin_w, out_r, out_w, err_r, err_w, exec_r, exec_w, ev_r, ev_w;
+	int null_fd;
+	pid_t pid;
+	uint64_t spawn_ns;
+};
+
+static void child_fail(struct workload *w, int step)
+{
+	struct exec_report rep = { step, errno };
+
+	if (write(w->exec_w, &rep, sizeof(rep)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* In the forked child: stdio, ids, cwd, env, exec. */
+static void exec_workload(void *arg)
+{
+	struct workload *w = arg;
+	const struct qp_run *r = &w->run;
+	int in = r->flags & QP_RUN_F_STDIN ? w->stdin_r : w->null_fd;
+
+	if (dup2(in, 0) < 0 || dup2(w->out_w, 1) < 0 || dup2(w->err_w, 2) < 0)
+		child_fail(w, STEP_STDIO);
+	setsid();
+	if (setgroups(0, NULL) < 0 || setgid(r->gid) < 0 || setuid(r->uid) < 0)
+		child_fail(w, STEP_IDS);
+	if (chdir(r->cwd && r->cwd[0] ? r->cwd : "/") < 0)
+		child_fail(w, STEP_CWD);
+	environ = (char **)r->env; /* execvp searches the workload's PATH */
+	execvp(r->argv[0], (char *const *)r->argv);
+	child_fail(w, STEP_EXEC);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void post_event(struct workload *w, int kind, int a, int b)
+{
+	struct event ev = { kind, a, b };
+
+	if (write(w->ev_w, &ev, sizeof(ev)) != sizeof(ev))
+		die("event pipe");
+}
+
+static void on_spawn(pid_t pid, void *arg)
+{
+	struct workload *w = arg;
+
+	w->spawn_ns = boot_ns();
+	/* the parent keeps only its ends, so EOFs arrive */
+	close_fd(&w->stdin_r);
+	close_fd(&w->out_w);
+	close_fd(&w->err_w);
+	close_fd(&w->exec_w);
+	post_event(w, EV_SPAWNED, pid, 0);
+}
+
+static void make_pipe(int *r, int *w)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		die("pipe2");
+	*r = p[0];
+	*w = p[1];
+}
+
+/* ---- the relay thread: workload stdio/exit <-> channel ---- */
+
+struct relay {
+	struct workload *w;
+	uint8_t stdin_buf[QP_PROTO_MAX_PAYLOAD];
+	size_t stdin_off, stdin_len;
+	int stdin_eof, exited, exit_code, exit_sent;
+	int64_t drain_deadline;
+};
+
+static void send_or_die(const struct qp_msg *m)
+{
+	qp_error *err = NULL;
+
+	if (send_msg(m, &err) < 0)
+		fatal_err(QP_PERR_SYSCALL, err);
+}
+
+static void send_error(uint32_t code, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void send_error(uint32_t code, int errnum, const char *fmt, ...)
+{
+	char text[512];
+	qp_error *err = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&send_lock);
+	if (qp_chan_send_error(&chan, code, errnum, text, SEND_TIMEOUT_MS, &err) < 0) {
+		pthread_mutex_unlock(&send_lock);
+		fatal_err(QP_PERR_SYSCALL, err);
+	}
+	pthread_mutex_unlock(&send_lock);
+}
+
+/* Relay a chunk of the workload's stdout or stderr; EOF closes it. */
+static void relay_output(int *fd, uint16_t type)
+{
+	static uint8_t buf[QP_PROTO_MAX_PAYLOAD];
+	struct qp_msg m = { .type = type };
+	ssize_t n = read(*fd, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close_fd(fd);
+		return;
+	}
+	m.u.data.data = buf;
+	m.u.data.len = (uint32_t)n;
+	send_or_die(&m);
+}
+
+/* The exec pipe: EOF alone means exec succeeded; a report means it failed. */
+static void relay_exec(struct relay *rl)
+{
+	static const char *const steps[] = { "", "set up stdio", "set uid/gid", "chdir", "exec" };
+	struct workload *w = rl->w;
+	struct exec_report rep;
+	ssize_t n = read(w->exec_r, &rep, sizeof(rep));
+
+	if (n < 0 && errno == EINTR)
+		return;
+	close_fd(&w->exec_r);
+	if (n == 0) {
+		struct qp_msg m = { .type = QP_MSG_STARTED };
+		m.u.started.pid = (uint32_t)w->pid;
+		m.u.started.spawn_ns = w->spawn_ns;
+		m.u.started.exec_ns = boot_ns();
+		send_or_die(&m);
+	} else if (n == sizeof(rep) && rep.step >= STEP_STDIO && rep.step <= STEP_EXEC) {
+		char shown[QP_SHOWN_MAX];
+		send_error(QP_PERR_EXEC, rep.errnum, "%s \"%s\": %s", steps[rep.step],
+			   qp_shown(rep.step == STEP_CWD ? w->run.cwd : w->run.argv[0], shown),
+			   strerror(rep.errnum));
+	} else {
+		send_error(QP_PERR_EXEC, 0, "workload setup failed");
+	}
+}
+
+static void relay_stdin_flush(struct relay *rl)
+{
+	struct workload *w = rl->w;
+	ssize_t n = write(w->stdin_w, rl->stdin_buf + rl->stdin_off, rl->stdin_len - rl->stdin_off);
+
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return;
+		/* EPIPE: the workload closed its stdin; later input is dropped */
+		rl->stdin_off = rl->stdin_len = 0;
+		close_fd(&w->stdin_w);
+		return;
+	}
+	rl->stdin_off += (size_t)n;
+	if (rl->stdin_off == rl->stdin_len) {
+		rl->stdin_off = rl->stdin_len = 0;
+		if (rl->stdin_eof)
+			close_fd(&w->stdin_w);
+	}
+}
+
+static void relay_message(struct relay *rl, const struct qp_msg *m)
+{
+	struct workload *w = rl->w;
+
+	switch (m->type) {
+	case QP_MSG_STDIN:
+		if (!(w->run.flags & QP_RUN_F_STDIN)) {
+			send_error(QP_PERR_STATE, 0, "STDIN without the stdin flag in RUN");
+		} else if (m->u.data.len == 0) {
+			rl->stdin_eof = 1;
+			if (rl->stdin_len == 0)
+				close_fd(&w->stdin_w);
+		} else if (w->stdin_w >= 0) {
+			memcpy(rl->stdin_buf, m->u.data.data, m->u.data.len);
+			rl->stdin_off = 0;
+			rl->stdin_len = m->u.data.len;
+			relay_stdin_flush(rl);
+		}
+		break;
+	case QP_MSG_SIGNAL:
+		if (w->pid <= 0 || rl->exited)
+			send_error(QP_PERR_STATE, 0, "SIGNAL %u: no workload running", m->u.signal.signo);
+		else if (kill(w->pid, (int)m->u.signal.signo) < 0)
+			send_error(QP_PERR_STATE, errno, "kill %d %u", w->pid, m->u.signal.signo);
+		break;
+	case QP_MSG_MEMINFO_REQ:
+		send_meminfo();
+		break;
+	case QP_MSG_SHUTDOWN:
+		power_off();
+	default:
+		fatal(QP_PERR_PROTOCOL, 0, "control channel: unexpected %s message",
+		      qp_msg_type_name(m->type));
+	}
+}
+
+static void relay_event(struct relay *rl)
+{
+	struct event ev;
+	ssize_t n = read(rl->w->ev_r, &ev, sizeof(ev));
+
+	if (n != sizeof(ev))
+		die("event pipe");
+	if (ev.kind == EV_SPAWNED) {
+		rl->w->pid = ev.a;
+	} else {
+		if (ev.a < 0)
+			fatal(QP_PERR_SYSCALL, ev.b, "fork the workload");
+		rl->exited = 1;
+		rl->exit_code = ev.a;
+		rl->drain_deadline = mono_ms() + DRAIN_MS;
+	}
+}
+
+static void *relay_main(void *arg)
+{
+	struct relay *rl = arg;
+	struct workload *w = rl->w;
+	qp_error *err = NULL;
+
+	for (;;) {
+		struct pollfd p[6];
+		int timeout = -1;
+		struct qp_msg m;
+		int r;
+
+		if (rl->exited && !rl->exit_sent && w->exec_r < 0 &&
+		    ((w->out_r < 0 && w->err_r < 0) || mono_ms() >= rl->drain_deadline)) {
+			struct qp_msg ex = { .type = QP_MSG_EXIT };
+			ex.u.exit.code = rl->exit_code;
+			ex.u.exit.exit_ns = boot_ns();
+			close_fd(&w->out_r);
+			close_fd(&w->err_r);
+			send_or_die(&ex);
+			rl->exit_sent = 1;
+			if (!(w->run.flags & QP_RUN_F_WAIT_SHUTDOWN))
+				return NULL;
+		}
+		if (rl->exited && !rl->exit_sent) {
+			int64_t left = rl->drain_deadline - mono_ms();
+			timeout = left > 0 ? (int)left : 0;
+		}
+		/* while stdin input is pending, take no more messages: backpressure */
+		p[0] = (struct pollfd){ .fd = rl->stdin_len ? -1 : chan.fd, .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = w->exec_r, .events = POLLIN };
+		p[2] = (struct pollfd){ .fd = w->out_r, .events = POLLIN };
+		p[3] = (struct pollfd){ .fd = w->err_r, .events = POLLIN };
+		p[4] = (struct pollfd){ .fd = w->ev_r, .events = POLLIN };
+		p[5] = (struct pollfd){ .fd = rl->stdin_len ? w->stdin_w : -1, .events = POLLOUT };
+		r = poll(p, 6, timeout);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			die("poll");
+		}
+		if (r == 0)
+			continue;
+		/* exec first: STARTED goes out before any output */
+		if (p[1].revents)
+			relay_exec(rl);
+		if (p[2].revents)
+			relay_output(&w->out_r, QP_MSG_STDOUT);
+		if (p[3].revents)
+			relay_output(&w->err_r, QP_MSG_STDERR);
+		if (p[4].revents)
+			relay_event(rl);
+		if (p[5].revents)
+			relay_stdin_flush(rl);
+		if (p[0].revents && qp_chan_fill(&chan, &err) < 0)
+			fatal_err(QP_PERR_PROTOCOL, err);
+		r = 0;
+		while (!rl->stdin_len && (r = qp_chan_next(&chan, &m, &err)) > 0) {
+			if (qp_msg_check_sender(&m, QP_SENDER_HOST, &err) < 0)
+				fatal_err(QP_PERR_PROTOCOL, err);
+			relay_message(rl, &m);
+		}
+		if (r < 0)
+			fatal_err(QP_PERR_PROTOCOL, err);
+	}
+}
+
+static struct workload wl;
+static struct relay rl;
+
+static void run_workload(void)
+{
+	pthread_t th;
+	sigset_t all;
+	int code;
+
+	wl.pid = -1;
+	wl.stdin_r = wl.stdin_w = -1;
+	if (wl.run.flags & QP_RUN_F_STDIN) {
+		make_pipe(&wl.stdin_r, &wl.stdin_w);
+		if (fcntl(wl.stdin_w, F_SETFL, O_NONBLOCK) < 0)
+			die("fcntl stdin pipe");
+	}
+	make_pipe(&wl.out_r, &wl.out_w);
+	make_pipe(&wl.err_r, &wl.err_w);
+	make_pipe(&wl.exec_r, &wl.exec_w);
+	make_pipe(&wl.ev_r, &wl.ev_w);
+	if ((wl.null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+		die("open /dev/null");
+
+	/* the relay thread inherits a full mask: every signal reaches
+	 * tinyinit's sigwaitinfo in this thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, NULL);
+	rl.w = &wl;
+	if ((errno = pthread_create(&th, NULL, relay_main, &rl)) != 0)
+		die("pthread_create");
+	code = tinyinit_run(exec_workload, &wl, on_spawn);
+	post_event(&wl, EV_EXITED, code, code < 0 ? errno : 0);
+	pthread_join(th, NULL);
+}
+
+int main(void)
+{
+	uint64_t init_ns = boot_ns();
+	int fd;
+
+	mount_early();
+	if (fcntl(2, F_GETFD) < 0 && (fd = open("/dev/console", O_RDWR)) >= 0) {
+		/* an initramfs without /dev/console starts init with no stdio */
+		dup2(fd, 0), dup2(fd, 1), dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	qp_chan_init(&chan, open_channel());
+	chan_ready = 1;
+	send_hello(init_ns);
+	wait_run(&wl.run);
+	if (wl.run.hostname && wl.run.hostname[0] &&
+	    sethostname(wl.run.hostname, strlen(wl.run.hostname)) < 0)
+		die("sethostname");
+	net_setup(&wl.run);
+	enter_rootfs(&wl.run);
+	run_workload();
+	power_off();
+}

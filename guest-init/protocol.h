@@ -1,0 +1,180 @@
+/* guest-init/protocol.h — the host<->guest control-channel protocol of a
+ * microVM pod.  This header is the one definition of it: the host runtime and
+ * guest-init both include it, and guest-init/channel.[ch] is the only code
+ * that turns messages into bytes and back.
+ *
+ * Transport: a virtio-serial port named "qpod.0" (guest: /dev/virtio-ports/
+ * qpod.0, fallback /dev/hvc1), a byte stream.  Every message is one frame:
+ *
+ *   offset 0  u32 magic    QP_PROTO_MAGIC ("QPOD" on the wire)
+ *          4  u16 version  QP_PROTO_VERSION; any other version is refused
+ *          6  u16 type     enum qp_msg_type
+ *          8  u32 length   payload bytes that follow, <= QP_PROTO_MAX_PAYLOAD
+ *         12  payload
+ *
+ * All integers are little-endian.  Payload field types:
+ *   u8/u16/u32/u64, i32  fixed width, little-endian
+ *   str    u32 byte count + bytes; no NUL byte inside, no terminator
+ *   strv   u32 entry count (<= QP_PROTO_MAX_STRV) + that many str
+ *   ip4    4 bytes, network order (a.b.c.d as they read)
+ * A payload must be consumed exactly: trailing bytes are an error.
+ *
+ * Payloads (direction: G = guest->host, H = host->guest):
+ *   HELLO       G  u16 version, u16 reserved(0), u32 reserved(0),
+ *                  u64 init_ns (CLOCK_BOOTTIME when init started),
+ *                  u64 hello_ns (CLOCK_BOOTTIME when HELLO was sent)
+ *   RUN         H  u32 flags (QP_RUN_F_*), u32 uid, u32 gid,
+ *                  u8 rootfs (QP_ROOTFS_*), str rootfs_tag (9p mount tag),
+ *                  str cwd ("" = "/"), str hostname ("" = keep),
+ *                  strv argv (>= 1 entry), strv env (each "NAME=value"),
+ *                  ip4 ip, u8 prefix (0 = no address: eth0 stays down),
+ *                  ip4 gateway (0.0.0.0 = no default route), u8 mac[6]
+ *                  (all zero = keep the NIC's address)
+ *   STARTED     G  u32 pid, u64 spawn_ns (fork), u64 exec_ns (exec done)
+ *   STDOUT      G  raw bytes (length 1..QP_PROTO_MAX_PAYLOAD)
+ *   STDERR      G  raw bytes (length 1..QP_PROTO_MAX_PAYLOAD)
+ *   STDIN       H  raw bytes; length 0 means end of input (stdin closed)
+ *   SIGNAL      H  u32 signo (1..QP_PROTO_MAX_SIGNAL), to the workload
+ *   EXIT        G  i32 code (0..255: exit status; 128+N: killed by signal N),
+ *                  u64 exit_ns.  Sent after all STDOUT/STDERR of the workload
+ *   MEMINFO_REQ H  empty; answered by MEMINFO at any time after HELLO
+ *   MEMINFO     G  u64 total, free, available, buffers, cached (kB, as in
+ *                  /proc/meminfo)
+ *   SHUTDOWN    H  empty; the guest syncs and powers off
+ *   ERROR       G/H u32 code (QP_PERR_*), i32 errnum (Linux errno or 0),
+ *                  str text (<= QP_PROTO_MAX_TEXT bytes, one line)
+ *
+ * Conversation: guest HELLO -> host RUN -> guest STARTED -> STDOUT/STDERR...
+ * -> EXIT -> guest powers off (or, with QP_RUN_F_WAIT_SHUTDOWN, waits for
+ * SHUTDOWN).  MEMINFO_REQ and SHUTDOWN may come at any time after HELLO,
+ * SIGNAL and STDIN after RUN.  A guest ERROR with code PROTOCOL or SYSCALL
+ * is the guest's last message: it powers off next.  EXEC is followed by
+ * EXIT 127; STATE (e.g. SIGNAL with no workload) changes nothing.
+ * Timestamps are CLOCK_BOOTTIME of the guest (ns since its kernel started).
+ *
+ * Everything received is hostile: channel.c checks every bound above before
+ * it copies a byte, and never allocates more than one fixed-size store.
+ */
+#ifndef QPOD_PROTOCOL_H
+#define QPOD_PROTOCOL_H
+
+#include <stdint.h>
+
+#define QP_PROTO_MAGIC 0x444f5051u /* bytes 'Q' 'P' 'O' 'D' */
+#define QP_PROTO_VERSION 1
+#define QP_PROTO_HDR_SIZE 12
+#define QP_PROTO_MAX_PAYLOAD 65536
+#define QP_PROTO_FRAME_MAX (QP_PROTO_HDR_SIZE + QP_PROTO_MAX_PAYLOAD)
+#define QP_PROTO_MAX_STRV 4096 /* argv and env entries, each */
+#define QP_PROTO_MAX_TEXT 4096 /* ERROR text */
+#define QP_PROTO_MAX_TAG 64    /* 9p mount tag */
+#define QP_PROTO_MAX_HOSTNAME 64
+#define QP_PROTO_MAX_SIGNAL 64
+#define QP_PROTO_PORT_NAME "qpod.0" /* virtio-serial port name */
+
+enum qp_msg_type {
+	QP_MSG_HELLO = 1,
+	QP_MSG_RUN = 2,
+	QP_MSG_STARTED = 3,
+	QP_MSG_STDOUT = 4,
+	QP_MSG_STDERR = 5,
+	QP_MSG_STDIN = 6,
+	QP_MSG_SIGNAL = 7,
+	QP_MSG_EXIT = 8,
+	QP_MSG_MEMINFO_REQ = 9,
+	QP_MSG_MEMINFO = 10,
+	QP_MSG_SHUTDOWN = 11,
+	QP_MSG_ERROR = 12,
+	QP_MSG_TYPE_MAX = QP_MSG_ERROR,
+};
+
+/* who may send a type: a receiver refuses a message from the wrong side */
+enum qp_sender { QP_SENDER_GUEST = 1, QP_SENDER_HOST = 2 };
+
+/* RUN flags; unknown bits are refused */
+enum {
+	QP_RUN_F_STDIN = 1u << 0,         /* stdin comes from STDIN messages, else /dev/null */
+	QP_RUN_F_ROOTFS_RO = 1u << 1,     /* mount the 9p rootfs read-only */
+	QP_RUN_F_WAIT_SHUTDOWN = 1u << 2, /* after EXIT keep serving until SHUTDOWN */
+	QP_RUN_F_ALL = (1u << 3) - 1,
+};
+
+enum qp_rootfs {
+	QP_ROOTFS_INITRAMFS = 0, /* stay in the initramfs (the image is in it) */
+	QP_ROOTFS_9P = 1,        /* mount 9p tag rootfs_tag, move into it */
+};
+
+/* ERROR codes */
+enum qp_proto_err {
+	QP_PERR_PROTOCOL = 1, /* a malformed or unexpected message was received */
+	QP_PERR_SYSCALL = 2,  /* a guest setup step failed (mount, ioctl, ...) */
+	QP_PERR_EXEC = 3,     /* the workload could not be executed */
+	QP_PERR_STATE = 4,    /* valid message at the wrong time */
+	QP_PERR_MAX = QP_PERR_STATE,
+};
+
+/* The header as decoded (host byte order). */
+struct qp_msg_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	uint32_t length;
+};
+
+struct qp_run {
+	uint32_t flags;
+	uint32_t uid, gid;
+	uint8_t rootfs;
+	const char *rootfs_tag, *cwd, *hostname;
+	uint32_t argc, envc;
+	const char *const *argv; /* NULL-terminated */
+	const char *const *env;  /* NULL-terminated */
+	uint8_t ip[4], prefix, gateway[4], mac[6];
+};
+
+/* A message, decoded or to be encoded.  Decoded pointers point into a
+ * struct qp_msg_store and live until that store is reused. */
+struct qp_msg {
+	uint16_t type;
+	union {
+		struct {
+			uint16_t version;
+			uint64_t init_ns, hello_ns;
+		} hello;
+		struct qp_run run;
+		struct {
+			uint32_t pid;
+			uint64_t spawn_ns, exec_ns;
+		} started;
+		struct {
+			const uint8_t *data;
+			uint32_t len;
+		} data; /* STDOUT, STDERR, STDIN */
+		struct {
+			uint32_t signo;
+		} signal;
+		struct {
+			int32_t code;
+			uint64_t exit_ns;
+		} exit;
+		struct {
+			uint64_t total_kb, free_kb, available_kb, buffers_kb, cached_kb;
+		} meminfo;
+		struct {
+			uint32_t code;
+			int32_t errnum;
+			const char *text;
+		} error;
+	} u;
+};
+
+/* Backing storage of one decoded message.  Each str costs 4 + n bytes on the
+ * wire and n + 1 here, a data chunk n and n + 1, so the payload bound bounds
+ * `bytes`; the vectors hold argv and env plus their NULL terminators. */
+struct qp_msg_store {
+	char bytes[QP_PROTO_MAX_PAYLOAD + 1];
+	const char *argv[QP_PROTO_MAX_STRV + 1];
+	const char *env[QP_PROTO_MAX_STRV + 1];
+};
+
+#endif
