@@ -40,6 +40,7 @@ struct pod_driver {
 };
 
 extern const struct pod_driver qp_container_driver;
+extern const struct pod_driver qp_vm_driver;
 
 /* NULL (with an error) if the mode's driver is not built or not usable. */
 const struct pod_driver *driver_for_mode(enum qp_mode mode, qp_error **err);

@@ -23,8 +23,9 @@ const struct pod_driver *driver_for_mode(enum qp_mode mode, qp_error **err)
 	case QP_MODE_CONTAINER:
 		return &qp_container_driver;
 	case QP_MODE_VM:
+		return &qp_vm_driver;
 	default:
-		qp_error_set(err, QP_E_INVALID, 0, "mode \"vm\" is not available in this build yet");
+		qp_error_set(err, QP_E_INVALID, 0, "unknown pod mode %d", (int)mode);
 		return NULL;
 	}
 }

@@ -20,6 +20,15 @@ busybox-static
 iproute2
 jq
 musl-tools
+qemu-system-x86
+qemu-system-data
+bc
+flex
+bison
+libelf-dev
+libssl-dev
+xz-utils
+linux-source
 runc
 "
 

@@ -1,0 +1,222 @@
+/* runtime/vm/qemu.c — finding the guest kernel and init, choosing the
+ * accelerator, and starting QEMU for a microVM pod. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "guest-init/protocol.h"
+#include "util/cleanup.h"
+#include "vm/vm.h"
+
+#define QEMU_BIN "qemu-system-x86_64"
+#define KERNEL_CACHE "/var/cache/qpod/kernel/current/vmlinux"
+#define GUEST_INIT_SYSTEM "/usr/lib/qpod/qpod-init"
+/* kernel-config/cmdline.txt, joined; used when that file is not found */
+#define CMDLINE_DEFAULT "console=ttyS0 quiet reboot=t panic=-1 no_timer_check tsc=reliable 8250.nr_uarts=1"
+#define CMDLINE_MAX 2048
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static char *exe_dir_file(const char *rel)
+{
+	const char *dir = getenv("QPOD_EXE_DIR");
+	char *p = NULL;
+
+	if (!dir || *dir != '/' || asprintf(&p, "%s/%s", dir, rel) < 0)
+		return NULL;
+	return p;
+}
+
+char *vm_find_kernel(qp_error **err)
+{
+	const char *env = getenv("QPOD_KERNEL");
+	const char *p = env && *env ? env : KERNEL_CACHE;
+
+	if (!is_file(p))
+		return qp_error_set(err, QP_E_NOTFOUND, 0,
+				    "guest kernel \"%s\" not found (build it with kernel-config/build.sh "
+				    "or set QPOD_KERNEL)", p),
+		       NULL;
+	return strdup(p);
+}
+
+char *vm_find_guest_init(qp_error **err)
+{
+	const char *env = getenv("QPOD_GUEST_INIT");
+	char *p;
+
+	if (env && *env) {
+		if (!is_file(env))
+			return qp_error_set(err, QP_E_NOTFOUND, 0, "QPOD_GUEST_INIT \"%s\" not found", env),
+			       NULL;
+		return strdup(env);
+	}
+	p = exe_dir_file("guest-init/qpod-init");
+	if (p && is_file(p))
+		return p;
+	free(p);
+	if (is_file(GUEST_INIT_SYSTEM))
+		return strdup(GUEST_INIT_SYSTEM);
+	qp_error_set(err, QP_E_NOTFOUND, 0,
+		     "guest init qpod-init not found (set QPOD_GUEST_INIT or install " GUEST_INIT_SYSTEM ")");
+	return NULL;
+}
+
+bool vm_kvm_usable(void)
+{
+	/* QPOD_ACCEL=tcg|kvm overrides the probe (a /dev/kvm that opens can
+	 * still be unusable, e.g. under broken nested virtualisation) */
+	const char *force = getenv("QPOD_ACCEL");
+	if (force && !strcmp(force, "tcg"))
+		return false;
+	if (force && !strcmp(force, "kvm"))
+		return true;
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* cmdline.txt next to the build (or $QPOD_KERNEL_CMDLINE): '#' lines and blank
+ * lines dropped, the rest joined with spaces.  The built-in copy otherwise. */
+static void read_cmdline(char *out, size_t size)
+{
+	const char *env = getenv("QPOD_KERNEL_CMDLINE");
+	_cleanup_free_ char *p = env && *env ? strdup(env) : exe_dir_file("../kernel-config/cmdline.txt");
+	_cleanup_fclose_ FILE *f = p ? fopen(p, "re") : NULL;
+	char line[256];
+	size_t len = 0;
+
+	snprintf(out, size, "%s", CMDLINE_DEFAULT);
+	if (!f)
+		return;
+	out[0] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, "\r\n");
+		line[n] = '\0';
+		if (!n || line[0] == '#')
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+				line[i] = ' ';
+		if (len + n + 2 > size)
+			break;
+		len += (size_t)snprintf(out + len, size - len, "%s%s", len ? " " : "", line);
+	}
+	if (!len)
+		snprintf(out, size, "%s", CMDLINE_DEFAULT);
+}
+
+/* A QEMU option value: ',' must be doubled, and we refuse newlines. */
+static char *qemu_escape(const char *s)
+{
+	size_t n = strlen(s), extra = 0;
+	char *out, *q;
+
+	for (size_t i = 0; i < n; i++)
+		extra += s[i] == ',';
+	if (!(out = malloc(n + extra + 1)))
+		return NULL;
+	for (q = out; *s; s++) {
+		*q++ = *s;
+		if (*s == ',')
+			*q++ = ',';
+	}
+	*q = '\0';
+	return out;
+}
+
+pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
+{
+	char mem[32], smp[16], cmdline[CMDLINE_MAX + 32], chardev[64], fsdev[PATH_MAX * 2 + 64];
+	_cleanup_free_ char *initrd = NULL, *rootfs = NULL;
+	_cleanup_close_ int devnull = -1, logfd = -1;
+	pid_t pid;
+
+	if (asprintf(&initrd, "%s/%s", o->statedir, QP_VM_INITRD) < 0 ||
+	    !(rootfs = qemu_escape(o->rootfs)))
+		return qp_fail(err, ENOMEM, "qemu arguments");
+	if ((size_t)snprintf(fsdev, sizeof(fsdev), "local,id=r,path=%s,security_model=none,readonly=on",
+			     rootfs) >= sizeof(fsdev))
+		return qp_error_set(err, QP_E_INVALID, 0, "rootfs path too long");
+	snprintf(mem, sizeof(mem), "%lluM", o->mem_mib);
+	snprintf(smp, sizeof(smp), "%d", o->vcpus);
+	/* the channel socket path is relative to QEMU's cwd, the state dir:
+	 * sun_path holds only 108 bytes */
+	snprintf(chardev, sizeof(chardev), "socket,id=c0,path=%s,server=on,wait=off", QP_VM_CHAN_SOCK);
+	read_cmdline(cmdline, CMDLINE_MAX);
+	if (!o->kvm && o->vcpus == 1)
+		strcat(cmdline, " nolapic_timer");
+
+	const char *argv[] = {
+		QEMU_BIN, "-M", "microvm,acpi=off", "-nodefaults", "-no-user-config", "-nographic",
+		"-no-reboot", "-accel", o->kvm ? "kvm" : "tcg,tb-size=32", "-m", mem, "-smp", smp,
+		"-kernel", o->kernel, "-initrd", initrd, "-append", cmdline,
+		"-device", "virtio-serial-device", "-chardev", chardev,
+		"-device", "virtserialport,chardev=c0,name=" QP_PROTO_PORT_NAME,
+		"-fsdev", fsdev, "-device", "virtio-9p-device,fsdev=r,mount_tag=rootfs",
+		o->kvm ? "-cpu" : NULL, "host", NULL,
+	};
+
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	logfd = openat(o->dirfd, QP_VM_QEMU_LOG, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+		       0600);
+	if (devnull < 0 || logfd < 0)
+		return qp_fail(err, errno, "open %s", devnull < 0 ? "/dev/null" : QP_VM_QEMU_LOG);
+	pid_t parent = getpid();
+	pid = fork();
+	if (pid < 0)
+		return qp_fail(err, errno, "fork qemu");
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (o->die_with_parent &&
+		    (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent))
+			_exit(127);
+		setsid();
+		if (fchdir(o->dirfd) < 0 || dup2(devnull, 0) < 0 || dup2(logfd, 1) < 0 ||
+		    dup2(logfd, 2) < 0)
+			_exit(127);
+		execvp(QEMU_BIN, (char **)argv);
+		dprintf(2, "qpod: exec " QEMU_BIN ": %s\n", strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+void vm_qemu_log_tail(int dirfd, char *buf, size_t size)
+{
+	_cleanup_close_ int fd = openat(dirfd, QP_VM_QEMU_LOG, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	char data[1024];
+	off_t end;
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0 || (end = lseek(fd, 0, SEEK_END)) < 0)
+		return;
+	n = pread(fd, data, sizeof(data) - 1, end > (off_t)sizeof(data) - 1 ? end - (off_t)sizeof(data) + 1 : 0);
+	if (n <= 0)
+		return;
+	while (n > 0 && (data[n - 1] == '\n' || data[n - 1] == '\r'))
+		n--;
+	data[n] = '\0';
+	char *line = strrchr(data, '\n');
+	line = line ? line + 1 : data;
+	size_t i = 0;
+	for (; line[i] && i + 1 < size && i < 200; i++)
+		buf[i] = (unsigned char)line[i] < 0x20 || line[i] == 0x7f ? '?' : line[i];
+	buf[i] = '\0';
+}
