@@ -200,6 +200,11 @@ static int setup(struct qp_child_ctx *c, struct workload *w, qp_error **err)
 
 	if (qp_sync_recv(CHILD_SYNC_FD, &m, -1) != 1 || m.type != QP_SYNC_GO)
 		return qp_fail(err, errno ? errno : EPROTO, "wait for the parent");
+	/* Non-dumpable only now: until GO, an unprivileged parent must be
+	 * able to write our /proc/PID/{uid_map,gid_map,setgroups}, which a
+	 * non-dumpable process's /proc files forbid.  Nothing of the pod
+	 * exists yet that could look at us before this point. */
+	prctl(PR_SET_DUMPABLE, 0);
 	if (c->new_userns && (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0))
 		return qp_fail(err, errno, "become root in the user namespace");
 	if (join_namespaces(spec, err) < 0)
@@ -263,7 +268,6 @@ int qp_container_child(void *arg)
 	int code;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	prctl(PR_SET_DUMPABLE, 0);
 	/* As PID 1 of a pid namespace we would silently drop every signal
 	 * from outside that has no handler; blocked signals stay pending
 	 * instead, and tinyinit forwards them once the workload exists.
