@@ -250,36 +250,60 @@ static int parse_root(yajl_val top, struct pod_spec *s, qp_error **err)
 	return 0;
 }
 
-static int parse_mounts(yajl_val top, struct pod_spec *s, qp_error **err)
+/* An array of objects -> a calloc'd array of `size`-byte elements, each
+ * filled by fn(object, its JSON path, element, index, ctx).  The array is
+ * handed to *out before the elements are parsed, so whoever frees the spec
+ * frees a half-parsed array too.  Absent or empty: *out stays NULL. */
+typedef int (*obj_fn)(yajl_val o, const char *path, void *elem, size_t i, void *ctx,
+		      qp_error **err);
+
+static int parse_objects(yajl_val a, const char *path, size_t size, void **out, size_t *n_out,
+			 obj_fn fn, void *ctx, qp_error **err)
 {
-	yajl_val a = F(top, "mounts");
-	char p[JPATH_MAX], q[JPATH_MAX];
+	char p[JPATH_MAX];
+	char *arr;
 	size_t n;
 
-	if (get_array(a, "mounts", "objects", &n, err) < 0)
+	if (get_array(a, path, "objects", &n, err) < 0)
 		return -1;
 	if (n == 0)
 		return 0;
-	if (!(s->mounts = calloc(n, sizeof(*s->mounts))))
+	if (!(arr = calloc(n, size)))
 		return oom(err);
-	s->n_mounts = n;
+	*out = arr;
+	*n_out = n;
 	for (size_t i = 0; i < n; i++) {
-		yajl_val m = a->u.array.values[i];
-		struct qp_mount *mt = &s->mounts[i];
+		yajl_val o = a->u.array.values[i];
 
-		jidx(p, "mounts", i);
-		if (!YAJL_IS_OBJECT(m))
+		jidx(p, path, i);
+		if (!YAJL_IS_OBJECT(o))
 			return bad(err, p, "expected an object");
-		if (get_str(F(m, "destination"), jkey(q, p, "destination"), &mt->destination, err) < 0 ||
-		    get_str(F(m, "type"), jkey(q, p, "type"), &mt->type, err) < 0 ||
-		    get_str(F(m, "source"), jkey(q, p, "source"), &mt->source, err) < 0 ||
-		    get_strv(F(m, "options"), jkey(q, p, "options"), &mt->options, err) < 0)
+		if (fn(o, p, arr + i * size, i, ctx, err) < 0)
 			return -1;
-		if (!mt->destination)
-			return bad(err, jkey(q, p, "destination"), "missing");
-		mt->n_options = qp_strv_len(mt->options);
 	}
 	return 0;
+}
+
+static int parse_mount(yajl_val m, const char *p, void *elem, size_t i, void *ctx, qp_error **err)
+{
+	struct qp_mount *mt = elem;
+	char q[JPATH_MAX];
+
+	if (get_str(F(m, "destination"), jkey(q, p, "destination"), &mt->destination, err) < 0 ||
+	    get_str(F(m, "type"), jkey(q, p, "type"), &mt->type, err) < 0 ||
+	    get_str(F(m, "source"), jkey(q, p, "source"), &mt->source, err) < 0 ||
+	    get_strv(F(m, "options"), jkey(q, p, "options"), &mt->options, err) < 0)
+		return -1;
+	if (!mt->destination)
+		return bad(err, jkey(q, p, "destination"), "missing");
+	mt->n_options = qp_strv_len(mt->options);
+	return 0;
+}
+
+static int parse_mounts(yajl_val top, struct pod_spec *s, qp_error **err)
+{
+	return parse_objects(F(top, "mounts"), "mounts", sizeof(*s->mounts), (void **)&s->mounts,
+			     &s->n_mounts, parse_mount, NULL, err);
 }
 
 static const struct {
@@ -296,46 +320,38 @@ static const struct {
 	{ "RLIMIT_SIGPENDING", RLIMIT_SIGPENDING }, { "RLIMIT_STACK", RLIMIT_STACK },
 };
 
+static int parse_rlimit(yajl_val o, const char *p, void *elem, size_t i, void *ctx, qp_error **err)
+{
+	struct qp_process *pr = ctx;
+	struct qp_rlimit *rl = elem;
+	char q[JPATH_MAX], sbuf[QP_SHOWN_MAX];
+	bool has_soft = false, has_hard = false;
+	size_t k;
+
+	if (get_str(F(o, "type"), jkey(q, p, "type"), &rl->type, err) < 0 ||
+	    get_u64(F(o, "soft"), jkey(q, p, "soft"), &rl->soft, &has_soft, err) < 0 ||
+	    get_u64(F(o, "hard"), jkey(q, p, "hard"), &rl->hard, &has_hard, err) < 0)
+		return -1;
+	if (!rl->type)
+		return bad(err, jkey(q, p, "type"), "missing");
+	if (!has_soft || !has_hard)
+		return bad(err, jkey(q, p, has_soft ? "hard" : "soft"), "missing");
+	for (k = 0; k < QP_ARRAY_SIZE(rlimit_names); k++)
+		if (strcmp(rl->type, rlimit_names[k].name) == 0)
+			break;
+	if (k == QP_ARRAY_SIZE(rlimit_names))
+		return bad(err, jkey(q, p, "type"), "unknown rlimit \"%s\"", qp_shown(rl->type, sbuf));
+	rl->resource = rlimit_names[k].resource;
+	for (size_t j = 0; j < i; j++)
+		if (pr->rlimits[j].resource == rl->resource)
+			return bad(err, jkey(q, p, "type"), "duplicate rlimit %s", rlimit_names[k].name);
+	return 0;
+}
+
 static int parse_rlimits(yajl_val a, struct qp_process *pr, qp_error **err)
 {
-	char p[JPATH_MAX], q[JPATH_MAX], sbuf[QP_SHOWN_MAX];
-	size_t n;
-
-	if (get_array(a, "process.rlimits", "objects", &n, err) < 0)
-		return -1;
-	if (n == 0)
-		return 0;
-	if (!(pr->rlimits = calloc(n, sizeof(*pr->rlimits))))
-		return oom(err);
-	pr->n_rlimits = n;
-	for (size_t i = 0; i < n; i++) {
-		yajl_val o = a->u.array.values[i];
-		struct qp_rlimit *rl = &pr->rlimits[i];
-		bool has_soft = false, has_hard = false;
-		size_t k;
-
-		jidx(p, "process.rlimits", i);
-		if (!YAJL_IS_OBJECT(o))
-			return bad(err, p, "expected an object");
-		if (get_str(F(o, "type"), jkey(q, p, "type"), &rl->type, err) < 0 ||
-		    get_u64(F(o, "soft"), jkey(q, p, "soft"), &rl->soft, &has_soft, err) < 0 ||
-		    get_u64(F(o, "hard"), jkey(q, p, "hard"), &rl->hard, &has_hard, err) < 0)
-			return -1;
-		if (!rl->type)
-			return bad(err, jkey(q, p, "type"), "missing");
-		if (!has_soft || !has_hard)
-			return bad(err, jkey(q, p, has_soft ? "hard" : "soft"), "missing");
-		for (k = 0; k < QP_ARRAY_SIZE(rlimit_names); k++)
-			if (strcmp(rl->type, rlimit_names[k].name) == 0)
-				break;
-		if (k == QP_ARRAY_SIZE(rlimit_names))
-			return bad(err, jkey(q, p, "type"), "unknown rlimit \"%s\"", qp_shown(rl->type, sbuf));
-		rl->resource = rlimit_names[k].resource;
-		for (size_t j = 0; j < i; j++)
-			if (pr->rlimits[j].resource == rl->resource)
-				return bad(err, jkey(q, p, "type"), "duplicate rlimit %s", rlimit_names[k].name);
-	}
-	return 0;
+	return parse_objects(a, "process.rlimits", sizeof(*pr->rlimits), (void **)&pr->rlimits,
+			     &pr->n_rlimits, parse_rlimit, pr, err);
 }
 
 static int parse_user(yajl_val u, struct qp_process *pr, qp_error **err)
@@ -451,35 +467,25 @@ static int parse_namespaces(yajl_val a, struct pod_spec *s, qp_error **err)
 	return 0;
 }
 
+static int parse_idmap(yajl_val o, const char *p, void *elem, size_t i, void *ctx, qp_error **err)
+{
+	struct qp_idmap *m = elem;
+	char q[JPATH_MAX];
+	bool hc = false, hh = false, hs = false;
+
+	if (get_u32(F(o, "containerID"), jkey(q, p, "containerID"), &m->container_id, &hc, err) < 0 ||
+	    get_u32(F(o, "hostID"), jkey(q, p, "hostID"), &m->host_id, &hh, err) < 0 ||
+	    get_u32(F(o, "size"), jkey(q, p, "size"), &m->size, &hs, err) < 0)
+		return -1;
+	if (!hc || !hh || !hs)
+		return bad(err, jkey(q, p, !hc ? "containerID" : !hh ? "hostID" : "size"), "missing");
+	return 0;
+}
+
 static int parse_idmaps(yajl_val a, const char *path, struct qp_idmap **out, size_t *n_out,
 			qp_error **err)
 {
-	char p[JPATH_MAX], q[JPATH_MAX];
-	size_t n;
-
-	if (get_array(a, path, "objects", &n, err) < 0)
-		return -1;
-	if (n == 0)
-		return 0;
-	if (!(*out = calloc(n, sizeof(**out))))
-		return oom(err);
-	*n_out = n;
-	for (size_t i = 0; i < n; i++) {
-		yajl_val o = a->u.array.values[i];
-		struct qp_idmap *m = &(*out)[i];
-		bool hc = false, hh = false, hs = false;
-
-		jidx(p, path, i);
-		if (!YAJL_IS_OBJECT(o))
-			return bad(err, p, "expected an object");
-		if (get_u32(F(o, "containerID"), jkey(q, p, "containerID"), &m->container_id, &hc, err) < 0 ||
-		    get_u32(F(o, "hostID"), jkey(q, p, "hostID"), &m->host_id, &hh, err) < 0 ||
-		    get_u32(F(o, "size"), jkey(q, p, "size"), &m->size, &hs, err) < 0)
-			return -1;
-		if (!hc || !hh || !hs)
-			return bad(err, jkey(q, p, !hc ? "containerID" : !hh ? "hostID" : "size"), "missing");
-	}
-	return 0;
+	return parse_objects(a, path, sizeof(**out), (void **)out, n_out, parse_idmap, NULL, err);
 }
 
 static int parse_resources(yajl_val r, struct qp_resources *res, qp_error **err)
@@ -519,49 +525,57 @@ static int parse_resources(yajl_val r, struct qp_resources *res, qp_error **err)
 	return 0;
 }
 
+static int parse_seccomp_arg(yajl_val o, const char *p, void *elem, size_t i, void *ctx,
+			     qp_error **err)
+{
+	struct qp_seccomp_arg *arg = elem;
+	char q[JPATH_MAX];
+	uint32_t index = 0;
+	bool has_index = false;
+
+	if (get_u32(F(o, "index"), jkey(q, p, "index"), &index, &has_index, err) < 0 ||
+	    get_u64(F(o, "value"), jkey(q, p, "value"), &arg->value, NULL, err) < 0 ||
+	    get_u64(F(o, "valueTwo"), jkey(q, p, "valueTwo"), &arg->value_two, NULL, err) < 0 ||
+	    get_str(F(o, "op"), jkey(q, p, "op"), &arg->op, err) < 0)
+		return -1;
+	if (!has_index)
+		return bad(err, jkey(q, p, "index"), "missing");
+	if (index > 5)
+		return bad(err, jkey(q, p, "index"), "expected an integer in 0..5");
+	arg->index = index;
+	if (!arg->op)
+		return bad(err, jkey(q, p, "op"), "missing");
+	return 0;
+}
+
 static int parse_seccomp_args(yajl_val a, const char *path, struct qp_seccomp_rule *r, qp_error **err)
 {
-	char p[JPATH_MAX], q[JPATH_MAX];
-	size_t n;
+	return parse_objects(a, path, sizeof(*r->args), (void **)&r->args, &r->n_args,
+			     parse_seccomp_arg, NULL, err);
+}
 
-	if (get_array(a, path, "objects", &n, err) < 0)
+static int parse_seccomp_rule(yajl_val r, const char *p, void *elem, size_t i, void *ctx,
+			      qp_error **err)
+{
+	struct qp_seccomp_rule *rule = elem;
+	char q[JPATH_MAX];
+
+	if (get_strv(F(r, "names"), jkey(q, p, "names"), &rule->names, err) < 0 ||
+	    get_str(F(r, "action"), jkey(q, p, "action"), &rule->action, err) < 0 ||
+	    get_u32(F(r, "errnoRet"), jkey(q, p, "errnoRet"), &rule->errno_ret, &rule->has_errno_ret,
+		    err) < 0 ||
+	    parse_seccomp_args(F(r, "args"), jkey(q, p, "args"), rule, err) < 0)
 		return -1;
-	if (n == 0)
-		return 0;
-	if (!(r->args = calloc(n, sizeof(*r->args))))
-		return oom(err);
-	r->n_args = n;
-	for (size_t i = 0; i < n; i++) {
-		yajl_val o = a->u.array.values[i];
-		struct qp_seccomp_arg *arg = &r->args[i];
-		uint32_t index = 0;
-		bool has_index = false;
-
-		jidx(p, path, i);
-		if (!YAJL_IS_OBJECT(o))
-			return bad(err, p, "expected an object");
-		if (get_u32(F(o, "index"), jkey(q, p, "index"), &index, &has_index, err) < 0 ||
-		    get_u64(F(o, "value"), jkey(q, p, "value"), &arg->value, NULL, err) < 0 ||
-		    get_u64(F(o, "valueTwo"), jkey(q, p, "valueTwo"), &arg->value_two, NULL, err) < 0 ||
-		    get_str(F(o, "op"), jkey(q, p, "op"), &arg->op, err) < 0)
-			return -1;
-		if (!has_index)
-			return bad(err, jkey(q, p, "index"), "missing");
-		if (index > 5)
-			return bad(err, jkey(q, p, "index"), "expected an integer in 0..5");
-		arg->index = index;
-		if (!arg->op)
-			return bad(err, jkey(q, p, "op"), "missing");
-	}
+	if (!rule->names || !rule->names[0])
+		return bad(err, jkey(q, p, "names"), rule->names ? "must not be empty" : "missing");
+	if (!rule->action)
+		return bad(err, jkey(q, p, "action"), "missing");
 	return 0;
 }
 
 static int parse_seccomp(yajl_val o, struct pod_spec *s, qp_error **err)
 {
-	char p[JPATH_MAX], q[JPATH_MAX];
 	struct qp_seccomp *sc;
-	yajl_val a;
-	size_t n;
 
 	if (absent(o))
 		return 0;
@@ -577,72 +591,38 @@ static int parse_seccomp(yajl_val o, struct pod_spec *s, qp_error **err)
 		return -1;
 	if (!sc->default_action)
 		return bad(err, "linux.seccomp.defaultAction", "missing");
-	a = F(o, "syscalls");
-	if (get_array(a, "linux.seccomp.syscalls", "objects", &n, err) < 0)
-		return -1;
-	if (n == 0)
-		return 0;
-	if (!(sc->rules = calloc(n, sizeof(*sc->rules))))
-		return oom(err);
-	sc->n_rules = n;
-	for (size_t i = 0; i < n; i++) {
-		yajl_val r = a->u.array.values[i];
-		struct qp_seccomp_rule *rule = &sc->rules[i];
+	return parse_objects(F(o, "syscalls"), "linux.seccomp.syscalls", sizeof(*sc->rules),
+			     (void **)&sc->rules, &sc->n_rules, parse_seccomp_rule, NULL, err);
+}
 
-		jidx(p, "linux.seccomp.syscalls", i);
-		if (!YAJL_IS_OBJECT(r))
-			return bad(err, p, "expected an object");
-		if (get_strv(F(r, "names"), jkey(q, p, "names"), &rule->names, err) < 0 ||
-		    get_str(F(r, "action"), jkey(q, p, "action"), &rule->action, err) < 0 ||
-		    get_u32(F(r, "errnoRet"), jkey(q, p, "errnoRet"), &rule->errno_ret, &rule->has_errno_ret,
-			    err) < 0 ||
-		    parse_seccomp_args(F(r, "args"), jkey(q, p, "args"), rule, err) < 0)
-			return -1;
-		if (!rule->names || !rule->names[0])
-			return bad(err, jkey(q, p, "names"), rule->names ? "must not be empty" : "missing");
-		if (!rule->action)
-			return bad(err, jkey(q, p, "action"), "missing");
-	}
+static int parse_device(yajl_val o, const char *p, void *elem, size_t i, void *ctx, qp_error **err)
+{
+	struct qp_device *d = elem;
+	char q[JPATH_MAX];
+	_cleanup_free_ char *type = NULL;
+
+	if (get_str(F(o, "type"), jkey(q, p, "type"), &type, err) < 0 ||
+	    get_str(F(o, "path"), jkey(q, p, "path"), &d->path, err) < 0 ||
+	    get_i64(F(o, "major"), jkey(q, p, "major"), &d->major, NULL, err) < 0 ||
+	    get_i64(F(o, "minor"), jkey(q, p, "minor"), &d->minor, NULL, err) < 0 ||
+	    get_u32(F(o, "fileMode"), jkey(q, p, "fileMode"), &d->mode, &d->has_mode, err) < 0 ||
+	    get_u32(F(o, "uid"), jkey(q, p, "uid"), &d->uid, &d->has_uid, err) < 0 ||
+	    get_u32(F(o, "gid"), jkey(q, p, "gid"), &d->gid, &d->has_gid, err) < 0)
+		return -1;
+	if (!d->path)
+		return bad(err, jkey(q, p, "path"), "missing");
+	if (!type)
+		return bad(err, jkey(q, p, "type"), "missing");
+	if (strlen(type) != 1 || !strchr("cbup", type[0]))
+		return bad(err, jkey(q, p, "type"), "expected \"c\", \"b\", \"u\" or \"p\"");
+	d->type = type[0];
 	return 0;
 }
 
 static int parse_devices(yajl_val a, struct pod_spec *s, qp_error **err)
 {
-	char p[JPATH_MAX], q[JPATH_MAX];
-	size_t n;
-
-	if (get_array(a, "linux.devices", "objects", &n, err) < 0)
-		return -1;
-	if (n == 0)
-		return 0;
-	if (!(s->devices = calloc(n, sizeof(*s->devices))))
-		return oom(err);
-	s->n_devices = n;
-	for (size_t i = 0; i < n; i++) {
-		yajl_val o = a->u.array.values[i];
-		struct qp_device *d = &s->devices[i];
-		_cleanup_free_ char *type = NULL;
-
-		jidx(p, "linux.devices", i);
-		if (!YAJL_IS_OBJECT(o))
-			return bad(err, p, "expected an object");
-		if (get_str(F(o, "type"), jkey(q, p, "type"), &type, err) < 0 ||
-		    get_str(F(o, "path"), jkey(q, p, "path"), &d->path, err) < 0 ||
-		    get_i64(F(o, "major"), jkey(q, p, "major"), &d->major, NULL, err) < 0 ||
-		    get_i64(F(o, "minor"), jkey(q, p, "minor"), &d->minor, NULL, err) < 0 ||
-		    get_u32(F(o, "fileMode"), jkey(q, p, "fileMode"), &d->mode, &d->has_mode, err) < 0 ||
-		    get_u32(F(o, "uid"), jkey(q, p, "uid"), &d->uid, &d->has_uid, err) < 0 ||
-		    get_u32(F(o, "gid"), jkey(q, p, "gid"), &d->gid, &d->has_gid, err) < 0)
-			return -1;
-		if (!d->path)
-			return bad(err, jkey(q, p, "path"), "missing");
-		if (!type)
-			return bad(err, jkey(q, p, "type"), "missing");
-		if (strlen(type) != 1 || !strchr("cbup", type[0]))
-			return bad(err, jkey(q, p, "type"), "expected \"c\", \"b\", \"u\" or \"p\"");
-		d->type = type[0];
-	}
-	return 0;
+	return parse_objects(a, "linux.devices", sizeof(*s->devices), (void **)&s->devices,
+			     &s->n_devices, parse_device, NULL, err);
 }
 
 static int parse_linux(yajl_val top, struct pod_spec *s, qp_error **err)
