@@ -131,6 +131,11 @@ int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	qp_json_key(g, "annotations");
 	yajl_gen_map_open(g);
 	qp_json_kstr(g, "qpod.mode", "container|vm: the pod driver");
+	qp_json_kstr(g, "qpod.vcpus", "1..255: vCPUs of a vm pod");
+	qp_json_kstr(g, "qpod.net", "none|bridge|host: the pod's network");
+	qp_json_kstr(g, "qpod.net.ip", "IPv4 address on the bridge (default: next free)");
+	qp_json_kstr(g, "qpod.net.subnet", "pod subnet, CIDR (default 10.88.0.0/16)");
+	qp_json_kstr(g, "qpod.net.bridge", "bridge name prefix (default qpod)");
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 	r = qp_json_gen_finish(g, &text, NULL, err);
