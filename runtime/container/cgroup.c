@@ -368,23 +368,14 @@ undo:
 
 int qp_cg_openpath(int rootfd, const char *path, qp_error **err)
 {
-	_cleanup_free_ char *copy = strdup(path);
-	_cleanup_close_ int cur = -1;
-	char *save = NULL, *comp;
+	/* One lookup suffices: paths are cleaned (qp_cgroup_clean_path: no
+	 * "..", no empty parts) and cgroupfs holds no symlinks; only mkpath
+	 * needs to walk, to create each level. */
+	int fd = open_dir_at(rootfd, path);
 
-	if (!copy)
-		return qp_fail(err, ENOMEM, "cgroup path");
-	cur = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
-	if (cur < 0)
-		return qp_fail(err, errno, "dup");
-	for (comp = strtok_r(copy, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
-		int next = open_dir_at(cur, comp);
-		if (next < 0)
-			return qp_fail(err, errno, "open \"%s\"", path);
-		close(cur);
-		cur = next;
-	}
-	return steal_fd(&cur);
+	if (fd < 0)
+		return qp_fail(err, errno, "open \"%s\"", path);
+	return fd;
 }
 
 bool qp_cg_has_file(int dirfd, const char *name)
