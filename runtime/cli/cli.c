@@ -103,9 +103,8 @@ bad:
 			    s ? s : "");
 }
 
-int cli_one_id(int argc, char **argv, int optind_, const char *cmd, const char **id, qp_error **err)
+int cli_one_id(int argc, char **argv, int optind_, const char **id, qp_error **err)
 {
-	(void)cmd;
 	if (optind_ >= argc)
 		return qp_error_set(err, QP_E_INVALID, 0, "missing pod ID");
 	if (optind_ + 1 < argc)

@@ -39,7 +39,7 @@ int cli_parse_signal(const char *s);
 /* "64M", "1G", "512k", "1048576" -> bytes; error for junk, 0, or > 1 PiB - 1. */
 int cli_parse_size(const char *s, const char *what, int64_t *out, qp_error **err);
 /* A required single positional ID after options. */
-int cli_one_id(int argc, char **argv, int optind_, const char *cmd, const char **id, qp_error **err);
+int cli_one_id(int argc, char **argv, int optind_, const char **id, qp_error **err);
 
 /* --format table|json -> *json */
 int cli_parse_format(const char *arg, bool *json, qp_error **err);

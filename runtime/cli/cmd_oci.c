@@ -30,7 +30,7 @@ static int open_one(struct qp_cli *cli, int argc, char **argv, bool exclusive, c
 			return err && *err ? -1
 					   : qp_error_set(err, QP_E_INVALID, 0, "usage: qpod %s", usage);
 	}
-	if (cli_one_id(argc, argv, optind, argv[0], &id, err) < 0 || cli_root(cli, err) < 0)
+	if (cli_one_id(argc, argv, optind, &id, err) < 0 || cli_root(cli, err) < 0)
 		return -1;
 	return pod_open(cli->rootfd, cli->root, id, exclusive, pod, err);
 }

@@ -313,7 +313,7 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 		goto out;
 	oci = create_only || o.bundle;
 	if (oci) {
-		if (cli_one_id(argc, argv, optind, argv[0], &id, err) < 0)
+		if (cli_one_id(argc, argv, optind, &id, err) < 0)
 			goto out;
 		if (load_bundle(o.bundle ? o.bundle : ".", &spec, &bundle, &rootfs, err) < 0)
 			goto out;
