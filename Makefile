@@ -13,15 +13,17 @@ CFLAGS ?= -O2 -g
 QP_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fstack-protector-strong \
 	-D_FORTIFY_SOURCE=2 -include config.h -Iruntime -I. $(PKG_CFLAGS) -MMD -MP
 
-LIB_SRCS := $(filter-out runtime/main.c,$(wildcard runtime/*.c runtime/*/*.c)) \
-	$(filter-out guest-init/main.c,$(wildcard guest-init/*.c))
+# guest-init/: channel and tinyinit are shared with the runtime; every other
+# file there belongs to the guest binary only.
+GI_SHARED := guest-init/channel.c guest-init/tinyinit.c
+LIB_SRCS := $(filter-out runtime/main.c,$(wildcard runtime/*.c runtime/*/*.c)) $(GI_SHARED)
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 HELPER := $(B)/tools/qpod-testhelper
 GUEST_INIT := $(B)/guest-init/qpod-init
 GUEST_CC ?= $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
-GI_SRCS := guest-init/main.c guest-init/channel.c guest-init/tinyinit.c runtime/util/error.c
+GI_SRCS := $(wildcard guest-init/*.c) runtime/util/error.c
 
 .PHONY: all check demo bench clean distclean deps fuzz kernel
 all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(UNIT_BINS)
@@ -58,7 +60,7 @@ $(HELPER): tools/testhelper.c
 	$(CC) -O2 -Wall -static -o $@ $<
 
 # PID 1 of a microVM pod: static, small (musl when musl-gcc is installed).
-$(GUEST_INIT): $(GI_SRCS) guest-init/protocol.h guest-init/channel.h guest-init/tinyinit.h config.h
+$(GUEST_INIT): $(GI_SRCS) $(wildcard guest-init/*.h) config.h
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) -static -Os -s -std=gnu11 -D_GNU_SOURCE $(WARN) -Iruntime -I. -o $@ $(GI_SRCS) -pthread
 

@@ -26,6 +26,9 @@ static const char *const type_names[] = {
 	[QP_MSG_SIGNAL] = "SIGNAL",     [QP_MSG_EXIT] = "EXIT",
 	[QP_MSG_MEMINFO_REQ] = "MEMINFO_REQ", [QP_MSG_MEMINFO] = "MEMINFO",
 	[QP_MSG_SHUTDOWN] = "SHUTDOWN", [QP_MSG_ERROR] = "ERROR",
+	[QP_MSG_EXEC] = "EXEC",         [QP_MSG_EXEC_STARTED] = "EXEC_STARTED",
+	[QP_MSG_EXEC_OUT] = "EXEC_OUT", [QP_MSG_EXEC_EXIT] = "EXEC_EXIT",
+	[QP_MSG_CTL_START] = "CTL_START", [QP_MSG_CTL_REPLY] = "CTL_REPLY",
 };
 
 static const unsigned char senders[] = {
@@ -36,6 +39,9 @@ static const unsigned char senders[] = {
 	[QP_MSG_MEMINFO_REQ] = QP_SENDER_HOST, [QP_MSG_MEMINFO] = QP_SENDER_GUEST,
 	[QP_MSG_SHUTDOWN] = QP_SENDER_HOST,
 	[QP_MSG_ERROR] = QP_SENDER_GUEST | QP_SENDER_HOST,
+	[QP_MSG_EXEC] = QP_SENDER_HOST,     [QP_MSG_EXEC_STARTED] = QP_SENDER_GUEST,
+	[QP_MSG_EXEC_OUT] = QP_SENDER_GUEST, [QP_MSG_EXEC_EXIT] = QP_SENDER_GUEST,
+	[QP_MSG_CTL_START] = QP_SENDER_CTL, [QP_MSG_CTL_REPLY] = QP_SENDER_CTL,
 };
 
 const char *qp_msg_type_name(uint16_t type)
@@ -53,7 +59,7 @@ int qp_msg_check_sender(const struct qp_msg *m, enum qp_sender from, qp_error **
 	if (!(qp_msg_sender(m->type) & from))
 		return qp_error_set(err, QP_E_GUEST, 0, "control channel: %s message from the %s",
 				    qp_msg_type_name(m->type),
-				    from == QP_SENDER_GUEST ? "guest" : "host");
+				    from == QP_SENDER_GUEST ? "guest" : from == QP_SENDER_HOST ? "host" : "client");
 	return 0;
 }
 
@@ -117,6 +123,41 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 	switch (m->type) {
 	case QP_MSG_RUN:
 		return validate_run(&m->u.run, code, m, err);
+	case QP_MSG_EXEC: {
+		static const uint8_t zero[6];
+		const struct qp_run *r = &m->u.run;
+		if (r->id == 0)
+			return invalid(err, code, m, "id 0");
+		if (r->rootfs != QP_ROOTFS_INITRAMFS || r->prefix || memcmp(r->mac, zero, 6) ||
+		    memcmp(r->ip, zero, 4))
+			return invalid(err, code, m, "an exec cannot set the rootfs or the network");
+		return validate_run(r, code, m, err);
+	}
+	case QP_MSG_EXEC_STARTED:
+		if (m->u.exec_started.id == 0 || m->u.exec_started.pid == 0 ||
+		    m->u.exec_started.pid > INT32_MAX)
+			return invalid(err, code, m, "id or pid out of range");
+		return 0;
+	case QP_MSG_EXEC_OUT:
+		if (m->u.exec_out.id == 0 || (m->u.exec_out.stream != 1 && m->u.exec_out.stream != 2))
+			return invalid(err, code, m, "id 0 or stream %u", m->u.exec_out.stream);
+		if (m->u.exec_out.len == 0 || m->u.exec_out.len > QP_PROTO_MAX_PAYLOAD - 5 ||
+		    !m->u.exec_out.data)
+			return invalid(err, code, m, "data length %u out of range", m->u.exec_out.len);
+		return 0;
+	case QP_MSG_EXEC_EXIT:
+		if (m->u.exec_exit.id == 0 || m->u.exec_exit.code < 0 || m->u.exec_exit.code > 255)
+			return invalid(err, code, m, "id 0 or exit code %d out of range",
+				       m->u.exec_exit.code);
+		/* fall through - the text */
+	case QP_MSG_CTL_REPLY: {
+		const char *t = m->type == QP_MSG_EXEC_EXIT ? m->u.exec_exit.text : m->u.reply.text;
+		if (t && strlen(t) > QP_PROTO_MAX_TEXT)
+			return invalid(err, code, m, "text longer than %d bytes", QP_PROTO_MAX_TEXT);
+		return 0;
+	}
+	case QP_MSG_CTL_START:
+		return 0;
 	case QP_MSG_STARTED:
 		if (m->u.started.pid == 0 || m->u.started.pid > INT32_MAX)
 			return invalid(err, code, m, "pid %u out of range", m->u.started.pid);
@@ -228,6 +269,9 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 		put_u64(w, m->u.hello.init_ns);
 		put_u64(w, m->u.hello.hello_ns);
 		break;
+	case QP_MSG_EXEC:
+		put_u32(w, r->id);
+		/* fall through - the RUN payload */
 	case QP_MSG_RUN:
 		put_u32(w, r->flags);
 		put_u32(w, r->uid);
@@ -272,7 +316,27 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 		put_u32(w, (uint32_t)m->u.error.errnum);
 		put_str(w, m->u.error.text);
 		break;
-	default: /* MEMINFO_REQ, SHUTDOWN: empty */
+	case QP_MSG_EXEC_STARTED:
+		put_u32(w, m->u.exec_started.id);
+		put_u32(w, m->u.exec_started.pid);
+		break;
+	case QP_MSG_EXEC_OUT:
+		put_u32(w, m->u.exec_out.id);
+		put_u8(w, m->u.exec_out.stream);
+		put(w, m->u.exec_out.data, m->u.exec_out.len);
+		break;
+	case QP_MSG_EXEC_EXIT:
+		put_u32(w, m->u.exec_exit.id);
+		put_u32(w, (uint32_t)m->u.exec_exit.code);
+		put_u32(w, (uint32_t)m->u.exec_exit.errnum);
+		put_str(w, m->u.exec_exit.text);
+		break;
+	case QP_MSG_CTL_REPLY:
+		put_u32(w, (uint32_t)m->u.reply.status);
+		put_u32(w, (uint32_t)m->u.reply.errnum);
+		put_str(w, m->u.reply.text);
+		break;
+	default: /* MEMINFO_REQ, SHUTDOWN, CTL_START: empty */
 		break;
 	}
 }
@@ -284,7 +348,7 @@ ssize_t qp_msg_encode(const struct qp_msg *m, uint8_t *out, size_t cap, qp_error
 
 	if (validate(m, QP_E_INVALID, err) < 0)
 		return -1;
-	if (m->type == QP_MSG_RUN) {
+	if (m->type == QP_MSG_RUN || m->type == QP_MSG_EXEC) {
 		const struct qp_run *r = &m->u.run;
 		for (uint32_t i = 0; i < r->argc; i++)
 			if (!r->argv[i])
@@ -438,6 +502,10 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 		       get_u16(r, &u16, "reserved", err) < 0 || get_u32(r, &u32, "reserved", err) < 0 ||
 		       get_u64(r, &m->u.hello.init_ns, "init_ns", err) < 0 ||
 		       get_u64(r, &m->u.hello.hello_ns, "hello_ns", err) < 0 ? -1 : 0;
+	case QP_MSG_EXEC:
+		if (get_u32(r, &run->id, "id", err) < 0)
+			return -1;
+		/* fall through - the RUN payload */
 	case QP_MSG_RUN:
 		if (get_u32(r, &run->flags, "flags", err) < 0 || get_u32(r, &run->uid, "uid", err) < 0 ||
 		    get_u32(r, &run->gid, "gid", err) < 0 || get_u8(r, &run->rootfs, "rootfs", err) < 0 ||
@@ -485,7 +553,36 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 			return -1;
 		m->u.error.errnum = (int32_t)u32;
 		return get_str(r, &m->u.error.text, "text", err);
-	default: /* MEMINFO_REQ, SHUTDOWN */
+	case QP_MSG_EXEC_STARTED:
+		return get_u32(r, &m->u.exec_started.id, "id", err) < 0 ||
+		       get_u32(r, &m->u.exec_started.pid, "pid", err) < 0 ? -1 : 0;
+	case QP_MSG_EXEC_OUT:
+		if (get_u32(r, &m->u.exec_out.id, "id", err) < 0 ||
+		    get_u8(r, &m->u.exec_out.stream, "stream", err) < 0)
+			return -1;
+		m->u.exec_out.len = (uint32_t)(r->len - r->off);
+		if (!(m->u.exec_out.data = (const uint8_t *)store(r, r->p + r->off, m->u.exec_out.len,
+								   "data", err)))
+			return -1;
+		r->off = r->len;
+		return 0;
+	case QP_MSG_EXEC_EXIT:
+		if (get_u32(r, &m->u.exec_exit.id, "id", err) < 0 || get_u32(r, &u32, "code", err) < 0)
+			return -1;
+		m->u.exec_exit.code = (int32_t)u32;
+		if (get_u32(r, &u32, "errnum", err) < 0)
+			return -1;
+		m->u.exec_exit.errnum = (int32_t)u32;
+		return get_str(r, &m->u.exec_exit.text, "text", err);
+	case QP_MSG_CTL_REPLY:
+		if (get_u32(r, &u32, "status", err) < 0)
+			return -1;
+		m->u.reply.status = (int32_t)u32;
+		if (get_u32(r, &u32, "errnum", err) < 0)
+			return -1;
+		m->u.reply.errnum = (int32_t)u32;
+		return get_str(r, &m->u.reply.text, "text", err);
+	default: /* MEMINFO_REQ, SHUTDOWN, CTL_START */
 		return 0;
 	}
 }

@@ -34,6 +34,7 @@
 #include <grp.h>
 
 #include "guest-init/channel.h"
+#include "guest-init/guest.h"
 #include "guest-init/tinyinit.h"
 #include "util/log.h"
 
@@ -50,14 +51,14 @@ static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- time, console, power ---- */
 
-static uint64_t boot_ns(void)
+uint64_t gi_boot_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int64_t mono_ms(void)
+int64_t gi_mono_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -84,7 +85,7 @@ static __attribute__((noreturn)) void power_off(void)
 	_exit(1);            /* PID 1 exiting panics; panic=-1 reboots too */
 }
 
-static int send_msg(const struct qp_msg *m, qp_error **err)
+int gi_send(const struct qp_msg *m, qp_error **err)
 {
 	int r;
 
@@ -94,9 +95,7 @@ static int send_msg(const struct qp_msg *m, qp_error **err)
 	return r;
 }
 
-/* Report on the console and (if open) the channel, then power off. */
-static __attribute__((noreturn, format(printf, 3, 4))) void
-fatal(uint32_t code, int errnum, const char *fmt, ...)
+void gi_fatal(uint32_t code, int errnum, const char *fmt, ...)
 {
 	char msg[QP_PROTO_MAX_TEXT / 2], text[QP_PROTO_MAX_TEXT];
 	va_list ap;
@@ -119,10 +118,9 @@ fatal(uint32_t code, int errnum, const char *fmt, ...)
 
 static __attribute__((noreturn)) void fatal_err(uint32_t code, qp_error *e)
 {
-	fatal(code, 0, "%s", e && e->msg ? e->msg : "unknown error");
+	gi_fatal(code, 0, "%s", e && e->msg ? e->msg : "unknown error");
 }
 
-#define die(...) fatal(QP_PERR_SYSCALL, errno, __VA_ARGS__)
 
 /* ---- mounts ---- */
 
@@ -294,10 +292,10 @@ static int open_named_port(void)
 
 static int open_channel(void)
 {
-	int64_t deadline = mono_ms() + PORT_WAIT_MS;
+	int64_t deadline = gi_mono_ms() + PORT_WAIT_MS;
 	int fd;
 
-	while ((fd = open_named_port()) < 0 && mono_ms() < deadline)
+	while ((fd = open_named_port()) < 0 && gi_mono_ms() < deadline)
 		usleep(5000);
 	if (fd < 0) {
 		struct termios t;
@@ -319,17 +317,17 @@ static int open_channel(void)
 static void send_hello(uint64_t init_ns)
 {
 	struct qp_msg m = { .type = QP_MSG_HELLO };
-	int64_t deadline = mono_ms() + CONNECT_TIMEOUT_MS;
+	int64_t deadline = gi_mono_ms() + CONNECT_TIMEOUT_MS;
 	qp_error *err = NULL;
 
 	m.u.hello.version = QP_PROTO_VERSION;
 	m.u.hello.init_ns = init_ns;
 	for (;;) {
-		m.u.hello.hello_ns = boot_ns();
-		if (send_msg(&m, &err) == 0)
+		m.u.hello.hello_ns = gi_boot_ns();
+		if (gi_send(&m, &err) == 0)
 			return;
 		/* EPIPE: the host end of the port is not open yet */
-		if (err->errnum != EPIPE || mono_ms() >= deadline)
+		if (err->errnum != EPIPE || gi_mono_ms() >= deadline)
 			fatal_err(QP_PERR_SYSCALL, err);
 		qp_error_free(&err);
 		usleep(5000);
@@ -360,7 +358,7 @@ static void send_meminfo(void)
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 			if (strncmp(line, keys[i], strlen(keys[i])) == 0)
 				*vals[i] = strtoull(line + strlen(keys[i]), NULL, 10);
-	if (send_msg(&m, &err) < 0)
+	if (gi_send(&m, &err) < 0)
 		fatal_err(QP_PERR_SYSCALL, err);
 }
 
@@ -414,7 +412,7 @@ static void wait_run(struct qp_run *out)
 		case QP_MSG_SHUTDOWN:
 			power_off();
 		default:
-			fatal(QP_PERR_PROTOCOL, 0, "control channel: %s message before RUN",
+			gi_fatal(QP_PERR_PROTOCOL, 0, "control channel: %s message before RUN",
 			      qp_msg_type_name(m.type));
 		}
 	}
@@ -427,9 +425,9 @@ struct exec_report {
 	int step, errnum;
 };
 
-enum { EV_SPAWNED = 1, EV_EXITED };
+enum { EV_SPAWNED = 1, EV_EXITED, EV_OTHER_EXITED };
 struct event {
-	int kind, a, b; /* SPAWNED: pid; EXITED: code, errno */
+	int kind, a, b; /* SPAWNED: pid; EXITED: code, errno; OTHER_EXITED: pid, code */
 };
 
 struct workload {
@@ -487,13 +485,19 @@ static void on_spawn(pid_t pid, void *arg)
 {
 	struct workload *w = arg;
 
-	w->spawn_ns = boot_ns();
+	w->spawn_ns = gi_boot_ns();
 	/* the parent keeps only its ends, so EOFs arrive */
 	close_fd(&w->stdin_r);
 	close_fd(&w->out_w);
 	close_fd(&w->err_w);
 	close_fd(&w->exec_w);
 	post_event(w, EV_SPAWNED, pid, 0);
+}
+
+/* main thread: an exec'd process (or an orphan) was reaped */
+static void on_other_exit(pid_t pid, int code, void *arg)
+{
+	post_event(arg, EV_OTHER_EXITED, pid, code);
 }
 
 static void make_pipe(int *r, int *w)
@@ -516,11 +520,11 @@ struct relay {
 	int64_t drain_deadline;
 };
 
-static void send_or_die(const struct qp_msg *m)
+void gi_send_or_die(const struct qp_msg *m)
 {
 	qp_error *err = NULL;
 
-	if (send_msg(m, &err) < 0)
+	if (gi_send(m, &err) < 0)
 		fatal_err(QP_PERR_SYSCALL, err);
 }
 
@@ -558,7 +562,7 @@ static void relay_output(int *fd, uint16_t type)
 	}
 	m.u.data.data = buf;
 	m.u.data.len = (uint32_t)n;
-	send_or_die(&m);
+	gi_send_or_die(&m);
 }
 
 /* The exec pipe: EOF alone means exec succeeded; a report means it failed. */
@@ -576,8 +580,8 @@ static void relay_exec(struct relay *rl)
 		struct qp_msg m = { .type = QP_MSG_STARTED };
 		m.u.started.pid = (uint32_t)w->pid;
 		m.u.started.spawn_ns = w->spawn_ns;
-		m.u.started.exec_ns = boot_ns();
-		send_or_die(&m);
+		m.u.started.exec_ns = gi_boot_ns();
+		gi_send_or_die(&m);
 	} else if (n == sizeof(rep) && rep.step >= STEP_STDIO && rep.step <= STEP_EXEC) {
 		char shown[QP_SHOWN_MAX];
 		send_error(QP_PERR_EXEC, rep.errnum, "%s \"%s\": %s", steps[rep.step],
@@ -637,10 +641,13 @@ static void relay_message(struct relay *rl, const struct qp_msg *m)
 	case QP_MSG_MEMINFO_REQ:
 		send_meminfo();
 		break;
+	case QP_MSG_EXEC:
+		gi_exec_start(&m->u.run);
+		break;
 	case QP_MSG_SHUTDOWN:
 		power_off();
 	default:
-		fatal(QP_PERR_PROTOCOL, 0, "control channel: unexpected %s message",
+		gi_fatal(QP_PERR_PROTOCOL, 0, "control channel: unexpected %s message",
 		      qp_msg_type_name(m->type));
 	}
 }
@@ -654,12 +661,14 @@ static void relay_event(struct relay *rl)
 		die("event pipe");
 	if (ev.kind == EV_SPAWNED) {
 		rl->w->pid = ev.a;
+	} else if (ev.kind == EV_OTHER_EXITED) {
+		gi_exec_reaped(ev.a, ev.b);
 	} else {
 		if (ev.a < 0)
-			fatal(QP_PERR_SYSCALL, ev.b, "fork the workload");
+			gi_fatal(QP_PERR_SYSCALL, ev.b, "fork the workload");
 		rl->exited = 1;
 		rl->exit_code = ev.a;
-		rl->drain_deadline = mono_ms() + DRAIN_MS;
+		rl->drain_deadline = gi_mono_ms() + DRAIN_MS;
 	}
 }
 
@@ -670,25 +679,25 @@ static void *relay_main(void *arg)
 	qp_error *err = NULL;
 
 	for (;;) {
-		struct pollfd p[6];
-		int timeout = -1;
+		struct pollfd p[6 + GI_EXEC_POLLFDS];
+		int timeout = -1, t;
 		struct qp_msg m;
 		int r;
 
 		if (rl->exited && !rl->exit_sent && w->exec_r < 0 &&
-		    ((w->out_r < 0 && w->err_r < 0) || mono_ms() >= rl->drain_deadline)) {
+		    ((w->out_r < 0 && w->err_r < 0) || gi_mono_ms() >= rl->drain_deadline)) {
 			struct qp_msg ex = { .type = QP_MSG_EXIT };
 			ex.u.exit.code = rl->exit_code;
-			ex.u.exit.exit_ns = boot_ns();
+			ex.u.exit.exit_ns = gi_boot_ns();
 			close_fd(&w->out_r);
 			close_fd(&w->err_r);
-			send_or_die(&ex);
+			gi_send_or_die(&ex);
 			rl->exit_sent = 1;
 			if (!(w->run.flags & QP_RUN_F_WAIT_SHUTDOWN))
 				return NULL;
 		}
 		if (rl->exited && !rl->exit_sent) {
-			int64_t left = rl->drain_deadline - mono_ms();
+			int64_t left = rl->drain_deadline - gi_mono_ms();
 			timeout = left > 0 ? (int)left : 0;
 		}
 		/* while stdin input is pending, take no more messages: backpressure */
@@ -698,12 +707,16 @@ static void *relay_main(void *arg)
 		p[3] = (struct pollfd){ .fd = w->err_r, .events = POLLIN };
 		p[4] = (struct pollfd){ .fd = w->ev_r, .events = POLLIN };
 		p[5] = (struct pollfd){ .fd = rl->stdin_len ? w->stdin_w : -1, .events = POLLOUT };
-		r = poll(p, 6, timeout);
+		t = gi_exec_pollfds(p + 6);
+		if (t >= 0 && (timeout < 0 || t < timeout))
+			timeout = t;
+		r = poll(p, sizeof(p) / sizeof(p[0]), timeout);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			die("poll");
 		}
+		gi_exec_handle(p + 6);
 		if (r == 0)
 			continue;
 		/* exec first: STARTED goes out before any output */
@@ -760,14 +773,15 @@ static void run_workload(void)
 	rl.w = &wl;
 	if ((errno = pthread_create(&th, NULL, relay_main, &rl)) != 0)
 		die("pthread_create");
-	code = tinyinit_run(exec_workload, &wl, on_spawn);
+	code = tinyinit_run(exec_workload, &wl,
+			    &(struct tinyinit_hooks){ .on_spawn = on_spawn, .on_other_exit = on_other_exit });
 	post_event(&wl, EV_EXITED, code, code < 0 ? errno : 0);
 	pthread_join(th, NULL);
 }
 
 int main(void)
 {
-	uint64_t init_ns = boot_ns();
+	uint64_t init_ns = gi_boot_ns();
 	int fd;
 
 	mount_early();

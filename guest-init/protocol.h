@@ -43,6 +43,22 @@
  *   SHUTDOWN    H  empty; the guest syncs and powers off
  *   ERROR       G/H u32 code (QP_PERR_*), i32 errnum (Linux errno or 0),
  *                  str text (<= QP_PROTO_MAX_TEXT bytes, one line)
+ *   EXEC        H  u32 id (!= 0, unique among running execs), then the RUN
+ *                  payload; rootfs must be INITRAMFS with an empty tag and
+ *                  prefix/gateway/mac zero: the process joins the pod's root
+ *                  and network as they are.  stdin is /dev/null.
+ *   EXEC_STARTED G u32 id, u32 pid
+ *   EXEC_OUT    G  u32 id, u8 stream (1 stdout, 2 stderr), raw bytes (>= 1)
+ *   EXEC_EXIT   G  u32 id, i32 code (0..255), i32 errnum (!= 0: it could not
+ *                  be executed; code is then 126 or 127), str text (why)
+ *
+ * Local control messages (CTL: between qpod processes on the host and the
+ * pod's monitor over ctl.sock, never to or from a guest; the monitor accepts
+ * from a client CTL_START, SIGNAL, EXEC, MEMINFO_REQ and SHUTDOWN, and
+ * answers with CTL_REPLY, MEMINFO, or the EXEC_* of that client's exec):
+ *   CTL_START   C  empty: send the pod's RUN (OCI start)
+ *   CTL_REPLY   C  i32 status (0 = done, else a util/error.h QP_E_* code),
+ *                  i32 errnum, str text (the error, or "")
  *
  * Conversation: guest HELLO -> host RUN -> guest STARTED -> STDOUT/STDERR...
  * -> EXIT -> guest powers off (or, with QP_RUN_F_WAIT_SHUTDOWN, waits for
@@ -85,18 +101,26 @@ enum qp_msg_type {
 	QP_MSG_MEMINFO = 10,
 	QP_MSG_SHUTDOWN = 11,
 	QP_MSG_ERROR = 12,
-	QP_MSG_TYPE_MAX = QP_MSG_ERROR,
+	QP_MSG_EXEC = 13,
+	QP_MSG_EXEC_STARTED = 14,
+	QP_MSG_EXEC_OUT = 15,
+	QP_MSG_EXEC_EXIT = 16,
+	QP_MSG_CTL_START = 17,
+	QP_MSG_CTL_REPLY = 18,
+	QP_MSG_TYPE_MAX = QP_MSG_CTL_REPLY,
 };
 
-/* who may send a type: a receiver refuses a message from the wrong side */
-enum qp_sender { QP_SENDER_GUEST = 1, QP_SENDER_HOST = 2 };
+/* who may send a type: a receiver refuses a message from the wrong side
+ * (a bit mask; CTL = local control between qpod processes) */
+enum qp_sender { QP_SENDER_GUEST = 1, QP_SENDER_HOST = 2, QP_SENDER_CTL = 4 };
 
 /* RUN flags; unknown bits are refused */
 enum {
 	QP_RUN_F_STDIN = 1u << 0,         /* stdin comes from STDIN messages, else /dev/null */
 	QP_RUN_F_ROOTFS_RO = 1u << 1,     /* mount the 9p rootfs read-only */
 	QP_RUN_F_WAIT_SHUTDOWN = 1u << 2, /* after EXIT keep serving until SHUTDOWN */
-	QP_RUN_F_ALL = (1u << 3) - 1,
+	QP_RUN_F_DETACH = 1u << 3,        /* EXEC from a client: answer once started (monitor only) */
+	QP_RUN_F_ALL = (1u << 4) - 1,
 };
 
 enum qp_rootfs {
@@ -122,6 +146,7 @@ struct qp_msg_hdr {
 };
 
 struct qp_run {
+	uint32_t id;             /* EXEC only */
 	uint32_t flags;
 	uint32_t uid, gid;
 	uint8_t rootfs;
@@ -165,6 +190,24 @@ struct qp_msg {
 			int32_t errnum;
 			const char *text;
 		} error;
+		struct {
+			uint32_t id, pid;
+		} exec_started;
+		struct {
+			uint32_t id;
+			uint8_t stream; /* 1 stdout, 2 stderr */
+			const uint8_t *data;
+			uint32_t len;
+		} exec_out;
+		struct {
+			uint32_t id;
+			int32_t code, errnum;
+			const char *text;
+		} exec_exit;
+		struct {
+			int32_t status, errnum;
+			const char *text;
+		} reply;
 	} u;
 };
 

@@ -10,7 +10,7 @@
 
 #include "guest-init/tinyinit.h"
 
-static int exit_code_of(int status)
+int tinyinit_exit_code(int status)
 {
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
@@ -19,7 +19,7 @@ static int exit_code_of(int status)
 	return 255;
 }
 
-int tinyinit_run(tinyinit_exec_fn fn, void *arg, void (*on_spawn)(pid_t pid, void *arg))
+int tinyinit_run(tinyinit_exec_fn fn, void *arg, const struct tinyinit_hooks *hooks)
 {
 	sigset_t all, old;
 	pid_t child;
@@ -45,8 +45,8 @@ int tinyinit_run(tinyinit_exec_fn fn, void *arg, void (*on_spawn)(pid_t pid, voi
 		fn(arg);
 		_exit(127);
 	}
-	if (on_spawn)
-		on_spawn(child, arg);
+	if (hooks && hooks->on_spawn)
+		hooks->on_spawn(child, arg);
 
 	for (;;) {
 		siginfo_t si;
@@ -65,7 +65,9 @@ int tinyinit_run(tinyinit_exec_fn fn, void *arg, void (*on_spawn)(pid_t pid, voi
 			if (p <= 0)
 				break;
 			if (p == child)
-				code = exit_code_of(status);
+				code = tinyinit_exit_code(status);
+			else if (hooks && hooks->on_other_exit)
+				hooks->on_other_exit(p, tinyinit_exit_code(status), arg);
 		}
 		if (code >= 0)
 			return code;

@@ -11,10 +11,21 @@
  * Must exec or _exit; it never returns. */
 typedef void (*tinyinit_exec_fn)(void *arg);
 
+struct tinyinit_hooks {
+	/* runs in the parent right after the fork (may be NULL) */
+	void (*on_spawn)(pid_t pid, void *arg);
+	/* a child other than the workload was reaped (may be NULL): pid and
+	 * its exit code in the same form as the return value */
+	void (*on_other_exit)(pid_t pid, int code, void *arg);
+};
+
 /* Fork the workload, then loop: forward every catchable signal to it, reap
  * children.  Returns the exit code for PID 1: the workload's exit status, or
  * 128+N if a signal N killed it, or -1 if the fork failed (errno set).
- * on_spawn (may be NULL) runs in the parent right after the fork. */
-int tinyinit_run(tinyinit_exec_fn fn, void *arg, void (*on_spawn)(pid_t pid, void *arg));
+ * hooks may be NULL. */
+int tinyinit_run(tinyinit_exec_fn fn, void *arg, const struct tinyinit_hooks *hooks);
+
+/* 0..255 for an exit, 128+N for death by signal N, from a wait status. */
+int tinyinit_exit_code(int status);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vm/timeline.h"
 #include "cli/cli.h"
 #include "state.h"
 #include "util/log.h"
@@ -57,6 +58,8 @@ int main(int argc, char **argv)
 	qp_error *err = NULL;
 	bool root_given = false;
 	int i, ret;
+
+	qp_request_ns = vm_tl_now(); /* "request received": the start timeline's zero */
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];

@@ -140,6 +140,8 @@ struct qp_kv {
 
 /* qpod-specific settings that have no OCI field (annotations "qpod.*" carry
  * them through bundles) */
+#define QP_VCPUS_MAX 255
+
 struct qp_pod_opts {
 	enum qp_mode mode;
 	int vcpus;             /* VM only; 0 = default */

@@ -28,7 +28,6 @@
 
 #define WHAT "config.json"
 #define JPATH_MAX 128   /* longest JSON path we name in errors */
-#define QP_VCPUS_MAX 255
 
 /* ---- errors ---------------------------------------------------------- */
 

@@ -74,6 +74,8 @@ int cmd_state(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	qp_json_kstr(g, "accel", pod->state->accel ? pod->state->accel : "none");
 	qp_json_kstr(g, "rootfs", pod->state->rootfs);
 	qp_json_kstr(g, "cgroup", pod->state->cgroup);
+	if (s == QP_STATUS_STOPPED && pod->state->stop_reason)
+		qp_json_kstr(g, "stop_reason", pod->state->stop_reason);
 	yajl_gen_map_close(g);
 	r = qp_json_gen_finish(g, &text, NULL, err);
 	if (r == 0)

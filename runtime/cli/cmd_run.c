@@ -19,7 +19,7 @@
 
 struct run_opts {
 	const char *bundle, *name, *workdir, *hostname, *user, *mode;
-	const char *net, *ip, *subnet, *bridge;
+	const char *net, *ip, *subnet, *bridge, *firmware, *accel, *vcpus;
 	bool rm, detach, memory_set, cpus_set, pids_set, read_only;
 	int64_t memory;
 	double cpus;
@@ -31,7 +31,8 @@ struct run_opts {
 
 enum { OPT_PIDFILE = 256, OPT_CONSOLE, OPT_RM, OPT_MEMORY, OPT_CPUS, OPT_PIDS, OPT_HOSTNAME,
        OPT_MODE, OPT_NAME, OPT_USER, OPT_READONLY, OPT_NO_PIVOT, OPT_NO_NEW_KEYRING,
-       OPT_PRESERVE_FDS, OPT_NET, OPT_IP, OPT_SUBNET, OPT_BRIDGE };
+       OPT_PRESERVE_FDS, OPT_NET, OPT_IP, OPT_SUBNET, OPT_BRIDGE, OPT_FIRMWARE, OPT_ACCEL,
+       OPT_VCPUS };
 
 static const struct option run_longopts[] = {
 	{ "bundle", required_argument, NULL, 'b' },
@@ -53,6 +54,9 @@ static const struct option run_longopts[] = {
 	{ "ip", required_argument, NULL, OPT_IP },
 	{ "subnet", required_argument, NULL, OPT_SUBNET },
 	{ "bridge", required_argument, NULL, OPT_BRIDGE },
+	{ "firmware", required_argument, NULL, OPT_FIRMWARE },
+	{ "accel", required_argument, NULL, OPT_ACCEL },
+	{ "vcpus", required_argument, NULL, OPT_VCPUS },
 	/* accepted for runc compatibility (containerd passes them) */
 	{ "no-pivot", no_argument, NULL, OPT_NO_PIVOT },
 	{ "no-new-keyring", no_argument, NULL, OPT_NO_NEW_KEYRING },
@@ -82,6 +86,12 @@ static const char run_usage[] =
 	"  --ip ADDR            address on the bridge (default: the next free one)\n"
 	"  --subnet CIDR        pod subnet (default 10.88.0.0/16, one /22 per bridge)\n"
 	"  --bridge PREFIX      bridge name prefix (default qpod: qpod0, qpod1, ...)\n"
+	"Options of vm pods (both forms; annotations qpod.vm.firmware, qpod.vm.accel,\n"
+	"qpod.vcpus in a bundle):\n"
+	"  --firmware qboot|seabios|PATH  firmware (default qboot: Debian's qboot.rom)\n"
+	"  --accel auto|kvm|tcg  accelerator (default auto: KVM if /dev/kvm is usable)\n"
+	"  --vcpus N            virtual CPUs (default 1); --memory sets the VM's RAM\n"
+	"                       (default 256M)\n"
 	"The exit status is the workload's (see qpod --help).\n";
 
 static int parse_mode(const char *s, enum qp_mode *m, qp_error **err)
@@ -92,6 +102,32 @@ static int parse_mode(const char *s, enum qp_mode *m, qp_error **err)
 		*m = QP_MODE_VM;
 	else
 		return qp_error_set(err, QP_E_INVALID, 0, "--mode must be container or vm, not \"%s\"", s);
+	return 0;
+}
+
+/* --firmware/--accel/--vcpus -> annotations, checked by the spec parser and
+ * the VM driver like those of a bundle */
+static int apply_vm_opts(const struct run_opts *o, struct pod_spec *spec, qp_error **err)
+{
+	if (o->accel && strcmp(o->accel, "auto") && strcmp(o->accel, "kvm") && strcmp(o->accel, "tcg"))
+		return qp_error_set(err, QP_E_INVALID, 0, "--accel must be auto, kvm or tcg, not \"%s\"",
+				    o->accel);
+	if (o->firmware && strcmp(o->firmware, "qboot") && strcmp(o->firmware, "seabios") &&
+	    o->firmware[0] != '/')
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "--firmware must be qboot, seabios or an absolute path, not \"%s\"",
+				    o->firmware);
+	if (o->vcpus) {
+		char *end;
+		long v = strtol(o->vcpus, &end, 10);
+		if (!*o->vcpus || *end || v < 1 || v > QP_VCPUS_MAX)
+			return qp_error_set(err, QP_E_INVALID, 0, "--vcpus must be 1..%d, not \"%s\"",
+					    QP_VCPUS_MAX, o->vcpus);
+		spec->opts.vcpus = (int)v;
+	}
+	if ((o->firmware && spec_set_annotation(spec, "qpod.vm.firmware", o->firmware) < 0) ||
+	    (o->accel && spec_set_annotation(spec, "qpod.vm.accel", o->accel) < 0))
+		return qp_fail(err, ENOMEM, "vm options");
 	return 0;
 }
 
@@ -120,6 +156,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, qp_error **err)
 		case OPT_IP: o->ip = optarg; break;
 		case OPT_SUBNET: o->subnet = optarg; break;
 		case OPT_BRIDGE: o->bridge = optarg; break;
+		case OPT_FIRMWARE: o->firmware = optarg; break;
+		case OPT_ACCEL: o->accel = optarg; break;
+		case OPT_VCPUS: o->vcpus = optarg; break;
 		case OPT_NO_PIVOT: case OPT_NO_NEW_KEYRING: case OPT_PRESERVE_FDS: break;
 		case OPT_MEMORY:
 			if (cli_parse_size(optarg, "--memory", &o->memory, err) < 0)
@@ -260,7 +299,7 @@ static int friendly_spec(const struct run_opts *o, char **cmd, struct pod_spec *
 	if (o->mode && parse_mode(o->mode, &spec->opts.mode, err) < 0)
 		goto fail;
 	spec->root_readonly = o->read_only;
-	if (apply_net_opts(o, spec, err) < 0)
+	if (apply_net_opts(o, spec, err) < 0 || apply_vm_opts(o, spec, err) < 0)
 		goto fail;
 	res = &spec->resources;
 	if (o->memory_set) {
@@ -317,7 +356,8 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 			goto out;
 		if (load_bundle(o.bundle ? o.bundle : ".", &spec, &bundle, &rootfs, err) < 0)
 			goto out;
-		if (o.mode && parse_mode(o.mode, &spec->opts.mode, err) < 0)
+		if ((o.mode && parse_mode(o.mode, &spec->opts.mode, err) < 0) ||
+		    apply_vm_opts(&o, spec, err) < 0)
 			goto out;
 		delete_after = !create_only && !o.detach;
 	} else {

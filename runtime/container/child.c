@@ -293,7 +293,7 @@ int qp_container_child(void *arg)
 	if (qp_process_lockdown(&c->spec->process, c->spec->seccomp, &err) < 0)
 		goto fail;
 	prctl(PR_SET_NAME, "qpod-init");
-	code = tinyinit_run(exec_workload, &w, after_spawn);
+	code = tinyinit_run(exec_workload, &w, &(struct tinyinit_hooks){ .on_spawn = after_spawn });
 	if (code < 0) {
 		qp_fail(&err, errno, "fork the workload");
 		goto fail;

@@ -18,6 +18,8 @@
 #define QEMU_BIN "qemu-system-x86_64"
 #define KERNEL_CACHE "/var/cache/qpod/kernel/current/vmlinux"
 #define GUEST_INIT_SYSTEM "/usr/lib/qpod/qpod-init"
+#define FIRMWARE_QBOOT "/usr/share/qemu/qboot.rom"
+#define FIRMWARE_SEABIOS "/usr/share/qemu/bios-microvm.bin"
 /* kernel-config/cmdline.txt, joined; used when that file is not found */
 #define CMDLINE_DEFAULT "console=ttyS0 quiet reboot=t panic=-1 no_timer_check tsc=reliable 8250.nr_uarts=1"
 #define CMDLINE_MAX 2048
@@ -73,20 +75,55 @@ char *vm_find_guest_init(qp_error **err)
 	return NULL;
 }
 
-bool vm_kvm_usable(void)
+char *vm_find_firmware(const char *name, qp_error **err)
 {
-	/* QPOD_ACCEL=tcg|kvm overrides the probe (a /dev/kvm that opens can
-	 * still be unusable, e.g. under broken nested virtualisation) */
-	const char *force = getenv("QPOD_ACCEL");
-	if (force && !strcmp(force, "tcg"))
-		return false;
-	if (force && !strcmp(force, "kvm"))
-		return true;
+	const char *p = !name || !*name || !strcmp(name, "qboot") ? FIRMWARE_QBOOT
+			: !strcmp(name, "seabios")		   ? FIRMWARE_SEABIOS
+								   : name;
+
+	if (p == name && *name != '/')
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "firmware \"%s\": give qboot, seabios or an absolute path", name),
+		       NULL;
+	if (!is_file(p))
+		return qp_error_set(err, QP_E_NOTFOUND, 0, "firmware \"%s\" not found%s", p,
+				    p == name ? "" : " (Debian package qemu-system-data)"),
+		       NULL;
+	return strdup(p);
+}
+
+static bool kvm_opens(void)
+{
 	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	close(fd);
 	return true;
+}
+
+int vm_pick_accel(const char *want, bool *kvm, qp_error **err)
+{
+	if (!want || !*want || !strcmp(want, "auto")) {
+		/* QPOD_ACCEL=tcg|kvm overrides the probe (a /dev/kvm that opens
+		 * can still be unusable, e.g. under broken nested virtualisation) */
+		const char *force = getenv("QPOD_ACCEL");
+		if (force && (!strcmp(force, "tcg") || !strcmp(force, "kvm")))
+			want = force;
+		else {
+			*kvm = kvm_opens();
+			return 0;
+		}
+	}
+	if (!strcmp(want, "tcg")) {
+		*kvm = false;
+		return 0;
+	}
+	if (strcmp(want, "kvm"))
+		return qp_error_set(err, QP_E_INVALID, 0, "accel \"%s\": give kvm, tcg or auto", want);
+	if (!kvm_opens())
+		return qp_fail(err, errno, "accel kvm: open /dev/kvm");
+	*kvm = true;
+	return 0;
 }
 
 /* cmdline.txt next to the build (or $QPOD_KERNEL_CMDLINE): '#' lines and blank
@@ -141,6 +178,7 @@ static char *qemu_escape(const char *s)
 pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
 {
 	char mem[32], smp[16], cmdline[CMDLINE_MAX + 32], chardev[64], fsdev[PATH_MAX * 2 + 64];
+	char netdev[64], nic[96];
 	_cleanup_free_ char *initrd = NULL, *rootfs = NULL;
 	_cleanup_close_ int devnull = -1, logfd = -1;
 	pid_t pid;
@@ -160,15 +198,36 @@ pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
 	if (!o->kvm && o->vcpus == 1)
 		strcat(cmdline, " nolapic_timer");
 
-	const char *argv[] = {
+	/* the tap fd keeps its number in QEMU (it is not close-on-exec there) */
+	snprintf(netdev, sizeof(netdev), "tap,id=n0,fd=%d,vhost=off", o->tap_fd);
+	if (o->tap_fd >= 0)
+		snprintf(nic, sizeof(nic), "virtio-net-device,netdev=n0,mac=%02x:%02x:%02x:%02x:%02x:%02x",
+			 o->mac[0], o->mac[1], o->mac[2], o->mac[3], o->mac[4], o->mac[5]);
+
+	/* tb-size: TCG's translation cache defaults to 1 GiB of host memory
+	 * (reserved, partly touched); 32 MiB holds a small guest's hot code */
+	const char *argv[40] = {
 		QEMU_BIN, "-M", "microvm,acpi=off", "-nodefaults", "-no-user-config", "-nographic",
 		"-no-reboot", "-accel", o->kvm ? "kvm" : "tcg,tb-size=32", "-m", mem, "-smp", smp,
-		"-kernel", o->kernel, "-initrd", initrd, "-append", cmdline,
+		"-bios", o->firmware, "-kernel", o->kernel, "-initrd", initrd, "-append", cmdline,
 		"-device", "virtio-serial-device", "-chardev", chardev,
 		"-device", "virtserialport,chardev=c0,name=" QP_PROTO_PORT_NAME,
 		"-fsdev", fsdev, "-device", "virtio-9p-device,fsdev=r,mount_tag=rootfs",
-		o->kvm ? "-cpu" : NULL, "host", NULL,
 	};
+	size_t argc = 0;
+	while (argv[argc])
+		argc++;
+	if (o->kvm) {
+		argv[argc++] = "-cpu";
+		argv[argc++] = "host";
+	}
+	if (o->tap_fd >= 0) {
+		argv[argc++] = "-netdev";
+		argv[argc++] = netdev;
+		argv[argc++] = "-device";
+		argv[argc++] = nic;
+	}
+	argv[argc] = NULL;
 
 	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	logfd = openat(o->dirfd, QP_VM_QEMU_LOG, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
@@ -183,15 +242,19 @@ pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (o->die_with_parent &&
-		    (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent))
+		/* QEMU dies with its monitor: no VM without someone holding it */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 			_exit(127);
 		setsid();
 		if (fchdir(o->dirfd) < 0 || dup2(devnull, 0) < 0 || dup2(logfd, 1) < 0 ||
 		    dup2(logfd, 2) < 0)
 			_exit(127);
-		execvp(QEMU_BIN, (char **)argv);
-		dprintf(2, "qpod: exec " QEMU_BIN ": %s\n", strerror(errno));
+		if (o->tap_fd >= 0 && fcntl(o->tap_fd, F_SETFD, 0) < 0)
+			_exit(127);
+		/* QPOD_QEMU: another binary (tests put a fake VMM here) */
+		const char *bin = getenv("QPOD_QEMU");
+		execvp(bin && *bin ? bin : QEMU_BIN, (char **)argv);
+		dprintf(2, "qpod: exec %s: %s\n", bin && *bin ? bin : QEMU_BIN, strerror(errno));
 		_exit(127);
 	}
 	return pid;

@@ -1,22 +1,41 @@
-/* runtime/vm/vm.h — internals of the QEMU microVM pod driver: the initramfs
- * writer (initrd.c), finding and starting QEMU (qemu.c) and the driver ops
- * (driver.c). */
+/* runtime/vm/vm.h — internals of the QEMU microVM pod driver:
+ *   initrd.c   the initramfs writer
+ *   qemu.c     kernel/init/firmware lookup, accelerator choice, QEMU spawn
+ *   monitor.c  the pod's monitor: owns QEMU, the guest channel and ctl.sock
+ *   ctl.c      the client side of ctl.sock (start, kill, exec... from any qpod)
+ *   driver.c   struct pod_driver on top of those
+ *
+ * Process model.  Every VM pod has one monitor: the process that is QEMU's
+ * parent, holds the guest control channel, relays the workload's stdout and
+ * stderr to its own fds 1 and 2, and serves ctl.sock in the state dir for
+ * other qpod processes.  `qpod run` (foreground) is the monitor itself;
+ * `qpod create` forks a monitor that outlives it (like a container's init,
+ * it keeps the caller's stdio).  QEMU dies with its monitor (PDEATHSIG), and
+ * the guest powers off when the channel closes, so nothing outlives both. */
 #ifndef QPOD_VM_H
 #define QPOD_VM_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "driver.h"
+#include "guest-init/channel.h"
+#include "net/net.h"
 #include "util/error.h"
 
 struct pod;
 
 /* Files in the pod's state dir. */
 #define QP_VM_INITRD "initrd.cpio"
-#define QP_VM_CHAN_SOCK "ch.sock"
+#define QP_VM_CHAN_SOCK "ch.sock"   /* QEMU's end of the guest channel */
+#define QP_VM_CTL_SOCK "ctl.sock"   /* the monitor's control socket */
 #define QP_VM_QEMU_LOG "qemu.log"
+#define QP_VM_STOPPED "stopped"     /* one line: why the VM stopped */
+#define QP_VM_TIMELINE "timeline.json"
 
+#define QP_VM_SEND_TIMEOUT_MS 5000
+#define QP_VM_STOP_TIMEOUT_MS 5000 /* SHUTDOWN -> QEMU gone, else SIGKILL */
 
 /* Write a cpio "newc" archive `name` (in dirfd) holding the directories
  * /dev /proc /sys /newroot /tmp, the node /dev/console (5,1) and /init = a
@@ -29,25 +48,72 @@ int vm_write_initrd(int dirfd, const char *name, const char *init_path, qp_error
 char *vm_find_kernel(qp_error **err);
 char *vm_find_guest_init(qp_error **err);
 
-/* True if /dev/kvm opens read-write ($QPOD_ACCEL=tcg|kvm overrides). */
-bool vm_kvm_usable(void);
+/* Firmware: "qboot" (default: Debian's qboot.rom), "seabios" (QEMU's
+ * microvm SeaBIOS build) or an absolute path.  Returns a malloc'ed path of a
+ * file that exists, or NULL with an error. */
+char *vm_find_firmware(const char *name, qp_error **err);
+
+/* Accelerator for `want` = "auto" (or NULL), "kvm" or "tcg": auto picks KVM
+ * when /dev/kvm opens read-write ($QPOD_ACCEL overrides auto).  kvm without
+ * a usable /dev/kvm is an error. */
+int vm_pick_accel(const char *want, bool *kvm, qp_error **err);
 
 struct vm_qemu_opts {
 	const char *statedir;   /* absolute path of the pod's state dir */
 	int dirfd;              /* the same, open */
-	const char *kernel, *rootfs;
+	const char *kernel, *rootfs, *firmware;
 	bool kvm;
 	int vcpus;
 	unsigned long long mem_mib;
-	bool die_with_parent;   /* PR_SET_PDEATHSIG(SIGKILL) in QEMU */
+	int tap_fd;             /* -1: no network */
+	const unsigned char *mac; /* of the NIC, with tap_fd */
 };
 
 /* Fork and exec QEMU (stdin /dev/null, stdout/stderr appended to qemu.log
  * in the state dir, its own session, cwd = the state dir so the channel
- * socket path stays short).  Returns the pid, or -1. */
+ * socket path stays short, SIGKILLed if the caller dies).  Returns the pid. */
 pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err);
 
 /* The last non-empty line of qemu.log (printable, bounded) into buf; "" if none. */
 void vm_qemu_log_tail(int dirfd, char *buf, size_t size);
+
+/* ---- monitor.c ---- */
+
+struct vm_mon;
+
+/* Boot the pod's VM: network, initrd, QEMU, channel, HELLO, ctl.sock.
+ * On failure everything it made is undone. */
+int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err);
+/* Send RUN (the pod's process).  Its outcome arrives in vm_mon_serve. */
+int vm_mon_run(struct vm_mon *m, qp_error **err);
+/* Serve until the VM is over: guest messages, ctl clients, and signals on
+ * sigfd (>= 0: forwarded to the workload).  *code = the workload's exit
+ * code.  Returns -1 if it could not run or the VM died without an exit
+ * status.  Then the VM is stopped (SHUTDOWN, SIGKILL after a timeout) and
+ * the reason written to QP_VM_STOPPED. */
+int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err);
+/* Stop (if needed) and free everything the monitor holds. */
+void vm_mon_free(struct vm_mon *m);
+pid_t vm_mon_qemu_pid(const struct vm_mon *m);
+const char *vm_mon_accel(const struct vm_mon *m);
+/* The fd that turns readable when the guest or a client has something. */
+int vm_mon_poll_fd(const struct vm_mon *m);
+/* A signal for the workload (before start: stop the VM). */
+int vm_mon_signal(struct vm_mon *m, int sig, qp_error **err);
+
+/* Build the RUN/EXEC fields from an OCI process (pointers into proc). */
+void vm_run_from_process(const struct qp_process *proc, struct qp_run *run);
+
+/* ---- ctl.c ---- */
+
+/* One request (CTL_START, SIGNAL, SHUTDOWN, MEMINFO_REQ) to the pod's
+ * monitor and its answer.  A CTL_REPLY with an error becomes -1 with that
+ * error; *reply (may be NULL) gets MEMINFO. */
+int vm_ctl_call(int dirfd, const struct qp_msg *req, struct qp_msg *reply, int timeout_ms,
+		qp_error **err);
+/* Run proc in the pod: its output goes to our stdout/stderr, *status gets
+ * its exit code.  detach: return once it has started. */
+int vm_ctl_exec(int dirfd, const struct qp_process *proc, bool detach, int *status,
+		qp_error **err);
 
 #endif

@@ -1,0 +1,229 @@
+/* guest-init/exec.c — extra processes in a microVM pod (`qpod exec`): the
+ * EXEC message starts one, its stdout/stderr go back as EXEC_OUT, its end as
+ * EXEC_EXIT.  Runs in the relay thread; tinyinit (main thread) reaps the
+ * processes and hands their codes over through the event pipe.
+ *
+ * At most GI_MAX_EXECS run at once; each keeps a copy of its EXEC strings
+ * only until it has exec'd (the child uses them), so memory is bounded. */
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "guest-init/guest.h"
+
+#define EXEC_DRAIN_MS 1000
+
+struct gi_exec {
+	uint32_t id;             /* 0 = free slot */
+	pid_t pid;
+	int out_r, err_r, rep_r; /* -1 once closed */
+	int exited, code, errnum;
+	int64_t drain_deadline;
+	char text[256];
+};
+
+struct exec_report {
+	int step, errnum;
+};
+
+static struct gi_exec execs[GI_MAX_EXECS];
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void send_exit(uint32_t id, int code, int errnum, const char *text)
+{
+	struct qp_msg m = { .type = QP_MSG_EXEC_EXIT };
+
+	m.u.exec_exit.id = id;
+	m.u.exec_exit.code = code;
+	m.u.exec_exit.errnum = errnum;
+	m.u.exec_exit.text = text;
+	gi_send_or_die(&m);
+}
+
+/* In the child: stdio, session, ids, cwd, env, exec; a failure is written to
+ * rep (close-on-exec, so EOF alone means exec succeeded). */
+static __attribute__((noreturn)) void child(const struct qp_run *r, int null_fd, int out_w,
+					     int err_w, int rep_w)
+{
+	struct exec_report rep = { 1, 0 };
+	sigset_t none;
+
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			signal(s, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (dup2(null_fd, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
+		goto fail;
+	setsid();
+	rep.step = 2;
+	if (setgroups(0, NULL) < 0 || setgid(r->gid) < 0 || setuid(r->uid) < 0)
+		goto fail;
+	rep.step = 3;
+	if (chdir(r->cwd && r->cwd[0] ? r->cwd : "/") < 0)
+		goto fail;
+	rep.step = 4;
+	environ = (char **)r->env;
+	execvp(r->argv[0], (char *const *)r->argv);
+fail:
+	rep.errnum = errno;
+	if (write(rep_w, &rep, sizeof(rep)) < 0)
+		_exit(127);
+	_exit(rep.step == 4 && (errno == ENOENT || errno == ENOTDIR) ? 127 : 126);
+}
+
+void gi_exec_start(const struct qp_run *r)
+{
+	struct gi_exec *e = NULL;
+	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, rep[2] = { -1, -1 }, null_fd;
+	pid_t pid;
+
+	for (int i = 0; i < GI_MAX_EXECS; i++) {
+		if (execs[i].id == r->id) {
+			send_exit(r->id, 126, EEXIST, "an exec with this id is running");
+			return;
+		}
+		if (!execs[i].id && !e)
+			e = &execs[i];
+	}
+	if (!e) {
+		send_exit(r->id, 126, EAGAIN, "too many execs running in the pod");
+		return;
+	}
+	null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null_fd < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	    pipe2(rep, O_CLOEXEC) < 0) {
+		int err = errno;
+		send_exit(r->id, 126, err, "pipe");
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		send_exit(r->id, 126, errno, "fork");
+		goto out;
+	}
+	if (pid == 0)
+		child(r, null_fd, out[1], errp[1], rep[1]);
+	*e = (struct gi_exec){ .id = r->id, .pid = pid, .out_r = out[0], .err_r = errp[0],
+			       .rep_r = rep[0], .code = -1 };
+	out[0] = errp[0] = rep[0] = -1;
+out:
+	for (int i = 0; i < 2; i++) {
+		close_fd(&out[i]);
+		close_fd(&errp[i]);
+		close_fd(&rep[i]);
+	}
+	if (null_fd >= 0)
+		close(null_fd);
+}
+
+int gi_exec_pollfds(struct pollfd *p)
+{
+	int64_t now = gi_mono_ms();
+	int timeout = -1;
+
+	for (int i = 0; i < GI_MAX_EXECS; i++) {
+		struct gi_exec *e = &execs[i];
+		p[3 * i] = (struct pollfd){ .fd = e->id ? e->rep_r : -1, .events = POLLIN };
+		p[3 * i + 1] = (struct pollfd){ .fd = e->id ? e->out_r : -1, .events = POLLIN };
+		p[3 * i + 2] = (struct pollfd){ .fd = e->id ? e->err_r : -1, .events = POLLIN };
+		if (e->id && e->exited) {
+			int64_t left = e->drain_deadline - now;
+			int t = left > 0 ? (int)left : 0;
+			if (timeout < 0 || t < timeout)
+				timeout = t;
+		}
+	}
+	return timeout;
+}
+
+static void relay_out(struct gi_exec *e, int *fd, uint8_t stream)
+{
+	static uint8_t buf[QP_PROTO_MAX_PAYLOAD - 5];
+	struct qp_msg m = { .type = QP_MSG_EXEC_OUT };
+	ssize_t n = read(*fd, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close_fd(fd);
+		return;
+	}
+	m.u.exec_out.id = e->id;
+	m.u.exec_out.stream = stream;
+	m.u.exec_out.data = buf;
+	m.u.exec_out.len = (uint32_t)n;
+	gi_send_or_die(&m);
+}
+
+static void read_report(struct gi_exec *e)
+{
+	static const char *const steps[] = { "", "set up stdio", "set uid/gid", "chdir", "exec" };
+	struct exec_report rep;
+	ssize_t n = read(e->rep_r, &rep, sizeof(rep));
+
+	if (n < 0 && errno == EINTR)
+		return;
+	close_fd(&e->rep_r);
+	if (n == 0) {
+		struct qp_msg m = { .type = QP_MSG_EXEC_STARTED };
+		m.u.exec_started.id = e->id;
+		m.u.exec_started.pid = (uint32_t)e->pid;
+		gi_send_or_die(&m);
+	} else if (n == sizeof(rep) && rep.step >= 1 && rep.step <= 4) {
+		e->errnum = rep.errnum ? rep.errnum : EIO;
+		snprintf(e->text, sizeof(e->text), "%s: %s", steps[rep.step], strerror(e->errnum));
+	} else {
+		e->errnum = EIO;
+		snprintf(e->text, sizeof(e->text), "exec setup failed");
+	}
+}
+
+void gi_exec_handle(const struct pollfd *p)
+{
+	int64_t now = gi_mono_ms();
+
+	for (int i = 0; i < GI_MAX_EXECS; i++) {
+		struct gi_exec *e = &execs[i];
+		if (!e->id)
+			continue;
+		if (p[3 * i].fd >= 0 && p[3 * i].revents)
+			read_report(e);
+		if (p[3 * i + 1].fd >= 0 && p[3 * i + 1].revents)
+			relay_out(e, &e->out_r, 1);
+		if (p[3 * i + 2].fd >= 0 && p[3 * i + 2].revents)
+			relay_out(e, &e->err_r, 2);
+		/* done when reaped, the report read and the output drained (or
+		 * its drain time is up: a leftover child may hold the pipes) */
+		if (e->exited && e->rep_r < 0 &&
+		    ((e->out_r < 0 && e->err_r < 0) || now >= e->drain_deadline)) {
+			close_fd(&e->out_r);
+			close_fd(&e->err_r);
+			send_exit(e->id, e->code, e->errnum, e->text);
+			*e = (struct gi_exec){ .out_r = -1, .err_r = -1, .rep_r = -1 };
+		}
+	}
+}
+
+void gi_exec_reaped(pid_t pid, int code)
+{
+	for (int i = 0; i < GI_MAX_EXECS; i++) {
+		struct gi_exec *e = &execs[i];
+		if (e->id && e->pid == pid && !e->exited) {
+			e->exited = 1;
+			e->code = code;
+			e->drain_deadline = gi_mono_ms() + EXEC_DRAIN_MS;
+			return;
+		}
+	}
+}

@@ -1,0 +1,40 @@
+/* runtime/vm/timeline.h — the phase timeline of a microVM pod start:
+ * monotonic host timestamps at each boundary plus the guest's own boot-clock
+ * readings, saved as timeline.json in the state dir for `qpod state`,
+ * `qpod run --timeline` and `qpod bench`. */
+#ifndef QPOD_VM_TIMELINE_H
+#define QPOD_VM_TIMELINE_H
+
+#include <stdint.h>
+
+#include "util/error.h"
+
+/* Host CLOCK_MONOTONIC in ns. */
+long long vm_tl_now(void);
+
+/* When this qpod process began handling its command (set by main()). */
+extern long long qp_request_ns;
+
+struct vm_timeline {
+	/* host, CLOCK_MONOTONIC ns; 0 = not reached */
+	long long request, prepared, network, spawned, hello, run, started, ended;
+	/* guest CLOCK_BOOTTIME ns (0 = kernel start) */
+	uint64_t guest_init_ns, guest_hello_ns, guest_exec_ns;
+};
+
+/* The phases in ms, as (name, value) pairs in order; n = how many are known.
+ * prepare, network, vmm_spawn, firmware (QEMU + firmware until the kernel
+ * starts: with the system qboot.rom the earliest point visible), kernel,
+ * init (init start to HELLO), workload (RUN to the workload exec'd), and
+ * start_total (request to exec'd). */
+struct vm_phase {
+	const char *name;
+	double ms;
+};
+#define VM_MAX_PHASES 8
+int vm_tl_phases(const struct vm_timeline *t, struct vm_phase out[VM_MAX_PHASES]);
+
+/* Write timeline.json (atomic); errors are ignored (it is a report). */
+void vm_tl_save(int dirfd, const struct vm_timeline *t);
+
+#endif
