@@ -30,6 +30,7 @@ libssl-dev
 xz-utils
 linux-source
 runc
+python3
 "
 
 missing=""

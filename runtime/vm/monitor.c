@@ -251,12 +251,20 @@ static int wait_hello(struct vm_mon *m, qp_error **err)
 	if (qp_chan_recv(m->chan, &msg, timeout, err) < 0) {
 		if (*err && (*err)->code == QP_E_TIMEOUT) {
 			qp_error_free(err);
-			return qp_error_set(err, QP_E_TIMEOUT, 0,
-					    "the VM did not say hello within %d ms (see %s/%s)", timeout,
-					    m->statedir, QP_VM_QEMU_LOG);
+			qp_error_set(err, QP_E_TIMEOUT, 0, "the VM did not say hello within %d ms",
+				     timeout);
+			return with_qemu_log(m, err);
 		}
 		qp_error_prefix(err, "wait for the VM's hello");
-		qemu_stop(m, 200); /* gives QEMU's last words time to reach the log */
+		/* did QEMU die (the usual cause of EOF)?  Its last words then
+		 * reach the log */
+		long long deadline = now_ms() + 200;
+		while (!qemu_gone(m) && now_ms() < deadline)
+			usleep(5000);
+		if (m->qemu_reaped) {
+			qemu_reason(m);
+			return qp_error_prefix(err, "%s; then", m->reason);
+		}
 		return with_qemu_log(m, err);
 	}
 	if (qp_msg_check_sender(&msg, QP_SENDER_GUEST, err) < 0)

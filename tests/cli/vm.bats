@@ -1,14 +1,17 @@
 #!/usr/bin/env bats
-# tests/cli/vm.bats — `qpod run --mode vm --rm ROOTFS -- CMD`: a QEMU microVM
-# boots, runs CMD from the 9p rootfs, relays its output and exit status, and
-# leaves no QEMU behind (the common teardown checks processes).
-#
-# KVM: /dev/kvm may open and still not work (nested virtualisation), so the
-# tests run under TCG unless QPOD_TEST_ACCEL=kvm (or auto: the probe) says so.
+# tests/cli/vm.bats — microVM pods: `qpod run --mode vm ROOTFS -- CMD` (output,
+# exit status) and every lifecycle command:
+# OCI bundles with qpod.mode=vm (create, state, start, exec, kill, list,
+# delete) served by the pod's monitor from separate qpod processes, tap
+# networking in a private network namespace, firmware and accel choices, and
+# the faults (QEMU killed during start and while running, a guest that never
+# says hello or sends garbage, missing kernel/firmware). The common teardown
+# asserts that no QEMU, monitor, state dir or link is left.
 
 load helpers
 
 KERNEL=${QPOD_KERNEL:-/var/cache/qpod/kernel/current/vmlinux}
+FAKE_QEMU=$BATS_TEST_DIRNAME/fake-qemu.py
 
 setup() {
 	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
@@ -19,6 +22,151 @@ setup() {
 	auto) unset QPOD_ACCEL ;;
 	*) export QPOD_ACCEL=${QPOD_TEST_ACCEL:-tcg} ;;
 	esac
+}
+
+teardown() {
+	teardown_common
+	if [ -n "${NS:-}" ]; then ip netns del "$NS" 2>/dev/null || true; fi
+}
+
+vm_bundle() { # ARGS of the workload
+	make_bundle "$BUNDLE" ".annotations[\"qpod.mode\"] = \"vm\" | .process.terminal = false | .process.args = \$ARGS.positional" --args "$@"
+}
+
+qemu_of() { # the QEMU pid of pod ID (from state)
+	pod_field "$1" pid
+}
+
+@test "vm lifecycle: create, state, start, exec, kill, delete from separate processes" {
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["sh", "-c", "echo workload-out; sleep 60"]'
+	qp_detached create --bundle "$BUNDLE" "$ID"
+	assert_eq "$(pod_field "$ID" status)" created
+	assert_eq "$(pod_field "$ID" mode)" vm
+	assert_eq "$(pod_field "$ID" accel)" "${QPOD_ACCEL:-tcg}"
+	qpid=$(qemu_of "$ID")
+	assert_match "$(tr '\0' ' ' </proc/"$qpid"/cmdline)" 'qemu-system-x86_64 .*-M microvm.*qboot.rom' "VMM"
+	assert_eq "$(qp list --format json | jq -r --arg id "$ID" '.[] | select(.id == $id) | .status')" created "list"
+	run qp start "$ID"
+	assert_status 0
+	assert_eq "$(pod_field "$ID" status)" running
+	run --separate-stderr qp exec "$ID" sh -c 'echo exec-out; echo exec-err >&2; exit 5'
+	assert_status 5
+	assert_eq "$output" exec-out "exec stdout"
+	assert_eq "$stderr" exec-err "exec stderr"
+	run -127 --separate-stderr qp exec "$ID" /no/such/binary
+	assert_qpod_error 127
+	assert_contains "$stderr" "/no/such/binary"
+	run qp kill "$ID" TERM
+	assert_status 0
+	wait_for 100 status_is "$ID" stopped
+	assert_match "$(pod_field "$ID" stop_reason)" "exited with status 143|powered off" "stop reason"
+	wait_for 100 grep -q workload-out "$TEST_DIR/pod.out"
+	run qp delete "$ID"
+	assert_status 0
+	[ ! -e "/proc/$qpid" ] || flunk "qemu $qpid still there"
+}
+
+@test "vm lifecycle: kill of a created pod stops it; delete --force of a running one" {
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["sleep", "60"]'
+	qp_detached create --bundle "$BUNDLE" "$ID"
+	run qp kill "$ID" KILL
+	assert_status 0
+	wait_for 100 status_is "$ID" stopped
+	assert_contains "$(pod_field "$ID" stop_reason)" "before start"
+	run qp delete "$ID"
+	assert_status 0
+	qp_detached run --detach --bundle "$BUNDLE" "$ID2"
+	assert_eq "$(pod_field "$ID2" status)" running
+	run --separate-stderr qp delete "$ID2"
+	assert_qpod_error
+	run qp delete --force "$ID2"
+	assert_status 0
+}
+
+@test "vm faults: qemu killed while running: stopped with the reason, resources freed" {
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["sleep", "60"]'
+	qp_detached run --detach --bundle "$BUNDLE" "$ID"
+	qpid=$(qemu_of "$ID")
+	kill -KILL "$qpid"
+	wait_for 100 status_is "$ID" stopped
+	assert_contains "$(pod_field "$ID" stop_reason)" "qemu killed by signal 9"
+	[ ! -S "$ROOT/$ID/ctl.sock" ] || flunk "ctl.sock left"
+	run qp delete "$ID"
+	assert_status 0
+}
+
+@test "vm faults: qemu killed during start: create fails with the reason, nothing left" {
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["true"]'
+	# a guest that never says hello keeps create waiting; kill QEMU meanwhile
+	export QPOD_GUEST_INIT=/bin/busybox
+	bg_qp create --bundle "$BUNDLE" "$ID"
+	wait_for 200 pgrep -f -- "-initrd $ROOT/$ID/initrd.cpio"
+	kill -KILL "$(pgrep -f -- "-initrd $ROOT/$ID/initrd.cpio")"
+	wait "$BG_PID" && flunk "create succeeded"
+	run cat "$TEST_DIR/bg.err"
+	assert_contains "$output" "qemu killed by signal 9"
+	[ ! -e "$ROOT/$ID" ] || flunk "state dir left"
+}
+
+@test "vm faults: a guest that never says hello: timeout error, cleanup" {
+	run --separate-stderr env QPOD_GUEST_INIT=/bin/busybox QPOD_VM_HELLO_TIMEOUT_MS=3000 \
+		timeout 60 "$QPOD" --root "$ROOT" run --mode vm --rm "$ROOTFS" -- true
+	assert_qpod_error
+	assert_contains "$stderr" "did not say hello within 3000 ms"
+}
+
+@test "vm faults: a hostile guest (garbage, oversized, endless, wrong type) ends the pod cleanly" {
+	local mode want
+	for mode in garbage oversize endless badtype; do
+		case $mode in
+		garbage) want="bad magic" ;;
+		oversize) want="exceeds the 65536 byte limit" ;;
+		endless) want="did not say hello" ;;
+		badtype) want="RUN message" ;;
+		esac
+		run --separate-stderr env FAKE_GUEST=$mode QPOD_QEMU="$FAKE_QEMU" QPOD_VM_HELLO_TIMEOUT_MS=1500 \
+			timeout 30 "$QPOD" --root "$ROOT" run --mode vm --rm "$ROOTFS" -- true
+		assert_qpod_error
+		assert_contains "$stderr" "$want" "$mode"
+		pgrep -f "$FAKE_QEMU" && flunk "fake qemu ($mode) left running"
+	done
+	return 0
+}
+
+@test "vm faults: missing kernel, firmware, bad accel" {
+	run --separate-stderr env QPOD_KERNEL=/no/such/vmlinux "$QPOD" --root "$ROOT" run --mode vm --rm "$ROOTFS" -- true
+	assert_qpod_error
+	assert_contains "$stderr" 'guest kernel "/no/such/vmlinux" not found'
+	run --separate-stderr qp run --mode vm --firmware /no/such/rom --rm "$ROOTFS" -- true
+	assert_qpod_error
+	assert_contains "$stderr" 'firmware "/no/such/rom" not found'
+	run --separate-stderr qp run --mode vm --firmware bios.bin --rm "$ROOTFS" -- true
+	assert_qpod_error
+	run --separate-stderr qp run --mode vm --accel fast --rm "$ROOTFS" -- true
+	assert_qpod_error
+	assert_contains "$stderr" "--accel must be auto, kvm or tcg"
+	run --separate-stderr qp run --mode vm --vcpus 0 --rm "$ROOTFS" -- true
+	assert_qpod_error
+}
+
+@test "vm: seabios firmware and 2 vCPUs" {
+	run qp run --mode vm --firmware seabios --vcpus 2 --rm "$ROOTFS" -- sh -c 'grep -c ^processor /proc/cpuinfo'
+	assert_status 0
+	assert_eq "$output" 2
+}
+
+@test "vm: bridge network through a tap, inside a private netns" {
+	NS=qpvm$$$BATS_TEST_NUMBER
+	ip netns add "$NS"
+	ip -n "$NS" link set lo up
+	run nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" run --mode vm --net bridge --ip 10.88.0.9 --rm "$ROOTFS" -- \
+		sh -c 'ip -4 -o addr show eth0; ping -c 1 -W 5 10.88.0.1 >/dev/null && echo gateway-ok'
+	assert_status 0
+	assert_contains "$output" "inet 10.88.0.9/22"
+	assert_contains "$output" "gateway-ok"
+	# the tap died with QEMU and the lease was released
+	assert_eq "$(ip -n "$NS" -o link show | grep -c ' qp[0-9a-f]\{10\}')" 0 "tap links left"
+	assert_eq "$(cat "$ROOT/.net/ipam" 2>/dev/null)" "" "leases left"
 }
 
 @test "vm: output and exit status of the workload" {

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""tests/cli/fake-qemu.py - a stand-in for qemu-system-x86_64 (QPOD_QEMU) that
+plays a hostile or broken guest on the VM channel, so the tests can check
+that qpod ends such a pod with a clear error and never hangs or crashes.
+
+FAKE_GUEST selects the behaviour once qpod connects to the channel socket
+(the path from -chardev socket,...,path=P):
+  garbage   bytes that are not a frame (bad magic)
+  oversize  a HELLO header announcing a 1 GiB payload
+  endless   a header for 100 bytes, then 10 bytes, then silence
+  silent    nothing at all (the hello timeout)
+  badtype   a well-formed frame of a type the guest may not send (RUN)
+Afterwards it waits until killed, like a VM that hangs."""
+import os
+import socket
+import struct
+import sys
+import time
+
+MAGIC = 0x444F5051
+
+
+def frame(mtype, payload):
+    return struct.pack("<IHHI", MAGIC, 1, mtype, len(payload)) + payload
+
+
+def main():
+    path = None
+    for i, a in enumerate(sys.argv):
+        if a == "-chardev":
+            for part in sys.argv[i + 1].split(","):
+                if part.startswith("path="):
+                    path = part[5:]
+    if not path:
+        sys.exit("fake-qemu: no -chardev path")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    srv.listen(1)
+    conn, _ = srv.accept()
+    mode = os.environ.get("FAKE_GUEST", "silent")
+    if mode == "garbage":
+        conn.sendall(b"this is not a qpod frame at all\n" * 4)
+    elif mode == "oversize":
+        conn.sendall(struct.pack("<IHHI", MAGIC, 1, 1, 1 << 30))
+    elif mode == "endless":
+        conn.sendall(struct.pack("<IHHI", MAGIC, 1, 1, 100) + b"x" * 10)
+    elif mode == "badtype":
+        conn.sendall(frame(2, b""))
+    while True:
+        time.sleep(60)
+
+
+main()
