@@ -21,7 +21,8 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 HELPER := $(B)/tools/qpod-testhelper
 GUEST_INIT := $(B)/guest-init/qpod-init
 GUEST_CC ?= $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
-GI_SRCS := guest-init/main.c guest-init/channel.c guest-init/tinyinit.c runtime/util/error.c
+GI_SRCS := guest-init/main.c guest-init/channel.c guest-init/tinyinit.c guest-init/modules.c \
+	runtime/util/error.c
 
 .PHONY: all check demo bench clean distclean deps fuzz kernel
 all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(UNIT_BINS)
@@ -58,7 +59,8 @@ $(HELPER): tools/testhelper.c
 	$(CC) -O2 -Wall -static -o $@ $<
 
 # PID 1 of a microVM pod: static, small (musl when musl-gcc is installed).
-$(GUEST_INIT): $(GI_SRCS) guest-init/protocol.h guest-init/channel.h guest-init/tinyinit.h config.h
+$(GUEST_INIT): $(GI_SRCS) guest-init/protocol.h guest-init/channel.h guest-init/tinyinit.h \
+		guest-init/modules.h config.h
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) -static -Os -s -std=gnu11 -D_GNU_SOURCE $(WARN) -Iruntime -I. -o $@ $(GI_SRCS) -pthread
 
