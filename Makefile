@@ -19,13 +19,14 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 HELPER := $(B)/tools/qpod-testhelper
+TRADVM := $(B)/tools/qpod-tradvm
 GUEST_INIT := $(B)/guest-init/qpod-init
 GUEST_CC ?= $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
 GI_SRCS := guest-init/main.c guest-init/channel.c guest-init/tinyinit.c guest-init/modules.c \
 	runtime/util/error.c
 
 .PHONY: all check demo bench clean distclean deps fuzz kernel
-all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(UNIT_BINS)
+all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(TRADVM) $(UNIT_BINS)
 
 deps:
 	@tools/deps.sh
@@ -57,6 +58,11 @@ $(B)/tests/%: tests/unit/%.c $(B)/libqpod.a config.h
 $(HELPER): tools/testhelper.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $<
+
+# The traditional-VM baseline runner (QEMU -M pc + Debian's cloud kernel).
+$(TRADVM): tools/traditional-vm.c $(B)/libqpod.a config.h
+	@mkdir -p $(dir $@)
+	$(CC) $(QP_CFLAGS) -o $@ $< $(B)/libqpod.a $(PKG_LIBS)
 
 # PID 1 of a microVM pod: static, small (musl when musl-gcc is installed).
 $(GUEST_INIT): $(GI_SRCS) guest-init/protocol.h guest-init/channel.h guest-init/tinyinit.h \
