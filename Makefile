@@ -13,20 +13,22 @@ CFLAGS ?= -O2 -g
 QP_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fstack-protector-strong \
 	-D_FORTIFY_SOURCE=2 -include config.h -Iruntime -I. $(PKG_CFLAGS) -MMD -MP
 
-# guest-init/: channel and tinyinit are shared with the runtime; every other
+# guest-init/: channel and tinyinit are shared with the runtime (modules.c is
+# in the library for its unit test); every other
 # file there belongs to the guest binary only.
-GI_SHARED := guest-init/channel.c guest-init/tinyinit.c
+GI_SHARED := guest-init/channel.c guest-init/tinyinit.c guest-init/modules.c
 LIB_SRCS := $(filter-out runtime/main.c,$(wildcard runtime/*.c runtime/*/*.c)) $(GI_SHARED)
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 HELPER := $(B)/tools/qpod-testhelper
+TRADVM := $(B)/tools/qpod-tradvm
 GUEST_INIT := $(B)/guest-init/qpod-init
 GUEST_CC ?= $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
 GI_SRCS := $(wildcard guest-init/*.c) runtime/util/error.c
 
 .PHONY: all check demo bench clean distclean deps fuzz kernel
-all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(UNIT_BINS)
+all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(TRADVM) $(UNIT_BINS)
 
 deps:
 	@tools/deps.sh
@@ -58,6 +60,11 @@ $(B)/tests/%: tests/unit/%.c $(B)/libqpod.a config.h
 $(HELPER): tools/testhelper.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $<
+
+# The traditional-VM baseline runner (QEMU -M pc + Debian's cloud kernel).
+$(TRADVM): tools/traditional-vm.c $(B)/libqpod.a config.h
+	@mkdir -p $(dir $@)
+	$(CC) $(QP_CFLAGS) -o $@ $< $(B)/libqpod.a $(PKG_LIBS)
 
 # PID 1 of a microVM pod: static, small (musl when musl-gcc is installed).
 $(GUEST_INIT): $(GI_SRCS) $(wildcard guest-init/*.h) config.h

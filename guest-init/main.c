@@ -35,6 +35,7 @@
 
 #include "guest-init/channel.h"
 #include "guest-init/guest.h"
+#include "guest-init/modules.h"
 #include "guest-init/tinyinit.h"
 #include "util/log.h"
 
@@ -782,6 +783,7 @@ static void run_workload(void)
 int main(void)
 {
 	uint64_t init_ns = gi_boot_ns();
+	qp_error *err = NULL;
 	int fd;
 
 	mount_early();
@@ -791,6 +793,8 @@ int main(void)
 		if (fd > 2)
 			close(fd);
 	}
+	if (gi_load_modules(GI_MODULES_DIR, &err) < 0) /* virtio drivers of a modular kernel */
+		fatal_err(QP_PERR_SYSCALL, err);
 	qp_chan_init(&chan, open_channel());
 	chan_ready = 1;
 	send_hello(init_ns);

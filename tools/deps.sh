@@ -28,6 +28,7 @@ bison
 libelf-dev
 libssl-dev
 xz-utils
+kmod
 linux-source
 runc
 python3

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "driver.h"
@@ -41,6 +42,22 @@ struct pod;
  * /dev /proc /sys /newroot /tmp, the node /dev/console (5,1) and /init = a
  * copy of the file at init_path (mode 0755).  The copy is bounded to 64 MiB. */
 int vm_write_initrd(int dirfd, const char *name, const char *init_path, qp_error **err);
+
+/* A host directory copied into the initramfs: src's contents go under dst
+ * (relative, no "..", "" = the archive root; missing parents are added). */
+struct vm_initrd_tree {
+	const char *src, *dst;
+};
+
+/* vm_write_initrd plus the trees, written before /init and the fixed
+ * entries (so those win): directories, regular files (each <= 64 MiB) and
+ * symlinks as they are, links not followed, device nodes/fifos/sockets
+ * skipped, at most 65536 entries, 32 levels and 1 GiB in all.  Owners are
+ * root; modes are kept.  For a modular guest kernel: { modules dir,
+ * GI_MODULES_DIR + 1 } (guest-init/modules.h); for a rootfs in the
+ * initramfs: { rootfs, "" }. */
+int vm_write_initrd_trees(int dirfd, const char *name, const char *init_path,
+			  const struct vm_initrd_tree *trees, size_t ntrees, qp_error **err);
 
 /* Where the guest kernel and guest init are: $QPOD_KERNEL or the kernel cache;
  * $QPOD_GUEST_INIT, $QPOD_EXE_DIR/guest-init/qpod-init or /usr/lib/qpod/qpod-init.
