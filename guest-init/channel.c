@@ -29,6 +29,7 @@ static const char *const type_names[] = {
 	[QP_MSG_EXEC] = "EXEC",         [QP_MSG_EXEC_STARTED] = "EXEC_STARTED",
 	[QP_MSG_EXEC_OUT] = "EXEC_OUT", [QP_MSG_EXEC_EXIT] = "EXEC_EXIT",
 	[QP_MSG_CTL_START] = "CTL_START", [QP_MSG_CTL_REPLY] = "CTL_REPLY",
+	[QP_MSG_CTL_REPLACE] = "CTL_REPLACE",
 };
 
 static const unsigned char senders[] = {
@@ -42,6 +43,7 @@ static const unsigned char senders[] = {
 	[QP_MSG_EXEC] = QP_SENDER_HOST,     [QP_MSG_EXEC_STARTED] = QP_SENDER_GUEST,
 	[QP_MSG_EXEC_OUT] = QP_SENDER_GUEST, [QP_MSG_EXEC_EXIT] = QP_SENDER_GUEST,
 	[QP_MSG_CTL_START] = QP_SENDER_CTL, [QP_MSG_CTL_REPLY] = QP_SENDER_CTL,
+	[QP_MSG_CTL_REPLACE] = QP_SENDER_CTL,
 };
 
 const char *qp_msg_type_name(uint16_t type)
@@ -157,6 +159,15 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 		return 0;
 	}
 	case QP_MSG_CTL_START:
+		return 0;
+	case QP_MSG_CTL_REPLACE:
+		if (m->u.replace.flags)
+			return invalid(err, code, m, "unknown flags 0x%x", m->u.replace.flags);
+		if (m->u.replace.argc > QP_PROTO_MAX_STRV)
+			return invalid(err, code, m, "more than %d argv entries", QP_PROTO_MAX_STRV);
+		for (uint32_t i = 0; i < m->u.replace.argc; i++)
+			if (!m->u.replace.argv || !m->u.replace.argv[i] || (i == 0 && !m->u.replace.argv[0][0]))
+				return invalid(err, code, m, "argv[%u] empty", i);
 		return 0;
 	case QP_MSG_STARTED:
 		if (m->u.started.pid == 0 || m->u.started.pid > INT32_MAX)
@@ -330,6 +341,10 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 		put_u32(w, (uint32_t)m->u.exec_exit.code);
 		put_u32(w, (uint32_t)m->u.exec_exit.errnum);
 		put_str(w, m->u.exec_exit.text);
+		break;
+	case QP_MSG_CTL_REPLACE:
+		put_u32(w, m->u.replace.flags);
+		put_strv(w, m->u.replace.argv, m->u.replace.argc);
 		break;
 	case QP_MSG_CTL_REPLY:
 		put_u32(w, (uint32_t)m->u.reply.status);
@@ -574,6 +589,12 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 			return -1;
 		m->u.exec_exit.errnum = (int32_t)u32;
 		return get_str(r, &m->u.exec_exit.text, "text", err);
+	case QP_MSG_CTL_REPLACE:
+		if (get_u32(r, &m->u.replace.flags, "flags", err) < 0 ||
+		    get_strv(r, r->st->argv, &m->u.replace.argc, "argv", err) < 0)
+			return -1;
+		m->u.replace.argv = r->st->argv;
+		return 0;
 	case QP_MSG_CTL_REPLY:
 		if (get_u32(r, &u32, "status", err) < 0)
 			return -1;

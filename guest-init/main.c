@@ -519,6 +519,8 @@ struct relay {
 	size_t stdin_off, stdin_len;
 	int stdin_eof, exited, exit_code, exit_sent;
 	int64_t drain_deadline;
+	int next;              /* a RUN after EXIT: the next workload (replace) */
+	struct qp_run next_run;
 };
 
 void gi_send_or_die(const struct qp_msg *m)
@@ -645,6 +647,15 @@ static void relay_message(struct relay *rl, const struct qp_msg *m)
 	case QP_MSG_EXEC:
 		gi_exec_start(&m->u.run);
 		break;
+	case QP_MSG_RUN:
+		if (!rl->exit_sent) {
+			send_error(QP_PERR_STATE, 0, "RUN while a workload runs");
+			break;
+		}
+		rl->next_run = m->u.run;
+		keep_run(&rl->next_run);
+		rl->next = 1;
+		break;
 	case QP_MSG_SHUTDOWN:
 		power_off();
 	default:
@@ -734,13 +745,15 @@ static void *relay_main(void *arg)
 		if (p[0].revents && qp_chan_fill(&chan, &err) < 0)
 			fatal_err(QP_PERR_PROTOCOL, err);
 		r = 0;
-		while (!rl->stdin_len && (r = qp_chan_next(&chan, &m, &err)) > 0) {
+		while (!rl->stdin_len && !rl->next && (r = qp_chan_next(&chan, &m, &err)) > 0) {
 			if (qp_msg_check_sender(&m, QP_SENDER_HOST, &err) < 0)
 				fatal_err(QP_PERR_PROTOCOL, err);
 			relay_message(rl, &m);
 		}
 		if (r < 0)
 			fatal_err(QP_PERR_PROTOCOL, err);
+		if (rl->next)
+			return NULL;
 	}
 }
 
@@ -755,6 +768,7 @@ static void run_workload(void)
 
 	wl.pid = -1;
 	wl.stdin_r = wl.stdin_w = -1;
+	wl.exec_r = wl.exec_w = -1;
 	if (wl.run.flags & QP_RUN_F_STDIN) {
 		make_pipe(&wl.stdin_r, &wl.stdin_w);
 		if (fcntl(wl.stdin_w, F_SETFL, O_NONBLOCK) < 0)
@@ -805,5 +819,18 @@ int main(void)
 	net_setup(&wl.run);
 	enter_rootfs(&wl.run);
 	run_workload();
+	/* replace: the next RUN runs in the same root, network and hostname */
+	while (rl.next) {
+		struct qp_run next = rl.next_run;
+		close_fd(&wl.stdin_w);
+		close_fd(&wl.ev_r);
+		close_fd(&wl.ev_w);
+		close_fd(&wl.null_fd);
+		memset(&rl, 0, sizeof(rl));
+		next.rootfs = wl.run.rootfs;
+		next.rootfs_tag = wl.run.rootfs_tag;
+		wl.run = next;
+		run_workload();
+	}
 	power_off();
 }

@@ -58,7 +58,16 @@
  * answers with CTL_REPLY, MEMINFO, or the EXEC_* of that client's exec):
  *   CTL_START   C  empty: send the pod's RUN (OCI start)
  *   CTL_REPLY   C  i32 status (0 = done, else a util/error.h QP_E_* code),
- *                  i32 errnum, str text (the error, or "")
+ *                  i32 errnum, str text (the error, or ""; after a replace a
+ *                  JSON object of its timings)
+ *   CTL_REPLACE C  u32 flags (0), strv argv (0 entries = the same process):
+ *                  stop the workload (SIGTERM, SIGKILL after a timeout) and
+ *                  start the new one in the running VM
+ *
+ * Replace in the guest: a RUN sent with QP_RUN_F_WAIT_SHUTDOWN leaves the
+ * guest serving after EXIT; a further RUN then starts a new workload in the
+ * same root, network and hostname (those fields of the later RUN are
+ * ignored).
  *
  * Conversation: guest HELLO -> host RUN -> guest STARTED -> STDOUT/STDERR...
  * -> EXIT -> guest powers off (or, with QP_RUN_F_WAIT_SHUTDOWN, waits for
@@ -107,7 +116,8 @@ enum qp_msg_type {
 	QP_MSG_EXEC_EXIT = 16,
 	QP_MSG_CTL_START = 17,
 	QP_MSG_CTL_REPLY = 18,
-	QP_MSG_TYPE_MAX = QP_MSG_CTL_REPLY,
+	QP_MSG_CTL_REPLACE = 19,
+	QP_MSG_TYPE_MAX = QP_MSG_CTL_REPLACE,
 };
 
 /* who may send a type: a receiver refuses a message from the wrong side
@@ -208,6 +218,10 @@ struct qp_msg {
 			int32_t status, errnum;
 			const char *text;
 		} reply;
+		struct {
+			uint32_t flags, argc;
+			const char *const *argv; /* NULL-terminated */
+		} replace;
 	} u;
 };
 

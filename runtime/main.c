@@ -28,6 +28,7 @@ const struct qp_command qp_commands[] = {
 	{ "spec", "print a default config.json", cmd_spec, false },
 	{ "features", "print what this qpod supports, as JSON", cmd_features, false },
 	{ "gc", "remove what crashed qpod processes left behind", cmd_gc, false },
+	{ "replace", "give a running pod a new workload (vm: in the running VM)", cmd_replace, true },
 	{ NULL, NULL, NULL, false },
 };
 

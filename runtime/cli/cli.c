@@ -1,6 +1,7 @@
 /* runtime/cli/cli.c — shared CLI helpers (see cli.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,5 +162,26 @@ int cli_env_set(char ***env, const char *kv)
 	nv[n] = copy;
 	nv[n + 1] = NULL;
 	*env = nv;
+	return 0;
+}
+
+int cli_resolve_rootfs(const char *path, char **out, qp_error **err)
+{
+	char *real = realpath(path, NULL);
+
+	if (!real)
+		return qp_fail(err, errno, "rootfs \"%s\"", path);
+	if (!strcmp(real, "/")) {
+		free(real);
+		return qp_error_set(err, QP_E_INVALID, 0, "rootfs \"%s\" resolves to the host's /", path);
+	}
+	int fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		free(real);
+		return qp_fail(err, e, "rootfs \"%s\"", path);
+	}
+	close(fd);
+	*out = real;
 	return 0;
 }

@@ -48,6 +48,8 @@ int cli_parse_format(const char *arg, bool *json, qp_error **err);
 int cli_parse_user(const char *s, uint32_t *uid, uint32_t *gid, qp_error **err);
 /* Add or replace "K=V" in a NULL-terminated, heap-owned env vector. -1 on ENOMEM. */
 int cli_env_set(char ***env, const char *kv);
+/* Absolute, symlink-free rootfs path (malloc'ed); never the host's "/". */
+int cli_resolve_rootfs(const char *path, char **out, qp_error **err);
 
 /* the commands */
 int cmd_create(struct qp_cli *, int, char **, qp_error **);
@@ -62,5 +64,6 @@ int cmd_list(struct qp_cli *, int, char **, qp_error **);
 int cmd_spec(struct qp_cli *, int, char **, qp_error **);
 int cmd_features(struct qp_cli *, int, char **, qp_error **);
 int cmd_gc(struct qp_cli *, int, char **, qp_error **);
+int cmd_replace(struct qp_cli *, int, char **, qp_error **);
 
 #endif

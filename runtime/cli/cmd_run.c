@@ -200,28 +200,6 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, qp_error **err)
 	return 0;
 }
 
-/* Absolute, symlink-free rootfs path; never the host's "/". */
-static int resolve_rootfs(const char *path, char **out, qp_error **err)
-{
-	char *real = realpath(path, NULL);
-
-	if (!real)
-		return qp_fail(err, errno, "rootfs \"%s\"", path);
-	if (!strcmp(real, "/")) {
-		free(real);
-		return qp_error_set(err, QP_E_INVALID, 0, "rootfs \"%s\" resolves to the host's /", path);
-	}
-	int fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-		free(real);
-		return qp_fail(err, e, "rootfs \"%s\"", path);
-	}
-	close(fd);
-	*out = real;
-	return 0;
-}
-
 static int load_bundle(const char *bundle, struct pod_spec **spec, char **abs_bundle,
 		       char **rootfs, qp_error **err)
 {
@@ -238,7 +216,7 @@ static int load_bundle(const char *bundle, struct pod_spec **spec, char **abs_bu
 		root = NULL;
 	if (!root)
 		return qp_fail(err, ENOMEM, "bundle");
-	return resolve_rootfs(root, rootfs, err);
+	return cli_resolve_rootfs(root, rootfs, err);
 }
 
 /* --net/--ip/--subnet/--bridge -> opts.net and the qpod.net.* annotations
@@ -375,7 +353,7 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 			qp_error_set(err, QP_E_INVALID, 0, "missing command after ROOTFS (ROOTFS -- CMD ARGS...)");
 			goto out;
 		}
-		if (resolve_rootfs(rootfs_arg, &rootfs, err) < 0 ||
+		if (cli_resolve_rootfs(rootfs_arg, &rootfs, err) < 0 ||
 		    friendly_spec(&o, argv + optind, &spec, err) < 0)
 			goto out;
 		free(spec->root_path);

@@ -112,6 +112,9 @@ int qp_net_detach(const struct qp_net_config *c, const char *id, qp_error **err)
  * released + orphan links deleted. */
 int qp_net_gc(const struct qp_net_config *c, char *const *live_ids, int *removed, qp_error **err);
 
+/* The address leased to pod ID, dotted into buf: 1, or 0 if it has none. */
+int qp_net_lease_addr(const struct qp_net_config *c, const char *id, char buf[16], qp_error **err);
+
 /* Remove bridges PREFIX<n> (kind bridge) that have no ports left. */
 int qp_net_prune_bridges(const struct qp_net_config *c, qp_error **err);
 

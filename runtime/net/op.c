@@ -55,3 +55,16 @@ int qp_net_link_del_ours(struct qp_nl *nl, const char *name, bool *deleted, qp_e
 		*deleted = true;
 	return 0;
 }
+
+int qp_net_lease_addr(const struct qp_net_config *c, const char *id, char buf[16], qp_error **err)
+{
+	_cleanup_net_op_ struct qp_net_op op = { .dirfd = -1, .lockfd = -1 };
+	struct qp_ipam_entry *e;
+
+	if (qp_net_op_begin(c, &op, err) < 0)
+		return -1;
+	if (!(e = qp_ipam_find_id(&op.table, id)))
+		return 0;
+	qp_ipv4_str(e->addr, buf);
+	return 1;
+}

@@ -45,8 +45,8 @@ static int reply_status(const struct qp_msg *m, qp_error **err)
 	return -1;
 }
 
-int vm_ctl_call(int dirfd, const struct qp_msg *req, struct qp_msg *reply, int timeout_ms,
-		qp_error **err)
+int vm_ctl_call(int dirfd, const struct qp_msg *req, struct qp_msg *reply, char **text,
+		int timeout_ms, qp_error **err)
 {
 	_cleanup_close_ int fd = ctl_connect(dirfd, err);
 	struct qp_chan *ch;
@@ -60,8 +60,11 @@ int vm_ctl_call(int dirfd, const struct qp_msg *req, struct qp_msg *reply, int t
 	if (qp_chan_send(ch, req, timeout_ms, err) < 0 || qp_chan_recv(ch, &m, timeout_ms, err) < 0 ||
 	    qp_msg_check_sender(&m, QP_SENDER_GUEST | QP_SENDER_CTL, err) < 0)
 		goto out;
-	if (m.type == QP_MSG_CTL_REPLY)
+	if (m.type == QP_MSG_CTL_REPLY) {
 		r = reply_status(&m, err);
+		if (r == 0 && text && !(*text = strdup(m.u.reply.text ? m.u.reply.text : "")))
+			r = qp_fail(err, ENOMEM, "ctl");
+	}
 	else if (m.type == QP_MSG_MEMINFO && req->type == QP_MSG_MEMINFO_REQ) {
 		if (reply)
 			*reply = m; /* only integers: it outlives the channel */

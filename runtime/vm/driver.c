@@ -194,7 +194,7 @@ static int vm_start(struct pod *pod, qp_error **err)
 
 	if (self_mon)
 		return vm_mon_run(self_mon, err);
-	return vm_ctl_call(pod->dirfd, &req, NULL, START_TIMEOUT_MS, err);
+	return vm_ctl_call(pod->dirfd, &req, NULL, NULL, START_TIMEOUT_MS, err);
 }
 
 static enum qp_status vm_status(struct pod *pod)
@@ -242,7 +242,7 @@ static int vm_kill(struct pod *pod, int sig, int all, qp_error **err)
 	if (sig < 1 || sig > QP_PROTO_MAX_SIGNAL)
 		return qp_error_set(err, QP_E_INVALID, 0, "signal %d out of range", sig);
 	req.u.signal.signo = (uint32_t)sig;
-	if (vm_ctl_call(pod->dirfd, &req, NULL, CTL_TIMEOUT_MS, &e) == 0)
+	if (vm_ctl_call(pod->dirfd, &req, NULL, NULL, CTL_TIMEOUT_MS, &e) == 0)
 		return 0;
 	/* no monitor: only QEMU is left, and only SIGKILL is meaningful */
 	if (e->code == QP_E_STATE && state_pid_alive(pod->state) && sig == SIGKILL) {
@@ -263,11 +263,15 @@ static int vm_destroy(struct pod *pod, qp_error **err)
 		self_mon = NULL;
 	} else if (state_pid_alive(pod->state)) {
 		struct qp_msg req = { .type = QP_MSG_SHUTDOWN };
-		bool asked = vm_ctl_call(pod->dirfd, &req, NULL, CTL_TIMEOUT_MS, NULL) == 0;
+		bool asked = vm_ctl_call(pod->dirfd, &req, NULL, NULL, CTL_TIMEOUT_MS, NULL) == 0;
 		kill_qemu(pod, asked ? QP_VM_STOP_TIMEOUT_MS + 1000 : 0);
 	}
 	if (state_pid_alive(pod->state))
 		return qp_error_set(err, QP_E_GENERIC, 0, "qemu (pid %d) is still alive", pod->state->pid);
+	/* a detached monitor writes its last files after QEMU ends, then
+	 * removes ctl.sock: wait for that (bounded) before the dir goes */
+	for (int i = 0; i < 400 && faccessat(pod->dirfd, QP_VM_CTL_SOCK, F_OK, AT_SYMLINK_NOFOLLOW) == 0; i++)
+		usleep(5000);
 	if (pod_net_config(pod, &net, NULL) && qp_net_detach(&net, pod->id, err) < 0)
 		return -1;
 	unlinkat(pod->dirfd, QP_VM_CHAN_SOCK, 0);

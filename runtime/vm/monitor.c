@@ -65,6 +65,11 @@ struct vm_mon {
 	qp_error *exec_err;     /* the workload could not be executed */
 	char reason[256];       /* why the VM stopped, once known */
 	struct vm_timeline tl;
+	/* a replace in progress (CTL_REPLACE) */
+	bool replacing;
+	struct vm_client *rep_client; /* NULL if it went away meanwhile */
+	char **rep_argv;        /* NULL: the pod's process again */
+	long long rep_request, rep_exit, rep_kill_at;
 };
 
 static long long now_ms(void)
@@ -365,6 +370,10 @@ fail:
 
 /* ---- RUN and signals ---- */
 
+struct vm_client;
+static void client_reply(struct vm_client *c, int status, int errnum, const char *text);
+static void client_reply_err(struct vm_client *c, qp_error *e);
+
 void vm_run_from_process(const struct qp_process *p, struct qp_run *run)
 {
 	static const char *const no_env[] = { NULL };
@@ -385,15 +394,21 @@ void vm_run_from_process(const struct qp_process *p, struct qp_run *run)
 	};
 }
 
-int vm_mon_run(struct vm_mon *m, qp_error **err)
+/* RUN of the pod's process, with argv replaced if given (replace). */
+static int send_run(struct vm_mon *m, char **argv, qp_error **err)
 {
 	struct qp_msg msg = { .type = QP_MSG_RUN };
 	struct qp_run *r = &msg.u.run;
 
-	if (m->run_sent)
-		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" was started already", m->pod->id);
 	vm_run_from_process(&m->pod->spec->process, r);
-	r->flags = m->pod->spec->root_readonly ? QP_RUN_F_ROOTFS_RO : 0;
+	if (argv) {
+		r->argv = (const char *const *)argv;
+		for (r->argc = 0; argv[r->argc]; r->argc++)
+			;
+	}
+	/* the guest stays after EXIT: the monitor then sends SHUTDOWN, or the
+	 * next RUN of a replace */
+	r->flags = QP_RUN_F_WAIT_SHUTDOWN | (m->pod->spec->root_readonly ? QP_RUN_F_ROOTFS_RO : 0);
 	r->rootfs = QP_ROOTFS_9P;
 	r->rootfs_tag = "rootfs";
 	r->hostname = m->pod->spec->hostname ? m->pod->spec->hostname : "";
@@ -405,9 +420,97 @@ int vm_mon_run(struct vm_mon *m, qp_error **err)
 	}
 	if (qp_chan_send(m->chan, &msg, QP_VM_SEND_TIMEOUT_MS, err) < 0)
 		return qp_error_prefix(err, "send RUN to the VM");
+	return 0;
+}
+
+int vm_mon_run(struct vm_mon *m, qp_error **err)
+{
+	if (m->run_sent)
+		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" was started already", m->pod->id);
+	if (send_run(m, NULL, err) < 0)
+		return -1;
 	m->run_sent = true;
 	m->tl.run = vm_tl_now();
 	return 0;
+}
+
+/* ---- replace: a new workload in the running VM ---- */
+
+#define REPLACE_KILL_MS 5000 /* SIGTERM, then SIGKILL after this */
+
+static void replace_free(struct vm_mon *m)
+{
+	if (m->rep_argv) {
+		for (char **a = m->rep_argv; *a; a++)
+			free(*a);
+		free(m->rep_argv);
+	}
+	m->rep_argv = NULL;
+	m->rep_client = NULL;
+	m->replacing = false;
+}
+
+static int replace_begin(struct vm_mon *m, struct vm_client *c, const struct qp_msg *msg, qp_error **err)
+{
+	struct qp_msg sig = { .type = QP_MSG_SIGNAL, .u.signal.signo = SIGTERM };
+
+	if (!m->started || m->exited || m->stopping || m->over)
+		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is not running", m->pod->id);
+	if (m->replacing)
+		return qp_error_set(err, QP_E_STATE, 0, "a replace of pod \"%s\" is in progress", m->pod->id);
+	if (msg->u.replace.argc) {
+		if (!(m->rep_argv = calloc(msg->u.replace.argc + 1, sizeof(char *))))
+			return qp_fail(err, ENOMEM, "replace");
+		for (uint32_t i = 0; i < msg->u.replace.argc; i++)
+			if (!(m->rep_argv[i] = strdup(msg->u.replace.argv[i]))) {
+				replace_free(m);
+				return qp_fail(err, ENOMEM, "replace");
+			}
+	}
+	m->rep_request = vm_tl_now();
+	m->rep_kill_at = now_ms() + REPLACE_KILL_MS;
+	if (qp_chan_send(m->chan, &sig, QP_VM_SEND_TIMEOUT_MS, err) < 0) {
+		replace_free(m);
+		return qp_error_prefix(err, "send a signal to the VM");
+	}
+	m->rep_client = c;
+	m->replacing = true;
+	m->rep_exit = 0;
+	return 0;
+}
+
+/* The old workload's EXIT arrived during a replace: start the new one. */
+static void replace_exit(struct vm_mon *m)
+{
+	qp_error *e = NULL;
+
+	m->rep_exit = vm_tl_now();
+	m->started = false;
+	if (send_run(m, m->rep_argv, &e) < 0) {
+		client_reply_err(m->rep_client, e);
+		qp_error_free(&e);
+		replace_free(m);
+		m->exited = true; /* nothing runs: the pod ends */
+		set_reason(m, "replace failed");
+	}
+}
+
+/* STARTED (or the exec error) of the new workload: answer the client. */
+static void replace_done(struct vm_mon *m, qp_error *e)
+{
+	char text[256];
+	long long t = vm_tl_now();
+
+	if (e)
+		client_reply_err(m->rep_client, e);
+	else {
+		snprintf(text, sizeof(text),
+			 "{\"replace_ms\":%.3f,\"stop_ms\":%.3f,\"gap_ms\":%.3f}",
+			 (double)(t - m->rep_request) / 1e6, (double)(m->rep_exit - m->rep_request) / 1e6,
+			 (double)(t - m->rep_exit) / 1e6);
+		client_reply(m->rep_client, 0, 0, text);
+	}
+	replace_free(m);
 }
 
 static void begin_stop(struct vm_mon *m)
@@ -449,7 +552,7 @@ int vm_mon_signal(struct vm_mon *m, int sig, qp_error **err)
 
 static void client_close(struct vm_client *c)
 {
-	if (!c->ch)
+	if (!c || !c->ch)
 		return;
 	close(c->ch->fd);
 	qp_chan_free(c->ch);
@@ -458,6 +561,8 @@ static void client_close(struct vm_client *c)
 
 static void client_send(struct vm_client *c, const struct qp_msg *msg)
 {
+	if (!c)
+		return;
 	/* a client that does not read within the deadline loses its link */
 	if (c->ch && qp_chan_send(c->ch, msg, 1000, NULL) < 0)
 		client_close(c);
@@ -516,6 +621,10 @@ static void client_request(struct vm_mon *m, struct vm_client *c, struct qp_msg 
 		set_reason(m, "stopped on request");
 		begin_stop(m);
 		break;
+	case QP_MSG_CTL_REPLACE:
+		if (replace_begin(m, c, msg, &e) == 0)
+			return; /* answered when the new workload runs */
+		break;
 	case QP_MSG_MEMINFO_REQ:
 		if (!c->want_meminfo && qp_chan_send(m->chan, msg, QP_VM_SEND_TIMEOUT_MS, &e) == 0)
 			c->want_meminfo = true;
@@ -556,6 +665,8 @@ static void client_input(struct vm_mon *m, struct vm_client *c)
 
 	if (qp_chan_fill(c->ch, &e) < 0) {
 		qp_error_free(&e);
+		if (m->rep_client == c)
+			m->rep_client = NULL;
 		client_close(c);
 		return;
 	}
@@ -632,11 +743,19 @@ static int guest_message(struct vm_mon *m, const struct qp_msg *msg, qp_error **
 		return 0;
 	case QP_MSG_STARTED:
 		m->started = true;
+		if (m->replacing) {
+			replace_done(m, NULL);
+			return 0;
+		}
 		m->tl.started = vm_tl_now();
 		m->tl.guest_exec_ns = msg->u.started.exec_ns;
 		answer_start(m, NULL);
 		return 0;
 	case QP_MSG_EXIT:
+		if (m->replacing) {
+			replace_exit(m);
+			return 0;
+		}
 		m->exited = true;
 		m->exit_code = msg->u.exit.code;
 		set_reason(m, "exited with status %d", msg->u.exit.code);
@@ -649,7 +768,10 @@ static int guest_message(struct vm_mon *m, const struct qp_msg *msg, qp_error **
 			qp_error_set(&m->exec_err, QP_E_EXEC, 0, "%s", text);
 			if (m->exec_err)
 				m->exec_err->errnum = msg->u.error.errnum;
-			answer_start(m, m->exec_err);
+			if (m->replacing)
+				replace_done(m, m->exec_err);
+			else
+				answer_start(m, m->exec_err);
 			return 0;
 		}
 		if (msg->u.error.code == QP_PERR_STATE) {
@@ -722,7 +844,15 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 		int timeout = -1;
 
 		if (m->exited)
-			begin_stop(m); /* the guest powers off by itself; this is the fallback */
+			begin_stop(m); /* SHUTDOWN: the guest waits for it after EXIT */
+		if (m->replacing && !m->rep_exit) {
+			long long left = m->rep_kill_at - now_ms();
+			if (left <= 0) {
+				vm_mon_signal(m, SIGKILL, NULL);
+				m->rep_kill_at = now_ms() + 3600 * 1000LL;
+			} else
+				timeout = (int)left;
+		}
 		if (m->stopping) {
 			long long left = m->stop_deadline - now_ms();
 			if (left <= 0) {
@@ -790,7 +920,7 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 	/* clients still waiting learn the end */
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		struct vm_client *c = &m->cl[i];
-		if (c->ch && (c->want_start || c->exec_id || c->want_meminfo)) {
+		if (c->ch && (c->want_start || c->exec_id || c->want_meminfo || c == m->rep_client)) {
 			qp_error *e = NULL;
 			qp_error_set(&e, QP_E_STATE, 0, "the pod stopped: %s", m->reason);
 			client_reply_err(c, e);
@@ -798,6 +928,7 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 		}
 		client_close(c);
 	}
+	replace_free(m);
 	if (m->exec_err) {
 		qp_error_free(&fail);
 		*err = m->exec_err;

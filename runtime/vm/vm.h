@@ -123,11 +123,12 @@ void vm_run_from_process(const struct qp_process *proc, struct qp_run *run);
 
 /* ---- ctl.c ---- */
 
-/* One request (CTL_START, SIGNAL, SHUTDOWN, MEMINFO_REQ) to the pod's
- * monitor and its answer.  A CTL_REPLY with an error becomes -1 with that
- * error; *reply (may be NULL) gets MEMINFO. */
-int vm_ctl_call(int dirfd, const struct qp_msg *req, struct qp_msg *reply, int timeout_ms,
-		qp_error **err);
+/* One request (CTL_START, SIGNAL, SHUTDOWN, MEMINFO_REQ, CTL_REPLACE) to
+ * the pod's monitor and its answer.  A CTL_REPLY with an error becomes -1
+ * with that error; *reply (may be NULL) gets MEMINFO; *text (may be NULL)
+ * a malloc'ed copy of a successful CTL_REPLY's text. */
+int vm_ctl_call(int dirfd, const struct qp_msg *req, struct qp_msg *reply, char **text,
+		int timeout_ms, qp_error **err);
 /* Run proc in the pod: its output goes to our stdout/stderr, *status gets
  * its exit code.  detach: return once it has started. */
 int vm_ctl_exec(int dirfd, const struct qp_process *proc, bool detach, int *status,

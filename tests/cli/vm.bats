@@ -190,3 +190,37 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	assert_status 0
 	assert_eq "$output" "" "stdout"
 }
+
+@test "vm replace: warm replaces keep the VM, cold keeps ID and address; bad command" {
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["sh", "-c", "echo gen0; sleep 60"]'
+	qp_detached run --detach --bundle "$BUNDLE" "$ID"
+	qpid=$(qemu_of "$ID")
+	run qp replace "$ID" -- sh -c 'echo gen1; sleep 60'
+	assert_status 0
+	assert_eq "$(echo "$output" | jq -r .mode)" warm
+	jq -e '.replace_ms > 0 and .gap_ms >= 0 and .stop_ms >= 0' <<<"$output" >/dev/null || flunk "timings: $output"
+	assert_eq "$(qemu_of "$ID")" "$qpid" "the same VM"
+	wait_for 100 grep -q gen1 "$TEST_DIR/pod.out"
+	run qp exec "$ID" ps
+	assert_contains "$output" "sleep 60"
+	assert_eq "$(grep -c 'sleep 60' <<<"$output")" 1 "one workload"
+	run -127 --separate-stderr qp replace "$ID" -- /no/such/cmd
+	assert_qpod_error 127
+	run qp delete --force "$ID"
+	assert_status 0
+	run --separate-stderr qp replace "$ID"
+	assert_qpod_error
+	assert_contains "$stderr" "does not exist"
+}
+
+@test "vm replace --cold: a new VM under the same ID" {
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["sleep", "60"]'
+	qp_detached run --detach --bundle "$BUNDLE" "$ID"
+	qpid=$(qemu_of "$ID")
+	# the new pod keeps the caller's stdio (as create does): not a pipe here
+	qp replace --cold "$ID" </dev/null >"$TEST_DIR/replace.out" 2>&1 || flunk "replace --cold failed: $(cat "$TEST_DIR/replace.out")"
+	assert_eq "$(head -1 "$TEST_DIR/replace.out" | jq -r .mode)" cold
+	assert_eq "$(pod_field "$ID" status)" running
+	[ "$(qemu_of "$ID")" != "$qpid" ] || flunk "cold replace kept the VM"
+	[ ! -e "/proc/$qpid" ] || flunk "the old qemu $qpid is still there"
+}
