@@ -14,6 +14,8 @@
 #include "net/net.h"
 #include "pod.h"
 #include "util/cleanup.h"
+#include "vm/timeline.h"
+#include "vm/vm.h"
 
 #define CONFIG_COPY "config.json"
 
@@ -150,8 +152,10 @@ int pod_create(int rootfd, const char *root, const char *id, struct pod_spec *sp
 	    state_write_file(pod->dirfd, CONFIG_COPY, config, config_len, err) < 0 ||
 	    state_save(pod->dirfd, pod->state, err) < 0)
 		goto fail;
+	pod->t_create = vm_tl_now();
 	if (pod->drv->create(pod, err) < 0)
 		goto fail;
+	pod->t_created = vm_tl_now();
 	pod->state->status = QP_STATUS_CREATED;
 	if (state_save(pod->dirfd, pod->state, err) < 0)
 		goto fail_destroy;
@@ -222,6 +226,17 @@ int pod_start(struct pod *pod, qp_error **err)
 		return -1;
 	}
 	pod->state->status = QP_STATUS_RUNNING;
+	/* a VM pod's monitor writes its own, finer timeline */
+	if (pod->state->mode == QP_MODE_CONTAINER && pod->t_created && qp_request_ns) {
+		char tl[256];
+		long long t = vm_tl_now();
+		int n = snprintf(tl, sizeof(tl),
+				 "{\"prepare\":%.3f,\"namespaces\":%.3f,\"workload\":%.3f,\"start_total\":%.3f}",
+				 (double)(pod->t_create - qp_request_ns) / 1e6,
+				 (double)(pod->t_created - pod->t_create) / 1e6,
+				 (double)(t - pod->t_created) / 1e6, (double)(t - qp_request_ns) / 1e6);
+		state_write_file(pod->dirfd, QP_VM_TIMELINE, tl, (size_t)n, NULL);
+	}
 	return state_save(pod->dirfd, pod->state, err);
 }
 

@@ -32,6 +32,7 @@ struct pod {
 	/* driver-private, valid in the creating process only */
 	int sync_fd;                  /* container: child's sync socket, -1 if none */
 	int wait_fd;                  /* pidfd or similar for drv->wait_fd */
+	long long t_create, t_created; /* CLOCK_MONOTONIC ns around drv->create */
 };
 
 /* On success the pod owns spec; on failure the caller still does. */

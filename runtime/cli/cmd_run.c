@@ -20,7 +20,7 @@
 struct run_opts {
 	const char *bundle, *name, *workdir, *hostname, *user, *mode;
 	const char *net, *ip, *subnet, *bridge, *firmware, *accel, *vcpus;
-	bool rm, detach, memory_set, cpus_set, pids_set, read_only;
+	bool rm, detach, memory_set, cpus_set, pids_set, read_only, timeline;
 	int64_t memory;
 	double cpus;
 	long pids;
@@ -32,7 +32,7 @@ struct run_opts {
 enum { OPT_PIDFILE = 256, OPT_CONSOLE, OPT_RM, OPT_MEMORY, OPT_CPUS, OPT_PIDS, OPT_HOSTNAME,
        OPT_MODE, OPT_NAME, OPT_USER, OPT_READONLY, OPT_NO_PIVOT, OPT_NO_NEW_KEYRING,
        OPT_PRESERVE_FDS, OPT_NET, OPT_IP, OPT_SUBNET, OPT_BRIDGE, OPT_FIRMWARE, OPT_ACCEL,
-       OPT_VCPUS };
+       OPT_VCPUS, OPT_TIMELINE };
 
 static const struct option run_longopts[] = {
 	{ "bundle", required_argument, NULL, 'b' },
@@ -57,6 +57,7 @@ static const struct option run_longopts[] = {
 	{ "firmware", required_argument, NULL, OPT_FIRMWARE },
 	{ "accel", required_argument, NULL, OPT_ACCEL },
 	{ "vcpus", required_argument, NULL, OPT_VCPUS },
+	{ "timeline", no_argument, NULL, OPT_TIMELINE },
 	/* accepted for runc compatibility (containerd passes them) */
 	{ "no-pivot", no_argument, NULL, OPT_NO_PIVOT },
 	{ "no-new-keyring", no_argument, NULL, OPT_NO_NEW_KEYRING },
@@ -86,6 +87,8 @@ static const char run_usage[] =
 	"  --ip ADDR            address on the bridge (default: the next free one)\n"
 	"  --subnet CIDR        pod subnet (default 10.88.0.0/16, one /22 per bridge)\n"
 	"  --bridge PREFIX      bridge name prefix (default qpod: qpod0, qpod1, ...)\n"
+	"  --timeline           when the pod ends, print its start timeline (phases in\n"
+	"                       ms) as one line \"qpod-timeline: {JSON}\" on stderr\n"
 	"Options of vm pods (both forms; annotations qpod.vm.firmware, qpod.vm.accel,\n"
 	"qpod.vcpus in a bundle):\n"
 	"  --firmware qboot|seabios|PATH  firmware (default qboot: Debian's qboot.rom)\n"
@@ -159,6 +162,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, qp_error **err)
 		case OPT_FIRMWARE: o->firmware = optarg; break;
 		case OPT_ACCEL: o->accel = optarg; break;
 		case OPT_VCPUS: o->vcpus = optarg; break;
+		case OPT_TIMELINE: o->timeline = true; break;
 		case OPT_NO_PIVOT: case OPT_NO_NEW_KEYRING: case OPT_PRESERVE_FDS: break;
 		case OPT_MEMORY:
 			if (cli_parse_size(optarg, "--memory", &o->memory, err) < 0)
@@ -395,6 +399,12 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 		goto out;
 	}
 	code = pod_wait(pod, err);
+	if (o.timeline) {
+		_cleanup_free_ char *tl = NULL;
+		size_t len;
+		if (state_read_file(pod->dirfd, "timeline.json", 4096, &tl, &len, NULL) == 0)
+			fprintf(stderr, "qpod-timeline: %s\n", tl);
+	}
 	if (code >= 0) {
 		pod->state->status = QP_STATUS_STOPPED;
 		state_save(pod->dirfd, pod->state, NULL);

@@ -60,8 +60,10 @@ void vm_tl_save(int dirfd, const struct vm_timeline *t)
 		return;
 	yajl_gen_map_open(g);
 	for (int i = 0; i < n; i++) {
+		char num[32];
+		int len_ = snprintf(num, sizeof(num), "%.3f", ph[i].ms);
 		qp_json_key(g, ph[i].name);
-		yajl_gen_double(g, ph[i].ms);
+		yajl_gen_number(g, num, (size_t)len_);
 	}
 	yajl_gen_map_close(g);
 	if (qp_json_gen_finish(g, &text, &len, NULL) == 0)
