@@ -210,7 +210,7 @@ pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
 		QEMU_BIN, "-M", "microvm,acpi=off", "-nodefaults", "-no-user-config", "-nographic",
 		"-no-reboot", "-accel", o->kvm ? "kvm" : "tcg,tb-size=32", "-m", mem, "-smp", smp,
 		"-bios", o->firmware, "-kernel", o->kernel, "-initrd", initrd, "-append", cmdline,
-		"-device", "virtio-serial-device", "-chardev", chardev,
+		"-device", "virtio-serial-device,max_ports=2", "-chardev", chardev,
 		"-device", "virtserialport,chardev=c0,name=" QP_PROTO_PORT_NAME,
 		"-fsdev", fsdev, "-device", "virtio-9p-device,fsdev=r,mount_tag=rootfs",
 	};
