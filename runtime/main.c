@@ -27,6 +27,7 @@ const struct qp_command qp_commands[] = {
 	{ "spec", "print a default config.json", cmd_spec, false },
 	{ "features", "print what this qpod supports, as JSON", cmd_features, false },
 	{ "gc", "remove what crashed qpod processes left behind", cmd_gc, false },
+	{ "report", "render result files: table, markdown, csv, svg, html", cmd_report, false },
 	{ NULL, NULL, NULL, false },
 };
 

@@ -30,6 +30,8 @@ libssl-dev
 xz-utils
 linux-source
 runc
+libxml2-utils
+chromium
 "
 
 missing=""

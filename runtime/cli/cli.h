@@ -62,5 +62,6 @@ int cmd_list(struct qp_cli *, int, char **, qp_error **);
 int cmd_spec(struct qp_cli *, int, char **, qp_error **);
 int cmd_features(struct qp_cli *, int, char **, qp_error **);
 int cmd_gc(struct qp_cli *, int, char **, qp_error **);
+int cmd_report(struct qp_cli *, int, char **, qp_error **);
 
 #endif
