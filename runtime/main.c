@@ -30,6 +30,7 @@ const struct qp_command qp_commands[] = {
 	{ "gc", "remove what crashed qpod processes left behind", cmd_gc, false },
 	{ "replace", "give a running pod a new workload (vm: in the running VM)", cmd_replace, true },
 	{ "stats", "memory of a running vm pod (guest and VMM), as JSON", cmd_stats, false },
+	{ "report", "render result files: table, markdown, csv, svg, html", cmd_report, false },
 	{ NULL, NULL, NULL, false },
 };
 

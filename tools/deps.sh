@@ -32,6 +32,8 @@ kmod
 linux-source
 runc
 python3
+libxml2-utils
+chromium
 "
 
 missing=""

@@ -1,0 +1,122 @@
+/* runtime/report/html.c — one self-contained HTML page: per result file
+ * its description, tables and charts (inline SVG).  Inline CSS only: no
+ * scripts, no fonts, nothing fetched from anywhere. */
+#include "report/report.h"
+
+static const char style[] =
+	"body{font-family:sans-serif;margin:2em;color:#222;background:#fff}"
+	"table{border-collapse:collapse;margin:0.5em 0 1.5em}"
+	"th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}"
+	"td.num{text-align:right;font-variant-numeric:tabular-nums}"
+	"th{background:#f0f0f0}table.about th{text-align:right}"
+	"figure{margin:1em 0}figcaption{font-size:0.9em;color:#555}"
+	"pre{background:#f7f7f7;padding:0.8em;white-space:pre-wrap}"
+	"section{border-top:2px solid #4e79a7;margin-top:2em}";
+
+static void html_table(FILE *out, const struct qp_table *t)
+{
+	fputs("<table>\n<tr>", out);
+	for (size_t c = 0; c < t->cols; c++) {
+		fputs("<th>", out);
+		qp_put_xml(out, qp_table_cell(t, 0, c));
+		fputs("</th>", out);
+	}
+	fputs("</tr>\n", out);
+	for (size_t r = 1; r < t->rows; r++) {
+		fputs("<tr>", out);
+		for (size_t c = 0; c < t->cols; c++) {
+			fputs(t->numeric[c] ? "<td class=\"num\">" : "<td>", out);
+			qp_put_xml(out, qp_table_cell(t, r, c));
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
+/* field/value rows as a two-column table with the field as a row header */
+static void about_table(FILE *out, const struct qp_table *t)
+{
+	fputs("<table class=\"about\">\n", out);
+	for (size_t r = 1; r < t->rows; r++) {
+		fputs("<tr><th>", out);
+		qp_put_xml(out, qp_table_cell(t, r, 0));
+		fputs("</th><td>", out);
+		qp_put_xml(out, qp_table_cell(t, r, 1));
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
+static int tables(FILE *out, const struct qp_bench_report *r, qp_error **err)
+{
+	struct qp_table t;
+
+	if (qp_report_about_table(r, &t, err) < 0)
+		return -1;
+	about_table(out, &t);
+	qp_table_free(&t);
+	if (qp_report_results_table(r, &t, err) < 0)
+		return -1;
+	fputs("<h3>Results</h3>\n", out);
+	html_table(out, &t);
+	qp_table_free(&t);
+	if (qp_report_phases_table(r, &t, err) < 0)
+		return -1;
+	if (t.rows) {
+		fputs("<h3>Phases (average ms)</h3>\n", out);
+		html_table(out, &t);
+	}
+	qp_table_free(&t);
+	return 0;
+}
+
+static int section(FILE *out, const struct qp_bench_report *r, size_t idx, const char *path,
+		   qp_error **err)
+{
+	struct qp_charts charts = { 0 };
+
+	fputs("<section>\n<h2>", out);
+	qp_put_xml(out, path);
+	fputs("</h2>\n", out);
+	if (tables(out, r, err) < 0 || qp_report_charts_one(r, idx, &charts, err) < 0) {
+		qp_charts_free(&charts);
+		return -1;
+	}
+	if (charts.n)
+		fputs("<h3>Charts</h3>\n", out);
+	for (size_t i = 0; i < charts.n; i++) {
+		fputs("<figure>\n", out);
+		fputs(charts.v[i].svg, out); /* built by us, its text already escaped */
+		fputs("<figcaption>", out);
+		qp_put_xml(out, charts.v[i].title);
+		fputs("</figcaption>\n</figure>\n", out);
+	}
+	qp_charts_free(&charts);
+	if (r->definitions) {
+		fputs("<h3>Measurement definitions</h3>\n<pre>", out);
+		/* keep the text's line breaks: escape it line by line */
+		for (const char *c = r->definitions; *c; c++) {
+			char one[2] = { *c, '\0' };
+			if (*c == '\n')
+				fputc('\n', out);
+			else
+				qp_put_xml(out, one);
+		}
+		fputs("</pre>\n", out);
+	}
+	fputs("</section>\n", out);
+	return 0;
+}
+
+int qp_report_html(const struct qp_report_set *set, FILE *out, qp_error **err)
+{
+	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		     "<title>qpod report</title>\n<style>%s</style>\n</head>\n<body>\n"
+		     "<h1>qpod report</h1>\n", style);
+	for (size_t i = 0; i < set->n; i++)
+		if (section(out, set->reports[i], i + 1, set->paths[i], err) < 0)
+			return -1;
+	fputs("</body>\n</html>\n", out);
+	return 0;
+}

@@ -1,0 +1,80 @@
+/* runtime/report/report.h — rendering result files (bench/result.h) for
+ * people: terminal tables, markdown, CSV, SVG charts and a self-contained
+ * HTML page.  `qpod report` (cli/cmd_report.c) is the user.
+ *
+ * Everything read from a result file is hostile text: each renderer escapes
+ * it for its output (control characters become '?', XML/HTML entities,
+ * markdown pipes, CSV quotes).  Renderers write to a FILE (the caller checks
+ * ferror) and return -1 with *err only on allocation failure. */
+#ifndef QPOD_REPORT_H
+#define QPOD_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "bench/result.h"
+#include "util/error.h"
+
+/* The reports to render, and the file each came from (for headings). */
+struct qp_report_set {
+	size_t n;
+	struct qp_bench_report **reports;
+	const char **paths;
+};
+
+/* ---- tables (table.c): the cells every textual format shows ---- */
+struct qp_table {
+	size_t rows, cols; /* row 0 is the header */
+	char **cells;      /* rows * cols, raw (unescaped) text */
+	bool *numeric;     /* per column: right-aligned */
+};
+/* Field/value rows: scenario, mode, accel, host, params, count, stop reason. */
+int qp_report_about_table(const struct qp_bench_report *r, struct qp_table *t, qp_error **err);
+/* One row per result: name, [target], [test], metric, n, min, max, avg,
+ * median, unit, ratio (median / median of the first result with the same
+ * metric and test, "0.42x"). */
+int qp_report_results_table(const struct qp_bench_report *r, struct qp_table *t, qp_error **err);
+/* One row per result name that has phases, one column per phase, + total;
+ * rows == 0 when the report has no phases. */
+int qp_report_phases_table(const struct qp_bench_report *r, struct qp_table *t, qp_error **err);
+const char *qp_table_cell(const struct qp_table *t, size_t row, size_t col);
+void qp_table_free(struct qp_table *t);
+/* The distinct phase names of r in first-seen order (pointers into r). */
+int qp_report_phase_names(const struct qp_bench_report *r, const char ***names, size_t *n,
+			  qp_error **err);
+/* "12.34" (or "-" for no value) into buf */
+void qp_report_fmt(double v, bool have, char buf[32]);
+
+/* ---- escaping (escape.c) ---- */
+void qp_put_xml(FILE *f, const char *s);       /* &<>"' as entities, controls as '?' */
+void qp_put_plain(FILE *f, const char *s);     /* controls as '?' (terminal) */
+void qp_put_markdown(FILE *f, const char *s);  /* plain, plus '|' '\\' '*' '_' '`' '<' escaped */
+void qp_put_csv(FILE *f, const char *s);       /* quoted when needed, controls as '?' */
+size_t qp_text_width(const char *s);          /* characters (UTF-8), not bytes */
+
+/* ---- formats ---- */
+int qp_report_text(const struct qp_report_set *set, bool markdown, FILE *out, qp_error **err);
+int qp_report_csv(const struct qp_report_set *set, FILE *out, qp_error **err);
+int qp_report_html(const struct qp_report_set *set, FILE *out, qp_error **err);
+
+/* ---- charts (charts.c, chart_*.c) ---- */
+struct qp_chart {
+	char *slug;  /* file name stem: "1-start_ms", "1-phases", ... ([a-z0-9_-] only) */
+	char *title;
+	char *svg;   /* a complete <svg> element, without an XML declaration */
+};
+struct qp_charts {
+	struct qp_chart *v;
+	size_t n;
+};
+/* Every chart of every report in set: (a) per metric, median bars with
+ * min-max whiskers; (b) stacked per-phase averages; (c) density: per-pod
+ * series; (d) workload: % of host per test and target. */
+int qp_report_charts(const struct qp_report_set *set, struct qp_charts *out, qp_error **err);
+/* The charts of report number idx (1-based in slugs) of set. */
+int qp_report_charts_one(const struct qp_bench_report *r, size_t idx, struct qp_charts *out,
+			 qp_error **err);
+void qp_charts_free(struct qp_charts *c);
+
+#endif
