@@ -22,9 +22,11 @@ HELPER := $(B)/tools/qpod-testhelper
 GUEST_INIT := $(B)/guest-init/qpod-init
 GUEST_CC ?= $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
 GI_SRCS := guest-init/main.c guest-init/channel.c guest-init/tinyinit.c runtime/util/error.c
+BENCH_TOOLS := ctxsw forkbench execbench syscallbench intbench fpbench stream netbench
+BENCH_BINS := $(BENCH_TOOLS:%=$(B)/tools/bench/%)
 
 .PHONY: all check demo bench clean distclean deps fuzz kernel
-all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(UNIT_BINS)
+all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(UNIT_BINS) $(BENCH_BINS)
 
 deps:
 	@tools/deps.sh
@@ -56,6 +58,12 @@ $(B)/tests/%: tests/unit/%.c $(B)/libqpod.a config.h
 $(HELPER): tools/testhelper.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $<
+
+# Workload benchmarks (tools/bench/README.md): static, so the same binary
+# runs on the host, in any rootfs and in a microVM guest.
+$(B)/tools/bench/%: tools/bench/%.c tools/bench/benchlib.c tools/bench/benchlib.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -static -std=gnu11 -D_GNU_SOURCE $(WARN) -o $@ $< tools/bench/benchlib.c -lm
 
 # PID 1 of a microVM pod: static, small (musl when musl-gcc is installed).
 $(GUEST_INIT): $(GI_SRCS) guest-init/protocol.h guest-init/channel.h guest-init/tinyinit.h config.h
