@@ -26,9 +26,11 @@ TRADVM := $(B)/tools/qpod-tradvm
 GUEST_INIT := $(B)/guest-init/qpod-init
 GUEST_CC ?= $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
 GI_SRCS := $(wildcard guest-init/*.c) runtime/util/error.c
+BENCH_TOOLS := ctxsw forkbench execbench syscallbench intbench fpbench stream netbench
+BENCH_BINS := $(BENCH_TOOLS:%=$(B)/tools/bench/%)
 
 .PHONY: all check demo bench clean distclean deps fuzz kernel
-all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(TRADVM) $(UNIT_BINS)
+all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(TRADVM) $(UNIT_BINS) $(BENCH_BINS)
 
 deps:
 	@tools/deps.sh
@@ -65,6 +67,12 @@ $(HELPER): tools/testhelper.c
 $(TRADVM): tools/traditional-vm.c $(B)/libqpod.a config.h
 	@mkdir -p $(dir $@)
 	$(CC) $(QP_CFLAGS) -o $@ $< $(B)/libqpod.a $(PKG_LIBS)
+
+# Workload benchmarks (tools/bench/README.md): static, so the same binary
+# runs on the host, in any rootfs and in a microVM guest.
+$(B)/tools/bench/%: tools/bench/%.c tools/bench/benchlib.c tools/bench/benchlib.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -static -std=gnu11 -D_GNU_SOURCE $(WARN) -o $@ $< tools/bench/benchlib.c -lm
 
 # PID 1 of a microVM pod: static, small (musl when musl-gcc is installed).
 $(GUEST_INIT): $(GI_SRCS) $(wildcard guest-init/*.h) config.h
