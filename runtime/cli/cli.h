@@ -66,6 +66,7 @@ int cmd_features(struct qp_cli *, int, char **, qp_error **);
 int cmd_gc(struct qp_cli *, int, char **, qp_error **);
 int cmd_replace(struct qp_cli *, int, char **, qp_error **);
 int cmd_stats(struct qp_cli *, int, char **, qp_error **);
+int cmd_bench(struct qp_cli *, int, char **, qp_error **);
 int cmd_report(struct qp_cli *, int, char **, qp_error **);
 
 #endif

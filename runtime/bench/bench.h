@@ -1,0 +1,52 @@
+/* runtime/bench/bench.h — the `qpod bench` scenarios (start, replace,
+ * memory).  Each one drives this same qpod binary (and the baselines) as
+ * child processes against a private state root, the way a user or a script
+ * would, and fills a result report (bench/result.h).  Measurement
+ * definitions: ../shared/DESIGN.md and docs/REPORTS.md. */
+#ifndef QPOD_BENCH_H
+#define QPOD_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bench/result.h"
+#include "util/error.h"
+
+struct qp_bench_opts {
+	bool container, vm;       /* --mode */
+	int runs, warmup;
+	const char *image;        /* absolute rootfs */
+	const char *memory;       /* --memory as given (e.g. "256M"), NULL = default */
+	int vcpus;                /* 0 = default */
+	bool baseline;
+	const char *root;         /* private --root for the pods (made by the caller) */
+	const char *qpod;         /* this binary */
+	const char *exe_dir;      /* its build dir (tools/qpod-tradvm) */
+	bool progress;            /* a \r progress line on stderr */
+};
+
+/* One child process: argv, stdin /dev/null, stdout and stderr captured
+ * (the first 64 KiB of each, through memfds) unless o is NULL (then
+ * /dev/null).  *ms = wall time from fork to its exit, *status =
+ * its exit code (128+N for signal N).  -1 only if it could not be run. */
+struct qp_child_out {
+	char *out, *err;          /* malloc'ed, NUL-terminated */
+};
+int qp_bench_child(char *const argv[], double *ms, int *status, struct qp_child_out *o,
+		   qp_error **err);
+void qp_child_out_free(struct qp_child_out *o);
+
+/* The JSON number after "key": in text (a flat object), or false. */
+bool qp_bench_json_num(const char *text, const char *key, double *out);
+
+/* SIGINT/SIGTERM are blocked while a bench runs (cmd_bench.c); true, with
+ * an error, once one is pending: the scenario stops and cleans up. */
+bool qp_bench_interrupted(qp_error **err);
+
+void qp_bench_progress(const struct qp_bench_opts *o, const char *what, int i, int n);
+
+int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err);
+int qp_bench_replace(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err);
+int qp_bench_memory(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err);
+
+#endif

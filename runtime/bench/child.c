@@ -1,0 +1,135 @@
+/* runtime/bench/child.c — running one measured child process (bench.h),
+ * and reading numbers out of the one-line JSON that qpod's own commands
+ * print (replace, stats, the run timeline). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+
+#define OUT_MAX (64 * 1024)
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The first OUT_MAX bytes of a memfd, NUL-terminated, malloc'ed. */
+static char *slurp(int fd)
+{
+	char *p = calloc(1, OUT_MAX + 1);
+	ssize_t n;
+
+	if (p && (n = pread(fd, p, OUT_MAX, 0)) > 0)
+		p[n] = '\0';
+	return p;
+}
+
+int qp_bench_child(char *const argv[], double *ms, int *status, struct qp_child_out *o,
+		   qp_error **err)
+{
+	/* output into memfds, not pipes: a pod the child leaves running may
+	 * keep its stdio, and must not hold us up */
+	int fo = -1, fe = -1, ws;
+	double t0;
+	pid_t pid;
+
+	if (o) {
+		o->out = o->err = NULL;
+		fo = memfd_create("bench-out", MFD_CLOEXEC);
+		fe = memfd_create("bench-err", MFD_CLOEXEC);
+		if (fo < 0 || fe < 0) {
+			int e = errno;
+			if (fo >= 0) close(fo);
+			if (fe >= 0) close(fe);
+			return qp_fail(err, e, "bench: memfd");
+		}
+	}
+	t0 = now_ms();
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		if (o)
+			close(fo), close(fe);
+		return qp_fail(err, e, "bench: fork");
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(o ? fo : null, 1) < 0 ||
+		    dup2(o ? fe : null, 2) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &ws, 0) < 0)
+		if (errno != EINTR) {
+			int e = errno;
+			if (o)
+				close(fo), close(fe);
+			return qp_fail(err, e, "bench: wait");
+		}
+	*ms = now_ms() - t0;
+	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	if (o) {
+		o->out = slurp(fo);
+		o->err = slurp(fe);
+		close(fo);
+		close(fe);
+		if (!o->out || !o->err) {
+			qp_child_out_free(o);
+			return qp_fail(err, ENOMEM, "bench");
+		}
+	}
+	return 0;
+}
+
+void qp_child_out_free(struct qp_child_out *o)
+{
+	if (!o)
+		return;
+	free(o->out);
+	free(o->err);
+	o->out = o->err = NULL;
+}
+
+bool qp_bench_json_num(const char *text, const char *key, double *out)
+{
+	char pat[96];
+	const char *p;
+	char *end;
+
+	if (!text || snprintf(pat, sizeof(pat), "\"%s\":", key) >= (int)sizeof(pat) ||
+	    !(p = strstr(text, pat)))
+		return false;
+	*out = strtod(p + strlen(pat), &end);
+	return end != p + strlen(pat);
+}
+
+void qp_bench_progress(const struct qp_bench_opts *o, const char *what, int i, int n)
+{
+	if (o->progress)
+		fprintf(stderr, "\r\033[K%s %d/%d", what, i, n);
+}
+
+bool qp_bench_interrupted(qp_error **err)
+{
+	sigset_t pending;
+
+	sigpending(&pending);
+	if (!sigismember(&pending, SIGINT) && !sigismember(&pending, SIGTERM))
+		return false;
+	qp_error_set(err, QP_E_GENERIC, EINTR, "interrupted");
+	return true;
+}

@@ -1,0 +1,269 @@
+/* runtime/bench/scenario_start.c — `qpod bench start`: N starts of
+ * `qpod run --rm IMAGE -- /bin/true` per mode, each with its start latency
+ * (the run's own timeline: request to the workload exec'd), its run-to-exit
+ * wall time and the per-phase averages; with --baseline, interleaved in
+ * the same loop: runc on the same bundle (containers), and for microVMs the
+ * same pod with --firmware seabios ("without qboot") and the traditional VM
+ * (QEMU -M pc, SeaBIOS, Debian's cloud kernel: tools/qpod-tradvm). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "spec.h"
+#include "state.h"
+#include "util/cleanup.h"
+#include "util/strv.h"
+
+#define MAX_ARGS 32
+#define TRADVM_KERNEL "/var/cache/qpod/baseline-kernel/current/vmlinuz"
+
+static const char *const vm_phases[] = { "prepare", "network", "vmm_spawn", "firmware", "kernel",
+					 "init", "workload", NULL };
+static const char *const ct_phases[] = { "prepare", "namespaces", "workload", NULL };
+
+struct variant {
+	const char *name;
+	const char *argv[MAX_ARGS];
+	bool timeline;                  /* a qpod run: start_ms and phases */
+	const char *const *phases;
+	struct qp_bench_result *start, *exit;
+	double phase_sum[8];
+	int phase_n[8];
+};
+
+static bool have_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static char *find_runc(void)
+{
+	static const char *const dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/bin",
+					    "/usr/local/sbin", NULL };
+	char p[64];
+
+	for (int i = 0; dirs[i]; i++) {
+		snprintf(p, sizeof(p), "%s/runc", dirs[i]);
+		if (access(p, X_OK) == 0)
+			return strdup(p);
+	}
+	return NULL;
+}
+
+/* qpod run --rm [--timeline] [mode options] IMAGE -- /bin/true */
+static void qpod_run_argv(const struct qp_bench_opts *o, struct variant *v, bool vm,
+			  const char *firmware)
+{
+	static char vcpus[16];
+	size_t n = 0;
+
+	v->argv[n++] = o->qpod;
+	v->argv[n++] = "--root";
+	v->argv[n++] = o->root;
+	v->argv[n++] = "run";
+	v->argv[n++] = "--rm";
+	v->argv[n++] = "--timeline";
+	if (vm) {
+		v->argv[n++] = "--mode";
+		v->argv[n++] = "vm";
+		if (o->vcpus > 0) {
+			snprintf(vcpus, sizeof(vcpus), "%d", o->vcpus);
+			v->argv[n++] = "--vcpus";
+			v->argv[n++] = vcpus;
+		}
+	}
+	if (firmware) {
+		v->argv[n++] = "--firmware";
+		v->argv[n++] = firmware;
+	}
+	if (o->memory) {
+		v->argv[n++] = "--memory";
+		v->argv[n++] = o->memory;
+	}
+	v->argv[n++] = o->image;
+	v->argv[n++] = "--";
+	v->argv[n++] = "/bin/true";
+	v->argv[n] = NULL;
+	v->timeline = true;
+	v->phases = vm ? vm_phases : ct_phases;
+}
+
+/* B/config.json: the default spec, root = the image, process /bin/true */
+static int write_bundle(const char *dir, const char *image, qp_error **err)
+{
+	struct pod_spec *spec = spec_default();
+	_cleanup_free_ char *json = NULL, *path = NULL;
+	size_t len;
+	int fd, r = -1;
+
+	if (!spec)
+		return qp_fail(err, ENOMEM, "bench: spec");
+	free(spec->root_path);
+	qp_strv_free(spec->process.args);
+	spec->process.args = NULL;
+	if (!(spec->root_path = strdup(image)) || !(spec->process.args = calloc(2, sizeof(char *))) ||
+	    !(spec->process.args[0] = strdup("/bin/true"))) {
+		qp_fail(err, ENOMEM, "bench: spec");
+		goto out;
+	}
+	if (spec_write(spec, &json, &len, err) < 0 || asprintf(&path, "%s/config.json", dir) < 0)
+		goto out;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, json, len) != (ssize_t)len) {
+		qp_fail(err, errno, "bench: write \"%s\"", path);
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	close(fd);
+	r = 0;
+out:
+	spec_free(spec);
+	return r;
+}
+
+static int add_results(struct qp_bench_report *r, struct variant *v, qp_error **err)
+{
+	if (v->timeline && qp_bench_result_add(r, v->name, "start_ms", "ms", &v->start, err) < 0)
+		return -1;
+	return qp_bench_result_add(r, v->name, "run_to_exit_ms", "ms", &v->exit, err);
+}
+
+/* The last line of text, bounded, for an error message. */
+static const char *last_line(char *text)
+{
+	size_t n = strlen(text);
+	char *p;
+
+	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+		text[--n] = '\0';
+	p = strrchr(text, '\n');
+	p = p ? p + 1 : text;
+	if (strlen(p) > 300)
+		p[300] = '\0';
+	return p;
+}
+
+static int run_once(struct variant *v, bool record, qp_error **err)
+{
+	struct qp_child_out out = { 0 };
+	double ms, tl;
+	int status;
+	const char *line;
+
+	if (qp_bench_child((char *const *)v->argv, &ms, &status, &out, err) < 0)
+		return -1;
+	if (status != 0) {
+		qp_error_set(err, QP_E_GENERIC, 0, "%s: %s exited with status %d: %s", v->name,
+			     v->argv[0], status, last_line(out.err));
+		qp_child_out_free(&out);
+		return -1;
+	}
+	if (record) {
+		if (qp_bench_sample(v->exit, ms, err) < 0)
+			goto fail;
+		if (v->timeline) {
+			line = strstr(out.err, "qpod-timeline: ");
+			if (!line || !qp_bench_json_num(line, "start_total", &tl)) {
+				qp_error_set(err, QP_E_GENERIC, 0, "%s: no start timeline in its output", v->name);
+				goto fail;
+			}
+			if (qp_bench_sample(v->start, tl, err) < 0)
+				goto fail;
+			for (int i = 0; v->phases[i]; i++)
+				if (qp_bench_json_num(line, v->phases[i], &tl)) {
+					v->phase_sum[i] += tl;
+					v->phase_n[i]++;
+				}
+		}
+	}
+	qp_child_out_free(&out);
+	return 0;
+fail:
+	qp_child_out_free(&out);
+	return -1;
+}
+
+int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err)
+{
+	struct variant v[5];
+	_cleanup_free_ char *runc = NULL, *tradvm = NULL, *bundle = NULL, *runc_root = NULL;
+	bool both = o->container && o->vm;
+	size_t nv = 0;
+	int ret = -1;
+
+	memset(v, 0, sizeof(v));
+	if (o->container) {
+		v[nv].name = both ? "qpod-container" : "qpod";
+		qpod_run_argv(o, &v[nv++], false, NULL);
+		if (o->baseline) {
+			if (!(runc = find_runc()))
+				return qp_error_set(err, QP_E_NOTFOUND, 0, "--baseline: runc not found (Debian package runc)");
+			if (asprintf(&bundle, "%s/.bench-bundle", o->root) < 0 ||
+			    asprintf(&runc_root, "%s/.bench-runc", o->root) < 0)
+				return qp_fail(err, ENOMEM, "bench");
+			if ((mkdir(bundle, 0700) < 0 && errno != EEXIST) ||
+			    write_bundle(bundle, o->image, err) < 0)
+				return err && *err ? -1 : qp_fail(err, errno, "bench: mkdir \"%s\"", bundle);
+			v[nv].name = "runc";
+			const char *a[] = { runc, "--root", runc_root, "run", "--bundle", bundle, "qpod-bench-runc", NULL };
+			memcpy(v[nv].argv, a, sizeof(a));
+			nv++;
+		}
+	}
+	if (o->vm) {
+		v[nv].name = both ? "qpod-vm" : "qpod";
+		qpod_run_argv(o, &v[nv++], true, NULL);
+		if (o->baseline) {
+			v[nv].name = "seabios";
+			qpod_run_argv(o, &v[nv++], true, "seabios");
+			if (asprintf(&tradvm, "%s/tools/qpod-tradvm", o->exe_dir) < 0)
+				return qp_fail(err, ENOMEM, "bench");
+			if (!have_file(TRADVM_KERNEL) || access(tradvm, X_OK) != 0)
+				return qp_error_set(err, QP_E_NOTFOUND, 0,
+						    "--baseline: the traditional VM needs %s (tools/baseline-kernel.sh) and %s (make)",
+						    TRADVM_KERNEL, tradvm);
+			v[nv].name = "traditional-vm";
+			const char *a[] = { tradvm, "-n", "1", "-r", o->image, NULL };
+			memcpy(v[nv].argv, a, sizeof(a));
+			nv++;
+		}
+	}
+	for (size_t i = 0; i < nv; i++)
+		if (add_results(r, &v[i], err) < 0)
+			return -1;
+	/* interleaved: every round runs each variant once, so drift in the
+	 * machine's load hits them all alike */
+	for (int round = 0; round < o->warmup + o->runs; round++) {
+		qp_bench_progress(o, "bench start: round", round + 1, o->warmup + o->runs);
+		for (size_t i = 0; i < nv; i++)
+			if (qp_bench_interrupted(err) || run_once(&v[i], round >= o->warmup, err) < 0) {
+				r->partial = true;
+				goto out;
+			}
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; i < nv; i++)
+		for (int k = 0; v[i].timeline && v[i].phases[k]; k++)
+			if (v[i].phase_n[k] &&
+			    qp_bench_phase(r, v[i].name, v[i].phases[k], v[i].phase_sum[k] / v[i].phase_n[k],
+					   NULL) < 0)
+				break;
+	if (bundle) {
+		_cleanup_free_ char *cfg = NULL;
+		if (asprintf(&cfg, "%s/config.json", bundle) >= 0)
+			unlink(cfg);
+		rmdir(bundle);
+	}
+	if (runc_root)
+		rmdir(runc_root);
+	return ret;
+}

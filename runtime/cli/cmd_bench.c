@@ -1,0 +1,209 @@
+/* runtime/cli/cmd_bench.c — `qpod bench start|replace|memory [OPTIONS]`:
+ * run a scenario (runtime/bench/) against a private state root, then write
+ * the result (bench/result.h) as a table, markdown, CSV or the stable JSON
+ * format.  SIGINT/SIGTERM stop it between runs: every pod is torn down and
+ * what was measured is written with "partial": true. */
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "cli/cli.h"
+#include "report/report.h"
+#include "util/cleanup.h"
+#include "vm/vm.h"
+
+#define RUNS_MAX 10000
+#define DEFAULT_IMAGE "/var/cache/qpod/rootfs-busybox"
+
+static const char usage[] =
+	"Usage: qpod bench start|replace|memory [OPTIONS]\n"
+	"  start    start latency (request to workload exec'd, from the run's timeline)\n"
+	"           and run-to-exit wall time of `qpod run --rm IMAGE -- /bin/true`,\n"
+	"           with per-phase averages\n"
+	"  replace  N replaces of a running pod: warm (vm: the VM stays) and cold\n"
+	"  memory   vm: minimum guest memory (bisection), then QEMU RSS/PSS/VSZ and the\n"
+	"           guest's total/used/free over N idle pods at that size and at --memory\n"
+	"Options:\n"
+	"  --mode container|vm|both  (default: start both, replace and memory vm)\n"
+	"  --runs N         measured runs (default 20; memory: pods per size)\n"
+	"  --warmup N       unmeasured runs first (default 1; memory: none)\n"
+	"  --image ROOTFS   the pods' rootfs (default " DEFAULT_IMAGE ")\n"
+	"  --memory SIZE    pod memory (vm: guest RAM; memory: the second size, default 512M)\n"
+	"  --vcpus N        vm pods' vCPUs\n"
+	"  --baseline       start: runc (containers); --firmware seabios and the\n"
+	"                   traditional VM (vm), interleaved in the same rounds\n"
+	"  --format table|markdown|csv|json   (default table)\n"
+	"  --output FILE    write there instead of stdout\n"
+	"A progress line goes to stderr when it is a terminal.\n";
+
+static const char *const formats[] = { "table", "markdown", "csv", "json", NULL };
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static int parse_int(const char *s, const char *what, int lo, int hi, int *out, qp_error **err)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < lo || v > hi)
+		return qp_error_set(err, QP_E_INVALID, 0, "%s must be %d..%d, not \"%s\"", what, lo, hi, s);
+	*out = (int)v;
+	return 0;
+}
+
+static int write_out(struct qp_bench_report *r, const char *format, const char *path, qp_error **err)
+{
+	FILE *f = stdout;
+	const char *paths[] = { path ? path : "-" };
+	struct qp_report_set set = { .n = 1, .reports = &r, .paths = paths };
+	int ret;
+
+	if (path && !(f = fopen(path, "we")))
+		return qp_fail(err, errno, "open \"%s\"", path);
+	if (!strcmp(format, "json"))
+		ret = qp_bench_report_write_json(r, f, err);
+	else if (!strcmp(format, "csv"))
+		ret = qp_report_csv(&set, f, err);
+	else
+		ret = qp_report_text(&set, !strcmp(format, "markdown"), f, err);
+	if (path && fclose(f) != 0 && ret == 0)
+		ret = qp_fail(err, errno, "write \"%s\"", path);
+	return ret;
+}
+
+int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
+{
+	static const struct option opts[] = {
+		{ "mode", required_argument, NULL, 'm' },   { "runs", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'w' }, { "image", required_argument, NULL, 'i' },
+		{ "memory", required_argument, NULL, 'M' }, { "vcpus", required_argument, NULL, 'c' },
+		{ "baseline", no_argument, NULL, 'b' },     { "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct qp_bench_opts o = { .runs = 20, .warmup = 1 };
+	struct qp_bench_report *r = NULL;
+	const char *mode = NULL, *format = "table", *output = NULL, *scenario;
+	_cleanup_free_ char *image = NULL;
+	char exe[PATH_MAX], exe_dir[PATH_MAX], root[] = "/tmp/qpod-bench.XXXXXX";
+	bool warmup_set = false, kvm = false;
+	sigset_t block, old;
+	int c, ret = -1;
+	int64_t mem;
+
+	(void)cli;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		case 'm': mode = optarg; break;
+		case 'n':
+			if (parse_int(optarg, "--runs", 1, RUNS_MAX, &o.runs, err) < 0)
+				return -1;
+			break;
+		case 'w':
+			if (parse_int(optarg, "--warmup", 0, RUNS_MAX, &o.warmup, err) < 0)
+				return -1;
+			warmup_set = true;
+			break;
+		case 'i': o.image = optarg; break;
+		case 'M':
+			if (cli_parse_size(optarg, "--memory", &mem, err) < 0)
+				return -1;
+			if (mem < (16 << 20))
+				return qp_error_set(err, QP_E_INVALID, 0, "--memory must be at least 16M");
+			o.memory = optarg;
+			break;
+		case 'c':
+			if (parse_int(optarg, "--vcpus", 1, 255, &o.vcpus, err) < 0)
+				return -1;
+			break;
+		case 'b': o.baseline = true; break;
+		case 'f': format = optarg; break;
+		case 'o': output = optarg; break;
+		default:
+			return qp_error_set(err, QP_E_INVALID, 0, "bench: unknown option \"%s\" (see qpod bench --help)",
+					    argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return qp_error_set(err, QP_E_INVALID, 0, "bench: give one of start, replace, memory (see qpod bench --help)");
+	scenario = argv[optind];
+	if (strcmp(scenario, "start") && strcmp(scenario, "replace") && strcmp(scenario, "memory"))
+		return qp_error_set(err, QP_E_INVALID, 0, "bench: unknown scenario \"%s\" (start, replace, memory)",
+				    scenario);
+	if (!qp_bench_one_of(format, formats))
+		return qp_error_set(err, QP_E_INVALID, 0, "bench: --format must be table, markdown, csv or json, not \"%s\"",
+				    format);
+	if (!mode)
+		mode = strcmp(scenario, "start") ? "vm" : "both";
+	if (strcmp(mode, "container") && strcmp(mode, "vm") && strcmp(mode, "both"))
+		return qp_error_set(err, QP_E_INVALID, 0, "bench: --mode must be container, vm or both, not \"%s\"", mode);
+	o.container = strcmp(mode, "vm") != 0;
+	o.vm = strcmp(mode, "container") != 0;
+	if (!strcmp(scenario, "memory") && !warmup_set)
+		o.warmup = 0;
+	if (cli_resolve_rootfs(o.image ? o.image : DEFAULT_IMAGE, &image, err) < 0)
+		return qp_error_prefix(err, "bench: --image");
+	o.image = image;
+	if (o.vm && vm_pick_accel(NULL, &kvm, err) < 0)
+		return qp_error_prefix(err, "bench");
+	if (!realpath("/proc/self/exe", exe))
+		return qp_fail(err, errno, "bench: own path");
+	snprintf(exe_dir, sizeof(exe_dir), "%s", exe);
+	o.qpod = exe;
+	o.exe_dir = dirname(exe_dir);
+	o.progress = isatty(2);
+	if (!mkdtemp(root))
+		return qp_fail(err, errno, "bench: mkdtemp");
+	o.root = root;
+
+	if (qp_bench_report_new(scenario, mode, o.vm ? (kvm ? "kvm" : "tcg") : "none", &r, err) < 0 ||
+	    qp_bench_host_describe(&r->host, err) < 0 || qp_bench_param_num(r, "runs", o.runs, err) < 0 ||
+	    qp_bench_param_num(r, "warmup", o.warmup, err) < 0 ||
+	    qp_bench_param_str(r, "image", o.image, err) < 0 ||
+	    qp_bench_param_str(r, "memory", o.memory ? o.memory : "default", err) < 0 ||
+	    qp_bench_param_num(r, "vcpus", o.vcpus > 0 ? o.vcpus : 1, err) < 0 ||
+	    qp_bench_param_str(r, "baseline", o.baseline ? "yes" : "no", err) < 0)
+		goto out;
+	/* Ctrl-C and SIGTERM stop the scenario between runs, so its cleanup runs */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (!strcmp(scenario, "start"))
+		ret = qp_bench_start(&o, r, err);
+	else if (!strcmp(scenario, "replace"))
+		ret = qp_bench_replace(&o, r, err);
+	else
+		ret = qp_bench_memory(&o, r, err);
+	if (o.progress)
+		fputs("\r\033[K", stderr);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* what was measured is written even when the scenario stopped early */
+	if (r->partial || ret == 0) {
+		qp_error *werr = NULL;
+		if (write_out(r, format, output, ret == 0 ? err : &werr) < 0 && ret == 0)
+			ret = -1;
+		qp_error_free(&werr);
+	}
+out:
+	qp_bench_report_free(r);
+	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return ret < 0 ? qp_error_prefix(err, "bench %s", scenario) : 0;
+}
