@@ -94,6 +94,7 @@ bench: all
 	@tools/bench-start.sh 20
 	@tools/bench-net.sh 20
 	@tools/bench-vm.sh 10
+	@tools/bench-all.sh 20
 
 fuzz: config.h
 	@test "$(CLANG)" != no || { echo "qpod: fuzz: clang not found (apt-get install clang)"; exit 1; }

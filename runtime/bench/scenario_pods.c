@@ -44,10 +44,9 @@ static int qpod_ok(const struct qp_bench_opts *o, const char *const *args, struc
 	if (qp_bench_child((char *const *)argv, &ms, &status, out, err) < 0)
 		return -1;
 	if (status != 0) {
-		char *e = out && out->err ? out->err : "";
-		e[strcspn(e, "\n")] = '\0';
-		qp_error_set(err, QP_E_GENERIC, 0, "qpod %s %s: exit status %d: %s", args[0],
-			     args[1] ? args[1] : "", status, e);
+		const char *e = out && out->err ? out->err : "";
+		qp_error_set(err, QP_E_GENERIC, 0, "qpod %s %s: exit status %d: %.*s", args[0],
+			     args[1] ? args[1] : "", status, (int)strcspn(e, "\n"), e);
 		return -1;
 	}
 	return 0;

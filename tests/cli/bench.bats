@@ -1,0 +1,72 @@
+#!/usr/bin/env bats
+# tests/cli/bench.bats — `qpod bench start|replace|memory` end to end, kept
+# short (one run each): the JSON follows the result format (docs/REPORTS.md)
+# with real samples, `qpod report` reads it back, and bad input is refused.
+# Timings are not asserted, only that they were measured.
+
+load helpers
+
+KERNEL=${QPOD_KERNEL:-/var/cache/qpod/kernel/current/vmlinux}
+
+setup() {
+	setup_common
+	export QPOD_KERNEL=$KERNEL
+	export QPOD_ACCEL=${QPOD_TEST_ACCEL:-tcg}
+	[ "$QPOD_ACCEL" = auto ] && unset QPOD_ACCEL
+	return 0
+}
+
+need_vm() {
+	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
+	[ -f "$KERNEL" ] || skip "no guest kernel at $KERNEL (run kernel-config/build.sh)"
+}
+
+@test "bench start: container and vm, JSON result with samples and phases" {
+	need_vm
+	run --separate-stderr "$QPOD" bench start --mode both --runs 2 --warmup 0 --format json --image "$ROOTFS"
+	assert_status 0
+	echo "$output" >"$TEST_DIR/start.json"
+	jq -e '.tool == "qpod" and .scenario == "start" and .mode == "both" and (.accel | test("^(kvm|tcg)$"))' \
+		"$TEST_DIR/start.json" >/dev/null || flunk "header: $output"
+	for name in qpod-container qpod-vm; do
+		jq -e --arg n "$name" '[.results[] | select(.name == $n and .metric == "start_ms" and .n == 2 and .min > 0 and (.samples | length) == 2)] | length == 1' \
+			"$TEST_DIR/start.json" >/dev/null || flunk "$name start_ms missing"
+	done
+	jq -e '.phases["qpod-vm"].kernel > 0 and .phases["qpod-container"].namespaces > 0' "$TEST_DIR/start.json" >/dev/null ||
+		flunk "phases: $(jq -c .phases "$TEST_DIR/start.json")"
+	run "$QPOD" report "$TEST_DIR/start.json"
+	assert_status 0
+	assert_contains "$output" "run_to_exit_ms"
+}
+
+@test "bench replace: warm and cold replaces of a vm pod" {
+	need_vm
+	run --separate-stderr "$QPOD" bench replace --runs 1 --warmup 0 --format json --image "$ROOTFS"
+	assert_status 0
+	for name in warm cold; do
+		jq -e --arg n "$name" '[.results[] | select(.name == $n and .metric == "replace_ms" and .n == 1 and .min > 0)] | length == 1' \
+			<<<"$output" >/dev/null || flunk "$name replace_ms missing: $output"
+	done
+	pgrep -f "bench-replace-vm" && flunk "the bench pod is still running"
+	return 0
+}
+
+@test "bench: bad input" {
+	run --separate-stderr "$QPOD" bench
+	assert_qpod_error
+	run --separate-stderr "$QPOD" bench sprint
+	assert_qpod_error
+	assert_contains "$stderr" 'unknown scenario "sprint"'
+	run --separate-stderr "$QPOD" bench start --runs 0
+	assert_qpod_error
+	assert_contains "$stderr" "--runs must be"
+	run --separate-stderr "$QPOD" bench start --format yaml
+	assert_qpod_error
+	run --separate-stderr "$QPOD" bench start --mode fast
+	assert_qpod_error
+	run --separate-stderr "$QPOD" bench memory --mode container
+	assert_qpod_error
+	run --separate-stderr "$QPOD" bench start --image /no/such/rootfs
+	assert_qpod_error
+	assert_contains "$stderr" "/no/such/rootfs"
+}
