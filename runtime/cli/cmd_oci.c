@@ -48,6 +48,29 @@ int cmd_start(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	return r < 0 ? qp_error_prefix(err, "start") : 0;
 }
 
+/* "timeline": the start's phases in ms (timeline.json, written by the
+ * pod's start), when there is one */
+static void put_timeline(yajl_gen g, int dirfd)
+{
+	char *text = NULL;
+	size_t len;
+	yajl_val tree = NULL;
+
+	if (state_read_file(dirfd, "timeline.json", 4096, &text, &len, NULL) < 0)
+		return;
+	if (qp_json_parse(text, "timeline.json", &tree, NULL) == 0 && YAJL_IS_OBJECT(tree)) {
+		qp_json_key(g, "timeline");
+		yajl_gen_map_open(g);
+		for (size_t i = 0; i < tree->u.object.len; i++)
+			if (YAJL_IS_NUMBER(tree->u.object.values[i]))
+				qp_json_kdouble(g, tree->u.object.keys[i],
+						YAJL_GET_DOUBLE(tree->u.object.values[i]));
+		yajl_gen_map_close(g);
+	}
+	yajl_tree_free(tree);
+	free(text);
+}
+
 int cmd_state(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
 	struct pod *pod = NULL;
@@ -76,6 +99,7 @@ int cmd_state(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	qp_json_kstr(g, "cgroup", pod->state->cgroup);
 	if (s == QP_STATUS_STOPPED && pod->state->stop_reason)
 		qp_json_kstr(g, "stop_reason", pod->state->stop_reason);
+	put_timeline(g, pod->dirfd);
 	yajl_gen_map_close(g);
 	r = qp_json_gen_finish(g, &text, NULL, err);
 	if (r == 0)

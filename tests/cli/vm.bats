@@ -49,6 +49,8 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	run qp start "$ID"
 	assert_status 0
 	assert_eq "$(pod_field "$ID" status)" running
+	qp state "$ID" | jq -e '.timeline.start_total > 0 and .timeline.kernel > 0 and .timeline.firmware >= 0' >/dev/null ||
+		flunk "no start timeline in state: $(qp state "$ID")"
 	run --separate-stderr qp exec "$ID" sh -c 'echo exec-out; echo exec-err >&2; exit 5'
 	assert_status 5
 	assert_eq "$output" exec-out "exec stdout"
