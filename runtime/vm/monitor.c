@@ -749,6 +749,9 @@ static int guest_message(struct vm_mon *m, const struct qp_msg *msg, qp_error **
 		}
 		m->tl.started = vm_tl_now();
 		m->tl.guest_exec_ns = msg->u.started.exec_ns;
+		/* now, for `qpod state`; with create + start, the request is
+		 * create's, so start_total includes the wait for start */
+		vm_tl_save(m->pod->dirfd, &m->tl);
 		answer_start(m, NULL);
 		return 0;
 	case QP_MSG_EXIT:
