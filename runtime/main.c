@@ -29,7 +29,7 @@ const struct qp_command qp_commands[] = {
 	{ "features", "print what this qpod supports, as JSON", cmd_features, false },
 	{ "gc", "remove what crashed qpod processes left behind", cmd_gc, false },
 	{ "replace", "give a running pod a new workload (vm: in the running VM)", cmd_replace, true },
-	{ "stats", "memory of a running vm pod (guest and VMM), as JSON", cmd_stats, false },
+	{ "stats", "memory of a running pod (vm: guest and VMM; container: cgroup), JSON", cmd_stats, false },
 	{ "report", "render result files: table, markdown, csv, svg, html", cmd_report, false },
 	{ "bench", "measure: start, replace, memory (see qpod bench --help)", cmd_bench, false },
 	{ NULL, NULL, NULL, false },

@@ -3,7 +3,8 @@
  *      warm (vm: the VM stays) and cold (a new pod under the same ID);
  *      replace_ms (request to the new workload exec'd) and gap_ms (neither
  *      workload running), as `qpod replace` reports them.
- *   `qpod bench memory` (vm): the minimum guest memory that boots and runs
+ *   `qpod bench memory`: containers: the cgroup's memory usage of N idle
+ *      pods; vm: the minimum guest memory that boots and runs
  *      /bin/true, found by bisection; then N idle pods at that size and at
  *      --memory (default 512M), each measured with `qpod stats`: QEMU's
  *      RSS, PSS and VSZ and the guest's total, used and free. */
@@ -191,31 +192,34 @@ static int min_memory(const struct qp_bench_opts *o, int *out, qp_error **err)
 	return 0;
 }
 
-static const struct {
+struct stats_field {
 	const char *metric, *key, *section;
-} stats_fields[] = {
+};
+static const struct stats_field vm_fields[] = {
 	{ "rss_mb", "rss_kb", "vmm" },      { "pss_mb", "pss_kb", "vmm" },
 	{ "vsz_mb", "vsz_kb", "vmm" },      { "guest_total_mb", "total_kb", "guest" },
 	{ "guest_used_mb", "used_kb", "guest" }, { "guest_free_mb", "free_kb", "guest" },
 };
-#define N_FIELDS (sizeof(stats_fields) / sizeof(stats_fields[0]))
+static const struct stats_field ct_fields[] = { { "cgroup_usage_mb", "usage_kb", "cgroup" } };
+#define MAX_FIELDS 6
 
-/* N idle pods of `memory`, then qpod stats on each. */
-static int measure_size(const struct qp_bench_opts *o, struct qp_bench_report *r, const char *memory,
-			qp_error **err)
+/* N idle pods (vm, or container) of `memory`, then qpod stats on each. */
+static int measure_pods(const struct qp_bench_opts *o, struct qp_bench_report *r, bool vm,
+			const char *memory, const char *name, qp_error **err)
 {
-	struct qp_bench_result *res[N_FIELDS];
-	char id[64], name[64];
+	const struct stats_field *fields = vm ? vm_fields : ct_fields;
+	size_t nf = vm ? QP_ARRAY_SIZE(vm_fields) : QP_ARRAY_SIZE(ct_fields);
+	struct qp_bench_result *res[MAX_FIELDS];
+	char id[64];
 	int started = 0, ret = -1;
 
-	snprintf(name, sizeof(name), "qpod@%s", memory);
-	for (size_t f = 0; f < N_FIELDS; f++)
-		if (qp_bench_result_add(r, name, stats_fields[f].metric, "MB", &res[f], err) < 0)
+	for (size_t f = 0; f < nf; f++)
+		if (qp_bench_result_add(r, name, fields[f].metric, "MB", &res[f], err) < 0)
 			return -1;
 	for (; started < o->runs; started++) {
 		snprintf(id, sizeof(id), "bench-mem-%d", started);
 		qp_bench_progress(o, "bench memory: pods", started + 1, o->runs);
-		if (qp_bench_interrupted(err) || start_idle(o, id, true, memory, err) < 0)
+		if (qp_bench_interrupted(err) || start_idle(o, id, vm, memory, err) < 0)
 			goto out;
 	}
 	usleep(SETTLE_US);
@@ -228,13 +232,13 @@ static int measure_size(const struct qp_bench_opts *o, struct qp_bench_report *r
 			qp_child_out_free(&out);
 			goto out;
 		}
-		for (size_t f = 0; f < N_FIELDS; f++) {
-			const char *sec = strstr(out.out, stats_fields[f].section);
+		for (size_t f = 0; f < nf; f++) {
+			const char *sec = strstr(out.out, fields[f].section);
 			double v;
-			if (!sec || !qp_bench_json_num(sec, stats_fields[f].key, &v) ||
+			if (!sec || !qp_bench_json_num(sec, fields[f].key, &v) ||
 			    qp_bench_sample(res[f], v / 1024, err) < 0) {
 				if (err && !*err)
-					qp_error_set(err, QP_E_GENERIC, 0, "qpod stats: no %s", stats_fields[f].key);
+					qp_error_set(err, QP_E_GENERIC, 0, "qpod stats: no %s", fields[f].key);
 				qp_child_out_free(&out);
 				goto out;
 			}
@@ -253,19 +257,25 @@ out:
 int qp_bench_memory(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err)
 {
 	struct qp_bench_result *res;
-	char min[32];
+	char min[32], name[64];
 	int mib = 0;
 
-	if (o->container)
-		return qp_error_set(err, QP_E_INVALID, 0,
-				    "bench memory measures vm pods only so far (use --mode vm)");
+	if (o->container && measure_pods(o, r, false, o->memory, "container", err) < 0)
+		goto partial;
+	if (!o->vm)
+		return 0;
 	if (min_memory(o, &mib, err) < 0 || qp_bench_result_add(r, "qpod", "min_memory_mb", "MB", &res, err) < 0 ||
 	    qp_bench_sample(res, mib, err) < 0)
-		return -1;
+		goto partial;
 	snprintf(min, sizeof(min), "%dM", mib);
-	if (measure_size(o, r, min, err) < 0 || measure_size(o, r, o->memory ? o->memory : "512M", err) < 0) {
-		r->partial = true;
-		return -1;
-	}
+	snprintf(name, sizeof(name), "qpod@%s", min);
+	if (measure_pods(o, r, true, min, name, err) < 0)
+		goto partial;
+	snprintf(name, sizeof(name), "qpod@%s", o->memory ? o->memory : "512M");
+	if (measure_pods(o, r, true, o->memory ? o->memory : "512M", name, err) < 0)
+		goto partial;
 	return 0;
+partial:
+	r->partial = true;
+	return -1;
 }

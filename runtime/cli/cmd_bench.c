@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench/bench.h"
@@ -30,7 +31,8 @@ static const char usage[] =
 	"           with per-phase averages\n"
 	"  replace  N replaces of a running pod: warm (vm: the VM stays) and cold\n"
 	"  memory   vm: minimum guest memory (bisection), then QEMU RSS/PSS/VSZ and the\n"
-	"           guest's total/used/free over N idle pods at that size and at --memory\n"
+	"           guest's total/used/free over N idle pods at that size and at --memory;\n"
+	"           container: the cgroup's memory usage of N idle pods\n"
 	"Options:\n"
 	"  --mode container|vm|both  (default: start both, replace and memory vm)\n"
 	"  --runs N         measured runs (default 20; memory: pods per size)\n"
@@ -127,6 +129,9 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 				return -1;
 			if (mem < (16 << 20))
 				return qp_error_set(err, QP_E_INVALID, 0, "--memory must be at least 16M");
+			if ((double)mem > (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE))
+				return qp_error_set(err, QP_E_INVALID, 0,
+						    "--memory %s is more than this host's RAM", optarg);
 			o.memory = optarg;
 			break;
 		case 'c':
@@ -186,6 +191,10 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigprocmask(SIG_BLOCK, &block, &old);
+	/* an ignored signal is dropped, never pending (a shell's background
+	 * job starts with SIGINT ignored) */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	if (!strcmp(scenario, "start"))
 		ret = qp_bench_start(&o, r, err);
 	else if (!strcmp(scenario, "replace"))
@@ -194,6 +203,10 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		ret = qp_bench_memory(&o, r, err);
 	if (o.progress)
 		fputs("\r\033[K", stderr);
+	/* take a pending Ctrl-C here: unblocked, it would kill us before the
+	 * partial result is written */
+	while (sigtimedwait(&block, NULL, &(struct timespec){ 0 }) > 0)
+		;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	/* what was measured is written even when the scenario stopped early */
 	if (r->partial || ret == 0) {

@@ -1,5 +1,6 @@
 /* runtime/cli/cmd_stats.c — `qpod stats POD`: the pod's memory as one JSON
- * object.  vm pods: the guest's /proc/meminfo through guest-init (total,
+ * object.  container pods: the cgroup's memory usage (v2 memory.current, v1
+ * memory.usage_in_bytes) as {"cgroup":{"usage_kb"}}.  vm pods: the guest's /proc/meminfo through guest-init (total,
  * free, available, buffers, cached, and used = total - free - buffers -
  * cached, `free`'s arithmetic) and the VMM process's RSS, PSS and VSZ
  * (/proc/PID/status and smaps_rollup).  All sizes in kB.  These are the
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "container/cgroup.h"
 #include "pod.h"
 #include "vm/vm.h"
 
@@ -42,16 +44,33 @@ int cmd_stats(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	pid_t pid;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		puts("Usage: qpod stats POD\nMemory of a running vm pod as JSON (kB): guest meminfo, VMM RSS/PSS/VSZ.");
+		puts("Usage: qpod stats POD\nMemory of a running pod as JSON (kB): vm: guest meminfo and the VMM's RSS/PSS/VSZ;\ncontainer: the cgroup's usage.");
 		return 0;
 	}
 	if (cli_one_id(argc, argv, 1, &id, err) < 0 || cli_root(cli, err) < 0 ||
 	    pod_open(cli->rootfd, cli->root, id, false, &pod, err) < 0)
 		return qp_error_prefix(err, "stats");
-	if (pod->state->mode != QP_MODE_VM || pod_status(pod) == QP_STATUS_STOPPED) {
-		qp_error_set(err, QP_E_STATE, 0, "stats: pod \"%s\" is not a running vm pod", id);
+	if (pod_status(pod) == QP_STATUS_STOPPED) {
+		qp_error_set(err, QP_E_STATE, 0, "stats: pod \"%s\" is not running", id);
 		pod_free(pod);
 		return -1;
+	}
+	if (pod->state->mode == QP_MODE_CONTAINER) {
+		struct qp_cgroup *cg = NULL;
+		uint64_t bytes = 0;
+		int r = -1;
+
+		if (!pod->state->cgroup)
+			qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" has no cgroup of its own (rootless)", id);
+		else if (qp_cgroup_open(pod->state->cgroup, &cg, err) == 0 &&
+			 qp_cgroup_memory_usage(cg, &bytes, err) == 0) {
+			printf("{\"id\":\"%s\",\"cgroup\":{\"usage_kb\":%llu}}\n", id,
+			       (unsigned long long)(bytes / 1024));
+			r = 0;
+		}
+		qp_cgroup_free(cg);
+		pod_free(pod);
+		return r < 0 ? qp_error_prefix(err, "stats") : 0;
 	}
 	pid = pod->state->pid;
 	if (vm_ctl_call(pod->dirfd, &req, &m, NULL, 10000, err) < 0) {

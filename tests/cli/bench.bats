@@ -64,9 +64,45 @@ need_vm() {
 	assert_qpod_error
 	run --separate-stderr "$QPOD" bench start --mode fast
 	assert_qpod_error
-	run --separate-stderr "$QPOD" bench memory --mode container
+	run --separate-stderr "$QPOD" bench memory --memory 1K
 	assert_qpod_error
+	assert_contains "$stderr" "at least 16M"
+	run --separate-stderr "$QPOD" bench memory --memory 1P
+	assert_qpod_error
+	run --separate-stderr "$QPOD" bench memory --memory 1000T
+	assert_qpod_error
+	assert_contains "$stderr" "more than this host's RAM"
 	run --separate-stderr "$QPOD" bench start --image /no/such/rootfs
 	assert_qpod_error
 	assert_contains "$stderr" "/no/such/rootfs"
+}
+
+@test "bench memory: container pods' cgroup usage" {
+	run --separate-stderr "$QPOD" bench memory --mode container --runs 2 --format json --image "$ROOTFS"
+	assert_status 0
+	jq -e '[.results[] | select(.name == "container" and .metric == "cgroup_usage_mb" and .n == 2 and .min > 0)] | length == 1' \
+		<<<"$output" >/dev/null || flunk "cgroup usage missing: $output"
+}
+
+@test "bench: an image that cannot run the workload stops the bench with the pod's error" {
+	mkdir -p "$TEST_DIR/empty"
+	run --separate-stderr "$QPOD" bench start --mode container --runs 2 --image "$TEST_DIR/empty"
+	assert_qpod_error
+	assert_contains "$stderr" "/bin/true"
+}
+
+@test "bench: Ctrl-C in the middle tears every pod down and keeps partial results" {
+	need_vm
+	(exec "$QPOD" bench replace --runs 500 --warmup 0 --format json --output "$TEST_DIR/partial.json" --image "$ROOTFS") \
+		>"$TEST_DIR/bench.out" 2>"$TEST_DIR/bench.err" </dev/null 3>&- &
+	BG_PID=$!
+	BG_PIDS+=("$BG_PID")
+	wait_for 300 pgrep -f -- "replace bench-replace-vm"
+	kill -INT "$BG_PID"
+	wait "$BG_PID" && flunk "an interrupted bench exited 0"
+	assert_contains "$(cat "$TEST_DIR/bench.err")" "interrupted"
+	jq -e '.partial == true and ([.results[] | select(.name == "warm" and .metric == "replace_ms")] | length == 1)' \
+		"$TEST_DIR/partial.json" >/dev/null || flunk "partial result: $(cat "$TEST_DIR/partial.json" 2>&1)"
+	pgrep -f "bench-replace-vm" && flunk "the bench pod is still running"
+	return 0
 }
