@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "bench/result.h"
 #include "util/error.h"
@@ -48,5 +49,17 @@ void qp_bench_progress(const struct qp_bench_opts *o, const char *what, int i, i
 int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err);
 int qp_bench_replace(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err);
 int qp_bench_memory(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err);
+
+/* `qpod bench workload` (scenario_workload.c) */
+struct qp_workload_opts {
+	const char *const *targets; /* "host", "container", "vm"; NULL-terminated */
+	const char *const *tests;   /* from qp_workload_tests */
+	double duration;            /* seconds per run of a tool */
+};
+extern const char *const qp_workload_tests[]; /* every test, NULL-terminated */
+/* The seeds' layout of a workload report (workload_table.c). */
+void qp_workload_table(const struct qp_bench_report *r, bool markdown, FILE *f);
+int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_opts *w,
+		      struct qp_bench_report *r, qp_error **err);
 
 #endif

@@ -25,7 +25,7 @@
 #define DEFAULT_IMAGE "/var/cache/qpod/rootfs-busybox"
 
 static const char usage[] =
-	"Usage: qpod bench start|replace|memory [OPTIONS]\n"
+	"Usage: qpod bench start|replace|memory|workload [OPTIONS]\n"
 	"  start    start latency (request to workload exec'd, from the run's timeline)\n"
 	"           and run-to-exit wall time of `qpod run --rm IMAGE -- /bin/true`,\n"
 	"           with per-phase averages\n"
@@ -33,6 +33,12 @@ static const char usage[] =
 	"  memory   vm: minimum guest memory (bisection), then QEMU RSS/PSS/VSZ and the\n"
 	"           guest's total/used/free over N idle pods at that size and at --memory;\n"
 	"           container: the cgroup's memory usage of N idle pods\n"
+	"  workload the static benchmark tools (tools/bench) on the host, in a container\n"
+	"           and in a microVM: --targets host,container,vm (default all),\n"
+	"           --tests ctxsw,ctxsw8,fork,execve,syscall,int,fp,stream,tcp_rr,tcp_stream\n"
+	"           (default all), --duration SECONDS per run (default 2); --runs default 3,\n"
+	"           vm --memory default 2G. The network tests run in a network namespace\n"
+	"           of the bench's own (server in the pod, client on the host).\n"
 	"Options:\n"
 	"  --mode container|vm|both  (default: start both, replace and memory vm)\n"
 	"  --runs N         measured runs (default 20; memory: pods per size)\n"
@@ -67,6 +73,37 @@ static int parse_int(const char *s, const char *what, int lo, int hi, int *out, 
 	return 0;
 }
 
+/* "a,b,c" -> out[] (at most max), each one of `allowed`, no repeats. */
+static int split_list(const char *arg, const char *const *allowed, const char **out, int max,
+		      const char *what, qp_error **err)
+{
+	const char *p = arg;
+	int n = 0;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int found = -1;
+		for (int i = 0; allowed[i]; i++)
+			if (strlen(allowed[i]) == len && !strncmp(allowed[i], p, len))
+				found = i;
+		if (found < 0)
+			return qp_error_set(err, QP_E_INVALID, 0, "%s: unknown \"%.*s\"", what, (int)len, p);
+		for (int i = 0; i < n; i++)
+			if (out[i] == allowed[found])
+				return qp_error_set(err, QP_E_INVALID, 0, "%s: \"%s\" twice", what, allowed[found]);
+		if (n >= max)
+			return qp_error_set(err, QP_E_INVALID, 0, "%s: too many entries", what);
+		out[n++] = allowed[found];
+		p += len;
+		if (*p == ',' && *++p == '\0')
+			return qp_error_set(err, QP_E_INVALID, 0, "%s: empty entry", what);
+	}
+	if (!n)
+		return qp_error_set(err, QP_E_INVALID, 0, "%s: empty", what);
+	out[n] = NULL;
+	return 0;
+}
+
 static int write_out(struct qp_bench_report *r, const char *format, const char *path, qp_error **err)
 {
 	FILE *f = stdout;
@@ -80,8 +117,13 @@ static int write_out(struct qp_bench_report *r, const char *format, const char *
 		ret = qp_bench_report_write_json(r, f, err);
 	else if (!strcmp(format, "csv"))
 		ret = qp_report_csv(&set, f, err);
-	else
+	else {
 		ret = qp_report_text(&set, !strcmp(format, "markdown"), f, err);
+		if (ret == 0 && !strcmp(r->scenario, "workload")) {
+			fputc('\n', f);
+			qp_workload_table(r, !strcmp(format, "markdown"), f);
+		}
+	}
 	if (path && fclose(f) != 0 && ret == 0)
 		ret = qp_fail(err, errno, "write \"%s\"", path);
 	return ret;
@@ -95,6 +137,8 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		{ "memory", required_argument, NULL, 'M' }, { "vcpus", required_argument, NULL, 'c' },
 		{ "baseline", no_argument, NULL, 'b' },     { "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
+		{ "targets", required_argument, NULL, 'T' }, { "tests", required_argument, NULL, 't' },
+		{ "duration", required_argument, NULL, 'd' },
 		{ 0 },
 	};
 	struct qp_bench_opts o = { .runs = 20, .warmup = 1 };
@@ -102,7 +146,10 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	const char *mode = NULL, *format = "table", *output = NULL, *scenario;
 	_cleanup_free_ char *image = NULL;
 	char exe[PATH_MAX], exe_dir[PATH_MAX], root[] = "/tmp/qpod-bench.XXXXXX";
-	bool warmup_set = false, kvm = false;
+	bool warmup_set = false, runs_set = false, kvm = false;
+	const char *targets_arg = "host,container,vm", *tests_arg = NULL;
+	const char *targets[4] = { NULL }, *tests[16] = { NULL };
+	struct qp_workload_opts w = { .targets = targets, .tests = tests, .duration = 2 };
 	sigset_t block, old;
 	int c, ret = -1;
 	int64_t mem;
@@ -117,7 +164,18 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		case 'n':
 			if (parse_int(optarg, "--runs", 1, RUNS_MAX, &o.runs, err) < 0)
 				return -1;
+			runs_set = true;
 			break;
+		case 'T': targets_arg = optarg; break;
+		case 't': tests_arg = optarg; break;
+		case 'd': {
+			char *end;
+			w.duration = strtod(optarg, &end);
+			if (!*optarg || *end || !(w.duration > 0) || w.duration > 3600)
+				return qp_error_set(err, QP_E_INVALID, 0, "--duration must be a number of seconds in (0, 3600], not \"%s\"",
+						    optarg);
+			break;
+		}
 		case 'w':
 			if (parse_int(optarg, "--warmup", 0, RUNS_MAX, &o.warmup, err) < 0)
 				return -1;
@@ -149,9 +207,27 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	if (optind != argc - 1)
 		return qp_error_set(err, QP_E_INVALID, 0, "bench: give one of start, replace, memory (see qpod bench --help)");
 	scenario = argv[optind];
-	if (strcmp(scenario, "start") && strcmp(scenario, "replace") && strcmp(scenario, "memory"))
-		return qp_error_set(err, QP_E_INVALID, 0, "bench: unknown scenario \"%s\" (start, replace, memory)",
-				    scenario);
+	if (strcmp(scenario, "start") && strcmp(scenario, "replace") && strcmp(scenario, "memory") &&
+	    strcmp(scenario, "workload"))
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "bench: unknown scenario \"%s\" (start, replace, memory, workload)", scenario);
+	if (!strcmp(scenario, "workload")) {
+		static const char *const all_targets[] = { "host", "container", "vm", NULL };
+		if (split_list(targets_arg, all_targets, targets, 3, "--targets", err) < 0 ||
+		    split_list(tests_arg ? tests_arg : "ctxsw,ctxsw8,fork,execve,syscall,int,fp,stream,tcp_rr,tcp_stream",
+			       qp_workload_tests, tests, 15, "--tests", err) < 0)
+			return -1;
+		o.container = o.vm = false;
+		for (int i = 0; targets[i]; i++) {
+			o.container |= !strcmp(targets[i], "container");
+			o.vm |= !strcmp(targets[i], "vm");
+		}
+		mode = "both";
+		if (!runs_set)
+			o.runs = 3;
+	} else if (tests_arg || strcmp(targets_arg, "host,container,vm")) {
+		return qp_error_set(err, QP_E_INVALID, 0, "bench: --targets and --tests are for bench workload");
+	}
 	if (!qp_bench_one_of(format, formats))
 		return qp_error_set(err, QP_E_INVALID, 0, "bench: --format must be table, markdown, csv or json, not \"%s\"",
 				    format);
@@ -159,8 +235,10 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		mode = strcmp(scenario, "start") ? "vm" : "both";
 	if (strcmp(mode, "container") && strcmp(mode, "vm") && strcmp(mode, "both"))
 		return qp_error_set(err, QP_E_INVALID, 0, "bench: --mode must be container, vm or both, not \"%s\"", mode);
-	o.container = strcmp(mode, "vm") != 0;
-	o.vm = strcmp(mode, "container") != 0;
+	if (strcmp(scenario, "workload")) {
+		o.container = strcmp(mode, "vm") != 0;
+		o.vm = strcmp(mode, "container") != 0;
+	}
 	if (!strcmp(scenario, "memory") && !warmup_set)
 		o.warmup = 0;
 	if (cli_resolve_rootfs(o.image ? o.image : DEFAULT_IMAGE, &image, err) < 0)
@@ -199,6 +277,8 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		ret = qp_bench_start(&o, r, err);
 	else if (!strcmp(scenario, "replace"))
 		ret = qp_bench_replace(&o, r, err);
+	else if (!strcmp(scenario, "workload"))
+		ret = qp_bench_workload(&o, &w, r, err);
 	else
 		ret = qp_bench_memory(&o, r, err);
 	if (o.progress)

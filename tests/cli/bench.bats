@@ -106,3 +106,55 @@ need_vm() {
 	pgrep -f "bench-replace-vm" && flunk "the bench pod is still running"
 	return 0
 }
+
+@test "bench workload: host and container, syscall and fork, in the seeds' layout" {
+	run --separate-stderr "$QPOD" bench workload --targets host,container --tests syscall,fork --runs 1 --duration 0.2 --format json --image "$ROOTFS"
+	assert_status 0
+	for t in host container; do
+		for x in syscall fork; do
+			jq -e --arg t "$t" --arg x "$x" '[.results[] | select(.target == $t and .test == $x and .n == 1 and .min > 0 and .unit == "ops/s")] | length == 1' \
+				<<<"$output" >/dev/null || flunk "$t $x missing: $output"
+		done
+	done
+	echo "$output" >"$TEST_DIR/w.json"
+	run "$QPOD" report "$TEST_DIR/w.json"
+	assert_status 0
+	run "$QPOD" bench workload --targets host,container --tests syscall --runs 1 --duration 0.2 --image "$ROOTFS"
+	assert_status 0
+	assert_contains "$output" "Microbenchmarks (OpenVZ's table)"
+	assert_match "$output" "container +[0-9]+ \([0-9]+-[0-9]+\) [0-9.]+%"
+}
+
+@test "bench workload: vm int, and tcp_rr through the bridge of a private netns" {
+	need_vm
+	run --separate-stderr "$QPOD" bench workload --targets vm --tests int,tcp_rr --runs 1 --duration 0.3 --format json --image "$ROOTFS"
+	assert_status 0
+	jq -e '[.results[] | select(.target == "vm" and .min > 0)] | length == 2' <<<"$output" >/dev/null ||
+		flunk "vm results: $output"
+	# the bridge was made in the bench's own network namespace, not here
+	ip link show qpod0 >/dev/null 2>&1 && flunk "a qpod0 bridge appeared in the host's namespace"
+	return 0
+}
+
+@test "bench workload: bad input, and a target that cannot start" {
+	run --separate-stderr "$QPOD" bench workload --tests ctxsw,bogus
+	assert_qpod_error
+	assert_contains "$stderr" 'unknown "bogus"'
+	run --separate-stderr "$QPOD" bench workload --targets host,cloud
+	assert_qpod_error
+	run --separate-stderr "$QPOD" bench workload --duration 0
+	assert_qpod_error
+	assert_contains "$stderr" "--duration must be"
+	run --separate-stderr "$QPOD" bench workload --duration -1
+	assert_qpod_error
+	run --separate-stderr "$QPOD" bench start --tests int
+	assert_qpod_error
+	# the vm cannot start (no kernel): reported, and the host's figure is still there
+	run --separate-stderr env QPOD_KERNEL=/no/such/vmlinux "$QPOD" bench workload --targets host,vm --tests syscall \
+		--runs 1 --duration 0.2 --format json --image "$ROOTFS"
+	[ "$status" -ne 0 ] || flunk "a failed target must make the exit status non-zero"
+	assert_contains "$stderr" "vm syscall"
+	assert_contains "$stderr" "/no/such/vmlinux"
+	jq -e '.partial == true and ([.results[] | select(.target == "host")] | length == 1)' <<<"$output" >/dev/null ||
+		flunk "host result missing: $output"
+}

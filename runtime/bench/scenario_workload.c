@@ -1,0 +1,362 @@
+/* runtime/bench/scenario_workload.c — `qpod bench workload`: the same
+ * static benchmark binaries (tools/bench/, built by make) on the host, in a
+ * container pod and in a microVM pod, N runs each, the score of every run
+ * a sample (result name = target, metric "score", with target and test).
+ *
+ * The binaries are copied into a private copy of the image (IMAGE/bench/),
+ * so any rootfs works and nothing is written into the user's image.  The
+ * network tests run netbench's server in the pod (bridge network) and the
+ * client on the host; the host's own figure is loopback.  So that no packet
+ * touches the machine's real interfaces, the whole bench then runs in a
+ * network namespace of its own (unshare), where the bridge is created. */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "util/cleanup.h"
+
+#define NET_PORT "12867"
+#define NET_READY_TRIES 100 /* x 200 ms for the pod's server to listen */
+
+const char *const qp_workload_tests[] = { "ctxsw", "ctxsw8", "fork", "execve", "syscall", "int",
+					  "fp", "stream", "tcp_rr", "tcp_stream", NULL };
+
+/* The tool and its extra argument for each non-network test. */
+static const struct {
+	const char *test, *tool, *extra;
+} tools[] = {
+	{ "ctxsw", "ctxsw", NULL },	   { "ctxsw8", "ctxsw", "--pairs=8" },
+	{ "fork", "forkbench", NULL },	   { "execve", "execbench", NULL },
+	{ "syscall", "syscallbench", NULL }, { "int", "intbench", NULL },
+	{ "fp", "fpbench", NULL },	   { "stream", "stream", NULL },
+};
+
+static const char *tool_of(const char *test, const char **extra)
+{
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		if (!strcmp(tools[i].test, test)) {
+			*extra = tools[i].extra;
+			return tools[i].tool;
+		}
+	*extra = NULL;
+	return NULL;
+}
+
+static bool is_net(const char *test)
+{
+	return !strncmp(test, "tcp_", 4);
+}
+
+/* "key":"value" of a flat JSON line into buf. */
+static bool json_str(const char *text, const char *key, char *buf, size_t size)
+{
+	char pat[64];
+	const char *p, *e;
+
+	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
+	if (!text || !(p = strstr(text, pat)))
+		return false;
+	p += strlen(pat);
+	if (!(e = strchr(p, '"')) || (size_t)(e - p) >= size)
+		return false;
+	memcpy(buf, p, (size_t)(e - p));
+	buf[e - p] = '\0';
+	return true;
+}
+
+struct wl {
+	const struct qp_bench_opts *o;
+	const struct qp_workload_opts *w;
+	char img[4200];   /* the private image copy */
+	char tools[4200]; /* exe_dir/tools/bench */
+	char dur[32];
+};
+
+/* argv prefix that runs a command in `target` ("host": nothing). */
+static size_t target_prefix(const struct wl *b, const char *target, const char **argv, bool detach,
+			    const char *name)
+{
+	static char vcpus[16];
+	size_t n = 0;
+
+	if (!strcmp(target, "host"))
+		return 0;
+	argv[n++] = b->o->qpod;
+	argv[n++] = "--root";
+	argv[n++] = b->o->root;
+	argv[n++] = "run";
+	if (detach) {
+		argv[n++] = "-d";
+		argv[n++] = "--name";
+		argv[n++] = name;
+		argv[n++] = "--net";
+		argv[n++] = "bridge";
+	} else {
+		argv[n++] = "--rm";
+	}
+	if (!strcmp(target, "vm")) {
+		argv[n++] = "--mode";
+		argv[n++] = "vm";
+		argv[n++] = "--memory";
+		argv[n++] = b->o->memory ? b->o->memory : "2G";
+		if (b->o->vcpus > 0) {
+			snprintf(vcpus, sizeof(vcpus), "%d", b->o->vcpus);
+			argv[n++] = "--vcpus";
+			argv[n++] = vcpus;
+		}
+	}
+	argv[n++] = b->img;
+	argv[n++] = "--";
+	return n;
+}
+
+static const char *tool_path(const struct wl *b, const char *target, const char *tool, char *buf,
+			     size_t size)
+{
+	snprintf(buf, size, "%s/%s", !strcmp(target, "host") ? b->tools : "/bench", tool);
+	return buf;
+}
+
+/* Run argv, parse its JSON line: score and unit. */
+static int scored(const char *const *argv, const char *what, double *score, char *unit, size_t usize,
+		  qp_error **err)
+{
+	struct qp_child_out out = { 0 };
+	double ms;
+	int status, r = 0;
+
+	if (qp_bench_child((char *const *)argv, &ms, &status, &out, err) < 0)
+		return -1;
+	if (status != 0 || !qp_bench_json_num(out.out, "score", score) ||
+	    !json_str(out.out, "unit", unit, usize)) {
+		const char *e = out.err && *out.err ? out.err : out.out ? out.out : "";
+		r = qp_error_set(err, QP_E_GENERIC, 0, "%s: exit status %d: %.*s", what, status,
+				 (int)strcspn(e, "\n"), e);
+	}
+	qp_child_out_free(&out);
+	return r;
+}
+
+static int run_local(const struct wl *b, const char *target, const char *test, double *score,
+		     char *unit, size_t usize, qp_error **err)
+{
+	const char *argv[48], *extra;
+	const char *tool = tool_of(test, &extra);
+	char path[4300];
+	size_t n = target_prefix(b, target, argv, false, NULL);
+
+	argv[n++] = tool_path(b, target, tool, path, sizeof(path));
+	argv[n++] = "--duration";
+	argv[n++] = b->dur;
+	if (extra)
+		argv[n++] = extra;
+	argv[n] = NULL;
+	return scored(argv, test, score, unit, usize, err);
+}
+
+/* The pod's address from the state root's IPAM file ("ADDR ID IFNAME"). */
+static int pod_addr(const struct wl *b, const char *id, char *addr, size_t size, qp_error **err)
+{
+	char path[4200], line[1200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/.net/ipam", b->o->root);
+	if (!(f = fopen(path, "re")))
+		return qp_fail(err, errno, "open \"%s\"", path);
+	while (fgets(line, sizeof(line), f)) {
+		char a[32], i[1100];
+		if (sscanf(line, "%31s %1099s", a, i) == 2 && !strcmp(i, id) && strlen(a) < size) {
+			strcpy(addr, a);
+			fclose(f);
+			return 0;
+		}
+	}
+	fclose(f);
+	return qp_error_set(err, QP_E_NOTFOUND, 0, "no address for pod %s", id);
+}
+
+static int run_net(const struct wl *b, const char *target, const char *test, double *score,
+		   char *unit, size_t usize, qp_error **err)
+{
+	const char *mode = !strcmp(test, "tcp_rr") ? "rr" : "stream";
+	const char *argv[48];
+	char server[4300], client[4300], addr[32] = "127.0.0.1";
+	const char *id = "bench-net";
+	pid_t host_server = -1;
+	int r = -1;
+
+	snprintf(client, sizeof(client), "%s/netbench", b->tools);
+	if (!strcmp(target, "host")) {
+		/* the baseline: loopback on the host (in the bench's netns) */
+		const char *sargv[] = { client, "server", "--bind", "127.0.0.1", "--port", NET_PORT, NULL };
+		if ((host_server = fork()) < 0)
+			return qp_fail(err, errno, "fork");
+		if (host_server == 0) {
+			int null = open("/dev/null", O_RDWR);
+			dup2(null, 0), dup2(null, 1), dup2(null, 2);
+			sigset_t none;
+			sigemptyset(&none);
+			sigprocmask(SIG_SETMASK, &none, NULL);
+			execv(client, (char *const *)sargv);
+			_exit(127);
+		}
+	} else {
+		size_t n = target_prefix(b, target, argv, true, id);
+		argv[n++] = tool_path(b, target, "netbench", server, sizeof(server));
+		argv[n++] = "server";
+		argv[n++] = "--port";
+		argv[n++] = NET_PORT;
+		argv[n] = NULL;
+		double ms;
+		int status;
+		if (qp_bench_child((char *const *)argv, &ms, &status, NULL, err) < 0)
+			return -1;
+		if (status != 0)
+			return qp_error_set(err, QP_E_GENERIC, 0, "%s: the %s pod with the server did not start (status %d)",
+					    test, target, status);
+		if (pod_addr(b, id, addr, sizeof(addr), err) < 0)
+			goto out;
+	}
+	{
+		const char *cargv[] = { client, "client", "--host", addr, "--port", NET_PORT, "--test", mode,
+					"--duration", b->dur, NULL };
+		/* the server needs a moment (a VM boots): retry until it answers */
+		for (int i = 0; i < NET_READY_TRIES; i++) {
+			qp_error *e = NULL;
+			if (scored(cargv, test, score, unit, usize, &e) == 0) {
+				r = 0;
+				break;
+			}
+			if (i == NET_READY_TRIES - 1) {
+				*err = e;
+				break;
+			}
+			qp_error_free(&e);
+			usleep(200000);
+		}
+	}
+out:
+	if (host_server > 0) {
+		kill(host_server, SIGTERM);
+		waitpid(host_server, NULL, 0);
+	} else {
+		const char *dargv[] = { b->o->qpod, "--root", b->o->root, "delete", "--force", id, NULL };
+		double ms;
+		int status;
+		qp_bench_child((char *const *)dargv, &ms, &status, NULL, NULL);
+	}
+	return r;
+}
+
+/* Our own network namespace with lo up: the pods' bridge lives there. */
+static int private_netns(qp_error **err)
+{
+	struct ifreq ifr = { 0 };
+	int sk;
+
+	if (unshare(CLONE_NEWNET) < 0)
+		return qp_fail(err, errno, "unshare a network namespace for the network tests");
+	if ((sk = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return qp_fail(err, errno, "socket");
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(sk, SIOCGIFFLAGS, &ifr) < 0 || (ifr.ifr_flags |= IFF_UP, ioctl(sk, SIOCSIFFLAGS, &ifr)) < 0) {
+		int e = errno;
+		close(sk);
+		return qp_fail(err, e, "lo up");
+	}
+	close(sk);
+	return 0;
+}
+
+/* IMAGE copied to ROOT/.bench-image, the tools into its /bench. */
+static int make_image(struct wl *b, qp_error **err)
+{
+	char dst[4300];
+	double ms;
+	int status;
+
+	snprintf(b->img, sizeof(b->img), "%s/.bench-image", b->o->root);
+	const char *cp[] = { "/bin/cp", "-a", b->o->image, b->img, NULL };
+	if (qp_bench_child((char *const *)cp, &ms, &status, NULL, err) < 0)
+		return -1;
+	if (status != 0)
+		return qp_error_set(err, QP_E_GENERIC, 0, "copy the image \"%s\" (cp status %d)", b->o->image, status);
+	snprintf(dst, sizeof(dst), "%s/bench", b->img);
+	const char *cp2[] = { "/bin/cp", "-r", b->tools, dst, NULL };
+	if (qp_bench_child((char *const *)cp2, &ms, &status, NULL, err) < 0)
+		return -1;
+	if (status != 0)
+		return qp_error_set(err, QP_E_GENERIC, 0, "copy %s into the image (build them with make)", b->tools);
+	return 0;
+}
+
+int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_opts *w,
+		      struct qp_bench_report *r, qp_error **err)
+{
+	struct wl b = { .o = o, .w = w };
+	bool net = false;
+	int total = 0, done = 0, failures = 0;
+
+	snprintf(b.tools, sizeof(b.tools), "%s/tools/bench", o->exe_dir);
+	snprintf(b.dur, sizeof(b.dur), "%g", w->duration);
+	if (access(b.tools, X_OK) != 0)
+		return qp_error_set(err, QP_E_NOTFOUND, 0, "the benchmark tools are not built (%s; run make)", b.tools);
+	for (size_t t = 0; w->tests[t]; t++)
+		net |= is_net(w->tests[t]);
+	if (net && private_netns(err) < 0)
+		return -1;
+	if (make_image(&b, err) < 0)
+		return -1;
+	for (size_t g = 0; w->targets[g]; g++)
+		for (size_t t = 0; w->tests[t]; t++)
+			total += o->runs;
+	for (size_t g = 0; w->targets[g]; g++) {
+		for (size_t t = 0; w->tests[t]; t++) {
+			const char *target = w->targets[g], *test = w->tests[t];
+			struct qp_bench_result *res = NULL;
+			char unit[64] = "";
+
+			for (int i = 0; i < o->runs; i++) {
+				double score;
+				qp_error *e = NULL;
+				char what[96];
+
+				snprintf(what, sizeof(what), "bench workload: %s %s", target, test);
+				qp_bench_progress(o, what, ++done, total);
+				if (qp_bench_interrupted(err)) {
+					r->partial = true;
+					return -1;
+				}
+				if ((is_net(test) ? run_net(&b, target, test, &score, unit, sizeof(unit), &e)
+						  : run_local(&b, target, test, &score, unit, sizeof(unit), &e)) < 0) {
+					/* a target that cannot run is reported; the others go on */
+					fprintf(stderr, "\r\033[Kqpod: bench workload: %s %s: %s\n", target, test,
+						e && e->msg ? e->msg : "failed");
+					qp_error_free(&e);
+					failures++;
+					r->partial = true;
+					break;
+				}
+				if (!res && (qp_bench_result_add(r, target, "score", unit, &res, err) < 0 ||
+					     qp_bench_result_tag(res, target, test, err) < 0))
+					return -1;
+				if (qp_bench_sample(res, score, err) < 0)
+					return -1;
+			}
+		}
+	}
+	if (failures)
+		return qp_error_set(err, QP_E_GENERIC, 0, "%d test(s) could not run (see above); the rest is reported",
+				    failures);
+	return 0;
+}
