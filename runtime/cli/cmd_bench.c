@@ -117,13 +117,8 @@ static int write_out(struct qp_bench_report *r, const char *format, const char *
 		ret = qp_bench_report_write_json(r, f, err);
 	else if (!strcmp(format, "csv"))
 		ret = qp_report_csv(&set, f, err);
-	else {
+	else
 		ret = qp_report_text(&set, !strcmp(format, "markdown"), f, err);
-		if (ret == 0 && !strcmp(r->scenario, "workload")) {
-			fputc('\n', f);
-			qp_workload_table(r, !strcmp(format, "markdown"), f);
-		}
-	}
 	if (path && fclose(f) != 0 && ret == 0)
 		ret = qp_fail(err, errno, "write \"%s\"", path);
 	return ret;

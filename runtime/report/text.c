@@ -1,7 +1,9 @@
 /* runtime/report/text.c — terminal tables (aligned columns) and markdown. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "bench/bench.h"
 #include "report/report.h"
 #include "util/cleanup.h"
 
@@ -150,6 +152,11 @@ int qp_report_text(const struct qp_report_set *set, bool markdown, FILE *out, qp
 			fputc('\n', out);
 		if (one_report(out, set->reports[i], set->paths[i], markdown, err) < 0)
 			return -1;
+		/* workloads also in the seeds' layout: families, % of host */
+		if (!strcmp(set->reports[i]->scenario, "workload")) {
+			fputc('\n', out);
+			qp_workload_table(set->reports[i], markdown, out);
+		}
 	}
 	return 0;
 }
