@@ -32,6 +32,7 @@ const struct qp_command qp_commands[] = {
 	{ "stats", "memory of a running pod (vm: guest and VMM; container: cgroup), JSON", cmd_stats, false },
 	{ "report", "render result files: table, markdown, csv, svg, html", cmd_report, false },
 	{ "bench", "measure: start, replace, memory (see qpod bench --help)", cmd_bench, false },
+	{ "density", "start pods until memory or the network runs out; report", cmd_density, true },
 	{ NULL, NULL, NULL, false },
 };
 

@@ -67,6 +67,7 @@ int cmd_gc(struct qp_cli *, int, char **, qp_error **);
 int cmd_replace(struct qp_cli *, int, char **, qp_error **);
 int cmd_stats(struct qp_cli *, int, char **, qp_error **);
 int cmd_bench(struct qp_cli *, int, char **, qp_error **);
+int cmd_density(struct qp_cli *, int, char **, qp_error **);
 int cmd_report(struct qp_cli *, int, char **, qp_error **);
 
 #endif

@@ -107,7 +107,7 @@ static int split_list(const char *arg, const char *const *allowed, const char **
 static int write_out(struct qp_bench_report *r, const char *format, const char *path, qp_error **err)
 {
 	FILE *f = stdout;
-	const char *paths[] = { path ? path : "-" };
+	const char *paths[] = { path ? path : "qpod bench" };
 	struct qp_report_set set = { .n = 1, .reports = &r, .paths = paths };
 	int ret;
 

@@ -1,0 +1,448 @@
+/* runtime/bench/density.c — see density.h.
+ *
+ * Each start runs in a forked worker (pod_create + pod_start, exactly what
+ * `qpod run -d` does), so --parallel N keeps N starts in flight and a start
+ * that fails cannot take the density run down with it.  The worker reports
+ * one line on a pipe: "ok MS" or "err CODE ERRNO TEXT".  Teardown forks up
+ * to TEARDOWN_WORKERS deleters. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "bench/density.h"
+#include "bench/podmem.h"
+#include "pod.h"
+#include "util/strv.h"
+
+#define MAX_PARALLEL 64
+#define TEARDOWN_WORKERS 8
+#define SETTLE_US 1000000      /* before the memory figures: the last guests go idle */
+#define FIRST_GUESS_VM_KB (64 * 1024)
+#define FIRST_GUESS_CT_KB (4 * 1024)
+#define LINE_MAX_ 1024
+
+struct worker {
+	pid_t pid;
+	int fd;
+	long index;
+	char line[LINE_MAX_];
+	size_t len;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The run's pods are density-<pid of the density process>-<n>. */
+static pid_t run_pid;
+
+static void pod_id(char *buf, size_t size, long i)
+{
+	snprintf(buf, size, "density-%d-%ld", (int)run_pid, i);
+}
+
+static struct pod_spec *build_spec(const struct qp_density_opts *o)
+{
+	struct pod_spec *s = spec_default();
+	char *args[] = { "sleep", "2147483647", NULL };
+
+	if (!s)
+		return NULL;
+	qp_strv_free(s->process.args);
+	if (!(s->process.args = qp_strv_dup(args)))
+		goto fail;
+	s->opts.mode = o->vm ? QP_MODE_VM : QP_MODE_CONTAINER;
+	s->opts.vcpus = o->vcpus;
+	s->resources.has_memory_limit = true;
+	s->resources.memory_limit = o->memory;
+	if (!strcmp(o->net, "bridge")) {
+		if (!(s->opts.net = strdup("bridge")) ||
+		    (o->subnet && spec_set_annotation(s, "qpod.net.subnet", o->subnet) < 0) ||
+		    (o->bridge && spec_set_annotation(s, "qpod.net.bridge", o->bridge) < 0))
+			goto fail;
+	}
+	return s;
+fail:
+	spec_free(s);
+	return NULL;
+}
+
+static void report_line(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void report_line(int fd, const char *fmt, ...)
+{
+	char buf[LINE_MAX_];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	for (int i = 0; i < n; i++)
+		if (buf[i] == '\n')
+			buf[i] = ' ';
+	buf[n++] = '\n';
+	if (write(fd, buf, (size_t)n) < 0)
+		_exit(1);
+}
+
+static __attribute__((noreturn)) void worker_main(const struct qp_density_opts *o, long index, int wfd)
+{
+	struct pod_io io = { .foreground = false };
+	struct pod_spec *spec = build_spec(o);
+	struct pod *pod = NULL;
+	qp_error *e = NULL;
+	char id[64];
+	sigset_t none;
+	double t0 = now_ms();
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* the pods' stdio: nowhere (an idle workload; and a pipe the caller
+	 * reads must not be held open by pods) */
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+		_exit(1);
+	pod_id(id, sizeof(id), index);
+	if (!spec) {
+		report_line(wfd, "err %d %d out of memory building the spec", QP_E_NOMEM, ENOMEM);
+		_exit(1);
+	}
+	if (pod_create(o->rootfd, o->root, id, spec, NULL, o->image, &io, &pod, &e) < 0) {
+		spec_free(spec);
+		goto fail;
+	}
+	if (pod_start(pod, &e) < 0) {
+		pod_delete(pod, true, NULL);
+		pod_free(pod);
+		goto fail;
+	}
+	report_line(wfd, "ok %.3f", now_ms() - t0);
+	pod_free(pod);
+	_exit(0);
+fail:
+	report_line(wfd, "err %d %d %s", e ? e->code : QP_E_GENERIC, e ? e->errnum : 0,
+		    e && e->msg ? e->msg : "failed");
+	_exit(1);
+}
+
+static int spawn(const struct qp_density_opts *o, long index, struct worker *w, qp_error **err)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return qp_fail(err, errno, "pipe");
+	w->pid = fork();
+	if (w->pid < 0) {
+		int e = errno;
+		close(p[0]), close(p[1]);
+		return qp_fail(err, e, "fork");
+	}
+	if (w->pid == 0) {
+		close(p[0]);
+		worker_main(o, index, p[1]);
+	}
+	close(p[1]);
+	w->fd = p[0];
+	w->index = index;
+	w->len = 0;
+	return 0;
+}
+
+/* Map a failed start to a stop reason. */
+static const char *classify(int code, int errnum, const char *text)
+{
+	if (code == QP_E_TAPLIMIT)
+		return QP_DENSITY_TAP;
+	if (code == QP_E_BRIDGEFULL)
+		return QP_DENSITY_BRIDGE;
+	if (code == QP_E_SUBNETFULL)
+		return QP_DENSITY_SUBNET;
+	if (code == QP_E_NOMEM || errnum == ENOMEM || errnum == EAGAIN ||
+	    strstr(text, "Cannot allocate memory") || strstr(text, "Resource temporarily unavailable"))
+		return QP_DENSITY_ENOMEM;
+	return QP_DENSITY_ERROR;
+}
+
+struct run {
+	const struct qp_density_opts *o;
+	struct qp_bench_report *r;
+	struct qp_bench_result *start, *avail;
+	long long avail0;
+	long count;            /* pods started */
+	long *ok;              /* their indexes */
+	size_t ok_cap;
+	const char *stop;
+	char *detail;
+	size_t detail_size;
+	double last_ms;
+};
+
+static int note_ok(struct run *run, long index, double ms, qp_error **err)
+{
+	long long avail = qp_host_mem_available_kb();
+
+	if ((size_t)run->count == run->ok_cap) {
+		size_t cap = run->ok_cap ? run->ok_cap * 2 : 64;
+		long *v = realloc(run->ok, cap * sizeof(*v));
+		if (!v)
+			return qp_fail(err, ENOMEM, "density");
+		run->ok = v;
+		run->ok_cap = cap;
+	}
+	run->ok[run->count++] = index;
+	run->last_ms = ms;
+	if (qp_bench_sample(run->start, ms, err) < 0 ||
+	    qp_bench_sample(run->avail, (double)avail / 1024, err) < 0)
+		return -1;
+	if (run->o->progress)
+		fprintf(stderr, "\r\033[Kdensity: %ld pods, last start %.0f ms, MemAvailable %lld MB, %.1f MB/pod",
+			run->count, ms, avail / 1024,
+			(double)(run->avail0 - avail) / 1024 / (double)run->count);
+	return 0;
+}
+
+/* A worker's line is complete (or it closed): account for it. */
+static int finish_worker(struct run *run, struct worker *w, qp_error **err)
+{
+	int code = 0, errnum = 0, off = 0, r = 0;
+	double ms;
+
+	w->line[w->len] = '\0';
+	w->line[strcspn(w->line, "\n")] = '\0';
+	close(w->fd);
+	w->fd = -1;
+	waitpid(w->pid, NULL, 0);
+	w->pid = 0;
+	if (sscanf(w->line, "ok %lf", &ms) == 1)
+		return note_ok(run, w->index, ms, err);
+	if (sscanf(w->line, "err %d %d %n", &code, &errnum, &off) < 2 || !off) {
+		off = 0;
+		snprintf(w->line, sizeof(w->line), "the start worker died without a report");
+	}
+	if (!run->stop) {
+		run->stop = classify(code, errnum, w->line + off);
+		snprintf(run->detail, run->detail_size, "pod %ld: %s", w->index + 1, w->line + off);
+	}
+	return r;
+}
+
+static bool reserve_crossed(struct run *run, int in_flight)
+{
+	long long avail = qp_host_mem_available_kb();
+	long long per = run->count ? (run->avail0 - avail) / run->count : 0;
+
+	if (per <= 0)
+		per = run->o->vm ? FIRST_GUESS_VM_KB : FIRST_GUESS_CT_KB;
+	return avail - per * (in_flight + 1) < run->o->reserve / 1024;
+}
+
+static int start_loop(struct run *run, qp_error **err)
+{
+	const struct qp_density_opts *o = run->o;
+	struct worker w[MAX_PARALLEL];
+	int in_flight = 0, ret = 0;
+	long next = 0;
+
+	memset(w, 0, sizeof(w));
+	for (;;) {
+		/* start more while allowed */
+		while (!run->stop && in_flight < o->parallel) {
+			qp_error *e = NULL;
+			if (qp_bench_interrupted(&e)) {
+				qp_error_free(&e);
+				run->stop = QP_DENSITY_INTERRUPTED;
+				snprintf(run->detail, run->detail_size, "SIGINT or SIGTERM");
+				break;
+			}
+			if (o->max && next >= o->max) {
+				run->stop = QP_DENSITY_MAX;
+				snprintf(run->detail, run->detail_size, "--max %ld reached", o->max);
+				break;
+			}
+			if (reserve_crossed(run, in_flight)) {
+				run->stop = QP_DENSITY_RESERVE;
+				snprintf(run->detail, run->detail_size,
+					 "the next pod would take MemAvailable below the reserve of %lld MB",
+					 (long long)(o->reserve >> 20));
+				break;
+			}
+			int slot = 0;
+			while (w[slot].pid)
+				slot++;
+			if (spawn(o, next, &w[slot], err) < 0) {
+				ret = -1;
+				run->stop = QP_DENSITY_ERROR;
+				break;
+			}
+			next++;
+			in_flight++;
+		}
+		if (!in_flight)
+			break;
+		struct pollfd p[MAX_PARALLEL];
+		int idx[MAX_PARALLEL], n = 0;
+		for (int i = 0; i < MAX_PARALLEL; i++)
+			if (w[i].pid) {
+				p[n] = (struct pollfd){ .fd = w[i].fd, .events = POLLIN };
+				idx[n++] = i;
+			}
+		if (poll(p, (nfds_t)n, 200) < 0 && errno != EINTR)
+			return qp_fail(err, errno, "poll");
+		for (int k = 0; k < n; k++) {
+			struct worker *x = &w[idx[k]];
+			if (!p[k].revents)
+				continue;
+			ssize_t got = read(x->fd, x->line + x->len, sizeof(x->line) - 1 - x->len);
+			if (got > 0 && x->len + (size_t)got < sizeof(x->line) - 1 &&
+			    !memchr(x->line + x->len, '\n', (size_t)got)) {
+				x->len += (size_t)got;
+				continue;
+			}
+			if (got > 0)
+				x->len += (size_t)got;
+			if (finish_worker(run, x, err) < 0)
+				ret = -1;
+			in_flight--;
+		}
+	}
+	return ret;
+}
+
+static const struct {
+	const char *metric;
+	size_t off;
+	bool vm;
+} mem_fields[] = {
+	{ "rss_mb", offsetof(struct qp_pod_mem, vmm_rss), true },
+	{ "pss_mb", offsetof(struct qp_pod_mem, vmm_pss), true },
+	{ "vsz_mb", offsetof(struct qp_pod_mem, vmm_vsz), true },
+	{ "guest_total_mb", offsetof(struct qp_pod_mem, guest_total), true },
+	{ "guest_used_mb", offsetof(struct qp_pod_mem, guest_used), true },
+	{ "guest_free_mb", offsetof(struct qp_pod_mem, guest_free), true },
+	{ "cgroup_usage_mb", offsetof(struct qp_pod_mem, cgroup_usage), false },
+};
+#define N_MEM (sizeof(mem_fields) / sizeof(mem_fields[0]))
+
+static int measure(struct run *run, qp_error **err)
+{
+	struct qp_bench_result *res[N_MEM] = { 0 };
+	char id[64];
+
+	for (size_t f = 0; f < N_MEM; f++)
+		if (mem_fields[f].vm == run->o->vm &&
+		    qp_bench_result_add(run->r, "qpod", mem_fields[f].metric, "MB", &res[f], err) < 0)
+			return -1;
+	for (long i = 0; i < run->count; i++) {
+		struct pod *pod = NULL;
+		struct qp_pod_mem m;
+		qp_error *e = NULL;
+
+		pod_id(id, sizeof(id), run->ok[i]);
+		if (pod_open(run->o->rootfd, run->o->root, id, false, &pod, &e) < 0 ||
+		    qp_pod_mem(pod, &m, &e) < 0) {
+			/* a pod that died meanwhile is not measured, and says so */
+			fprintf(stderr, "\r\033[Kqpod: density: measure %s: %s\n", id, e && e->msg ? e->msg : "?");
+			qp_error_free(&e);
+			pod_free(pod);
+			continue;
+		}
+		pod_free(pod);
+		for (size_t f = 0; f < N_MEM; f++) {
+			long long v = *(long long *)((char *)&m + mem_fields[f].off);
+			if (res[f] && v >= 0 && qp_bench_sample(res[f], (double)v / 1024, err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Delete every pod, TEARDOWN_WORKERS at a time. */
+static void teardown(struct run *run)
+{
+	pid_t pids[TEARDOWN_WORKERS];
+	int nw = run->count < TEARDOWN_WORKERS ? (int)run->count : TEARDOWN_WORKERS;
+
+	for (int k = 0; k < nw; k++) {
+		pids[k] = fork();
+		if (pids[k] == 0) {
+			sigset_t none;
+			sigemptyset(&none);
+			sigprocmask(SIG_SETMASK, &none, NULL);
+			for (long i = k; i < run->count; i += nw) {
+				struct pod *pod = NULL;
+				char id[64];
+				pod_id(id, sizeof(id), run->ok[i]);
+				if (pod_open(run->o->rootfd, run->o->root, id, true, &pod, NULL) == 0)
+					pod_delete(pod, true, NULL);
+				pod_free(pod);
+			}
+			_exit(0);
+		}
+	}
+	for (int k = 0; k < nw; k++)
+		if (pids[k] > 0)
+			waitpid(pids[k], NULL, 0);
+}
+
+int qp_density_run(const struct qp_density_opts *o, struct qp_bench_report *r, char *detail,
+		   size_t detail_size, qp_error **err)
+{
+	struct run run = { .o = o, .r = r, .detail = detail, .detail_size = detail_size };
+	struct qp_bench_result *res;
+	long long avail_end;
+	int ret = -1;
+
+	detail[0] = '\0';
+	run_pid = getpid();
+	run.avail0 = qp_host_mem_available_kb();
+	if (run.avail0 < 0)
+		return qp_error_set(err, QP_E_GENERIC, 0, "cannot read MemAvailable from /proc/meminfo");
+	if (qp_bench_result_add(r, "qpod", "start_ms", "ms", &run.start, err) < 0 ||
+	    qp_bench_result_add(r, "qpod", "host_mem_available_mb", "MB", &run.avail, err) < 0)
+		return -1;
+	if (start_loop(&run, err) < 0)
+		r->partial = true;
+	if (o->progress)
+		fputs("\r\033[K", stderr);
+	r->has_count = true;
+	r->count = run.count;
+	qp_bench_set(&r->stop_reason, run.stop ? run.stop : QP_DENSITY_ERROR, NULL);
+	if (run.count && !(run.stop && !strcmp(run.stop, QP_DENSITY_INTERRUPTED))) {
+		usleep(SETTLE_US);
+		avail_end = qp_host_mem_available_kb();
+		if (qp_bench_result_add(r, "qpod", "per_pod_host_mb", "MB", &res, err) < 0 ||
+		    qp_bench_sample(res, (double)(run.avail0 - avail_end) / 1024 / (double)run.count, err) < 0 ||
+		    qp_bench_param_num(r, "host_mem_available_before_mb", (double)run.avail0 / 1024, err) < 0 ||
+		    qp_bench_param_num(r, "host_mem_available_after_mb", (double)avail_end / 1024, err) < 0 ||
+		    measure(&run, err) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	if (!o->keep && run.count) {
+		double t0 = now_ms();
+		teardown(&run);
+		if (qp_bench_result_add(r, "qpod", "teardown_ms", "ms", &res, ret ? NULL : err) < 0 ||
+		    qp_bench_sample(res, now_ms() - t0, ret ? NULL : err) < 0)
+			ret = -1;
+	}
+	free(run.ok);
+	return ret;
+}

@@ -1,0 +1,47 @@
+/* runtime/bench/density.h — `qpod density`: start pods of one size one
+ * after another (or N in flight) until memory, the network (tap, bridge,
+ * subnet) or the host's reserve runs out, or --max; measure each start and
+ * the host's MemAvailable after it, then every pod's memory, then tear them
+ * all down in parallel.  The result (bench/result.h, scenario "density")
+ * has "count", "stop_reason" and the per-pod series in pod order. */
+#ifndef QPOD_DENSITY_H
+#define QPOD_DENSITY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench/result.h"
+#include "util/error.h"
+
+struct qp_density_opts {
+	bool vm;
+	int vcpus;                /* 0 = 1 */
+	int64_t memory;           /* bytes per pod */
+	const char *image;        /* absolute rootfs */
+	long max;                 /* 0 = unlimited */
+	int64_t reserve;          /* bytes of MemAvailable that must remain */
+	int parallel;             /* starts in flight */
+	bool keep;                /* leave the pods running */
+	const char *net;          /* "none" or "bridge" */
+	const char *subnet, *bridge; /* bridge options, may be NULL */
+	int rootfd;               /* the state root (cli) */
+	const char *root;
+	bool progress;
+};
+
+/* Stop reasons, exactly as written to "stop_reason". */
+#define QP_DENSITY_MAX "max"
+#define QP_DENSITY_ENOMEM "enomem"
+#define QP_DENSITY_TAP "tap-limit"
+#define QP_DENSITY_BRIDGE "bridge-full"
+#define QP_DENSITY_SUBNET "subnet-full"
+#define QP_DENSITY_RESERVE "reserve"
+#define QP_DENSITY_INTERRUPTED "interrupted"
+#define QP_DENSITY_ERROR "error"
+
+/* Run it; fills r.  Returns -1 only if it could not run at all; a stop
+ * for any reason, "error" included, is a result (*detail says more). */
+int qp_density_run(const struct qp_density_opts *o, struct qp_bench_report *r, char *detail,
+		   size_t detail_size, qp_error **err);
+
+#endif

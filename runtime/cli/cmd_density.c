@@ -1,0 +1,197 @@
+/* runtime/cli/cmd_density.c — `qpod density [OPTIONS]` (bench/density.h):
+ * options, the defaults (1 vCPU, 512M, reserve max(10% of RAM, 1G)), the
+ * stop reason on stderr, the result in the chosen format. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "bench/density.h"
+#include "cli/cli.h"
+#include "report/report.h"
+#include "util/cleanup.h"
+#include "vm/vm.h"
+
+#define DEFAULT_IMAGE "/var/cache/qpod/rootfs-busybox"
+
+static const char usage[] =
+	"Usage: qpod density [OPTIONS]\n"
+	"Start idle pods (sleep) one after another until one of: a start fails for\n"
+	"lack of memory (enomem), the network is full (tap-limit, bridge-full,\n"
+	"subnet-full), the next pod would take the host's MemAvailable below the\n"
+	"reserve (reserve), --max (max), Ctrl-C (interrupted) or another error (error).\n"
+	"Then measure every pod, tear them all down in parallel and report.\n"
+	"  --mode vm|container   (default vm)\n"
+	"  --vcpus N             vCPUs per vm pod (default 1)\n"
+	"  --memory SIZE         per pod: guest RAM or the container's limit (default 512M)\n"
+	"  --image ROOTFS        (default " DEFAULT_IMAGE ")\n"
+	"  --max N               stop after N pods (default: no limit)\n"
+	"  --reserve SIZE        host MemAvailable that must remain (default 10% of RAM,\n"
+	"                        at least 1G)\n"
+	"  --parallel N          starts in flight at once (default 1, at most 64)\n"
+	"  --net none|bridge     the pods' network (default none); --subnet, --bridge as\n"
+	"                        for qpod run\n"
+	"  --keep                leave the pods running (qpod list shows them)\n"
+	"  --format table|markdown|csv|json  (default table); --output FILE\n"
+	"The stop reason goes to stderr as \"qpod: density: stopped: REASON: detail\".\n";
+
+static int size_arg(const char *arg, const char *what, int64_t *out, qp_error **err)
+{
+	if (cli_parse_size(arg, what, out, err) < 0)
+		return -1;
+	if (*out <= 0)
+		return qp_error_set(err, QP_E_INVALID, 0, "%s must be more than 0", what);
+	return 0;
+}
+
+int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
+{
+	static const struct option opts[] = {
+		{ "mode", required_argument, NULL, 'm' },    { "vcpus", required_argument, NULL, 'c' },
+		{ "memory", required_argument, NULL, 'M' },  { "image", required_argument, NULL, 'i' },
+		{ "max", required_argument, NULL, 'x' },     { "reserve", required_argument, NULL, 'r' },
+		{ "parallel", required_argument, NULL, 'p' }, { "keep", no_argument, NULL, 'k' },
+		{ "net", required_argument, NULL, 'n' },     { "subnet", required_argument, NULL, 's' },
+		{ "bridge", required_argument, NULL, 'b' },  { "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },  { "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	static const char *const formats[] = { "table", "markdown", "csv", "json", NULL };
+	struct qp_density_opts o = { .vm = true, .memory = 512LL << 20, .parallel = 1, .net = "none" };
+	struct qp_bench_report *r = NULL;
+	const char *format = "table", *output = NULL, *image_arg = DEFAULT_IMAGE;
+	_cleanup_free_ char *image = NULL;
+	int64_t ram = (int64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+	bool reserve_set = false, kvm = false;
+	char detail[1200], *end;
+	sigset_t block, old;
+	int c, ret = -1;
+	long v;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		case 'm':
+			if (strcmp(optarg, "vm") && strcmp(optarg, "container"))
+				return qp_error_set(err, QP_E_INVALID, 0, "density: --mode must be vm or container, not \"%s\"", optarg);
+			o.vm = !strcmp(optarg, "vm");
+			break;
+		case 'c':
+		case 'x':
+		case 'p':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || errno || v < 1 || v > (c == 'c' ? 255 : c == 'p' ? 64 : 1000000))
+				return qp_error_set(err, QP_E_INVALID, 0, "density: --%s must be 1..%d, not \"%s\"",
+						    c == 'c' ? "vcpus" : c == 'p' ? "parallel" : "max",
+						    c == 'c' ? 255 : c == 'p' ? 64 : 1000000, optarg);
+			if (c == 'c')
+				o.vcpus = (int)v;
+			else if (c == 'p')
+				o.parallel = (int)v;
+			else
+				o.max = v;
+			break;
+		case 'M':
+			if (size_arg(optarg, "--memory", &o.memory, err) < 0)
+				return qp_error_prefix(err, "density");
+			if (o.memory < (16 << 20))
+				return qp_error_set(err, QP_E_INVALID, 0, "density: --memory must be at least 16M");
+			break;
+		case 'r':
+			if (size_arg(optarg, "--reserve", &o.reserve, err) < 0)
+				return qp_error_prefix(err, "density");
+			reserve_set = true;
+			break;
+		case 'i': image_arg = optarg; break;
+		case 'k': o.keep = true; break;
+		case 'n':
+			if (strcmp(optarg, "none") && strcmp(optarg, "bridge"))
+				return qp_error_set(err, QP_E_INVALID, 0, "density: --net must be none or bridge, not \"%s\"", optarg);
+			o.net = optarg;
+			break;
+		case 's': o.subnet = optarg; break;
+		case 'b': o.bridge = optarg; break;
+		case 'f': format = optarg; break;
+		case 'o': output = optarg; break;
+		default:
+			return qp_error_set(err, QP_E_INVALID, 0, "density: unknown option \"%s\" (see qpod density --help)",
+					    argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		return qp_error_set(err, QP_E_INVALID, 0, "density: unexpected argument \"%s\"", argv[optind]);
+	if (!qp_bench_one_of(format, formats))
+		return qp_error_set(err, QP_E_INVALID, 0, "density: --format must be table, markdown, csv or json");
+	if ((o.subnet || o.bridge) && strcmp(o.net, "bridge"))
+		return qp_error_set(err, QP_E_INVALID, 0, "density: --subnet and --bridge need --net bridge");
+	if (!reserve_set)
+		o.reserve = ram / 10 > (1LL << 30) ? ram / 10 : (1LL << 30);
+	if (o.reserve >= ram)
+		return qp_error_set(err, QP_E_INVALID, 0, "density: --reserve %lld MB is not less than this host's RAM (%lld MB)",
+				    (long long)(o.reserve >> 20), (long long)(ram >> 20));
+	if (cli_resolve_rootfs(image_arg, &image, err) < 0)
+		return qp_error_prefix(err, "density: --image");
+	o.image = image;
+	if (o.vm && vm_pick_accel(NULL, &kvm, err) < 0)
+		return qp_error_prefix(err, "density");
+	if (cli_root(cli, err) < 0)
+		return qp_error_prefix(err, "density");
+	o.rootfd = cli->rootfd;
+	o.root = cli->root;
+	o.progress = isatty(2);
+
+	if (qp_bench_report_new("density", o.vm ? "vm" : "container", o.vm ? (kvm ? "kvm" : "tcg") : "none", &r,
+				err) < 0 ||
+	    qp_bench_host_describe(&r->host, err) < 0 ||
+	    qp_bench_param_num(r, "memory_mb", (double)(o.memory >> 20), err) < 0 ||
+	    qp_bench_param_num(r, "vcpus", o.vcpus ? o.vcpus : 1, err) < 0 ||
+	    qp_bench_param_num(r, "max", (double)o.max, err) < 0 ||
+	    qp_bench_param_num(r, "reserve_mb", (double)(o.reserve >> 20), err) < 0 ||
+	    qp_bench_param_num(r, "parallel", o.parallel, err) < 0 ||
+	    qp_bench_param_str(r, "net", o.net, err) < 0 || qp_bench_param_str(r, "image", o.image, err) < 0)
+		goto out;
+	/* Ctrl-C and SIGTERM end the run between starts; teardown follows */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	ret = qp_density_run(&o, r, detail, sizeof(detail), err);
+	while (sigtimedwait(&block, NULL, &(struct timespec){ 0 }) > 0)
+		;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (ret == 0) {
+		FILE *f = stdout;
+		const char *paths[] = { output ? output : "qpod density" };
+		struct qp_report_set set = { .n = 1, .reports = &r, .paths = paths };
+
+		fprintf(stderr, "qpod: density: stopped: %s%s%s\n", r->stop_reason, detail[0] ? ": " : "", detail);
+		if (output && !(f = fopen(output, "we"))) {
+			ret = qp_fail(err, errno, "density: open \"%s\"", output);
+			goto out;
+		}
+		if (!strcmp(format, "json"))
+			ret = qp_bench_report_write_json(r, f, err);
+		else if (!strcmp(format, "csv"))
+			ret = qp_report_csv(&set, f, err);
+		else
+			ret = qp_report_text(&set, !strcmp(format, "markdown"), f, err);
+		if (output && fclose(f) != 0 && ret == 0)
+			ret = qp_fail(err, errno, "density: write \"%s\"", output);
+		/* a run that ended in an unexplained error still says so in the exit status */
+		if (ret == 0 && !strcmp(r->stop_reason, QP_DENSITY_ERROR))
+			ret = qp_error_set(err, QP_E_GENERIC, 0, "density: a start failed: %s", detail);
+	}
+out:
+	qp_bench_report_free(r);
+	return ret;
+}
