@@ -6,19 +6,9 @@
 
 load helpers
 
-KERNEL=${QPOD_KERNEL:-/var/cache/qpod/kernel/current/vmlinux}
-
 setup() {
 	setup_common
-	export QPOD_KERNEL=$KERNEL
-	export QPOD_ACCEL=${QPOD_TEST_ACCEL:-tcg}
-	[ "$QPOD_ACCEL" = auto ] && unset QPOD_ACCEL
-	return 0
-}
-
-need_vm() {
-	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
-	[ -f "$KERNEL" ] || skip "no guest kernel at $KERNEL (run kernel-config/build.sh)"
+	vm_env
 }
 
 @test "bench start: container and vm, JSON result with samples and phases" {

@@ -260,3 +260,21 @@ teardown_common() {
 	rm -rf "$TEST_DIR"
 	return 0
 }
+
+# ---- microVM tests ---------------------------------------------------------------
+# The guest kernel, and TCG unless QPOD_TEST_ACCEL=kvm|auto: /dev/kvm may open
+# and still not work (nested virtualisation).
+VM_KERNEL=${QPOD_KERNEL:-/var/cache/qpod/kernel/current/vmlinux}
+
+vm_env() {
+	export QPOD_KERNEL=$VM_KERNEL
+	case ${QPOD_TEST_ACCEL:-tcg} in
+	auto) unset QPOD_ACCEL ;;
+	*) export QPOD_ACCEL=${QPOD_TEST_ACCEL:-tcg} ;;
+	esac
+}
+
+need_vm() {
+	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
+	[ -f "$VM_KERNEL" ] || skip "no guest kernel at $VM_KERNEL (run kernel-config/build.sh)"
+}

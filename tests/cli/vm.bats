@@ -10,18 +10,12 @@
 
 load helpers
 
-KERNEL=${QPOD_KERNEL:-/var/cache/qpod/kernel/current/vmlinux}
 FAKE_QEMU=$BATS_TEST_DIRNAME/fake-qemu.py
 
 setup() {
-	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
-	[ -f "$KERNEL" ] || skip "no guest kernel at $KERNEL (run kernel-config/build.sh)"
+	need_vm
 	setup_common
-	export QPOD_KERNEL=$KERNEL
-	case ${QPOD_TEST_ACCEL:-tcg} in
-	auto) unset QPOD_ACCEL ;;
-	*) export QPOD_ACCEL=${QPOD_TEST_ACCEL:-tcg} ;;
-	esac
+	vm_env
 }
 
 teardown() {
