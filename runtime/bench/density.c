@@ -20,6 +20,7 @@
 
 #include "bench/bench.h"
 #include "bench/density.h"
+#include "bench/ksm.h"
 #include "bench/podmem.h"
 #include "pod.h"
 #include "util/strv.h"
@@ -30,6 +31,7 @@
 #define FIRST_GUESS_VM_KB (64 * 1024)
 #define FIRST_GUESS_CT_KB (4 * 1024)
 #define LINE_MAX_ 1024
+#define KSM_WAIT_S 300         /* at most, for KSM's two full scans */
 
 struct worker {
 	pid_t pid;
@@ -401,16 +403,41 @@ static void teardown(struct run *run)
 			waitpid(pids[k], NULL, 0);
 }
 
+/* With --ksm: wait (bounded) for two full KSM scans after the last start,
+ * so every pod's pages were compared, then record what merging saved. */
+static int ksm_settle(struct run *run, qp_error **err)
+{
+	struct qp_bench_result *res;
+	long start = qp_ksm_full_scans();
+
+	for (int s = 0; s < KSM_WAIT_S && qp_ksm_full_scans() < start + 2; s++) {
+		if (qp_bench_interrupted(NULL))
+			break;
+		if (run->o->progress)
+			fprintf(stderr, "\r\033[Kdensity: waiting for KSM (%d s, %.0f MB merged)", s, qp_ksm_saved_mb());
+		sleep(1);
+	}
+	if (run->o->progress)
+		fputs("\r\033[K", stderr);
+	if (qp_bench_result_add(run->r, "qpod", "ksm_saved_mb", "MB", &res, err) < 0 ||
+	    qp_bench_sample(res, qp_ksm_saved_mb(), err) < 0)
+		return -1;
+	return 0;
+}
+
 int qp_density_run(const struct qp_density_opts *o, struct qp_bench_report *r, char *detail,
 		   size_t detail_size, qp_error **err)
 {
 	struct run run = { .o = o, .r = r, .detail = detail, .detail_size = detail_size };
+	struct qp_ksm ksm = { .run = -1, .pages_to_scan = -1 };
 	struct qp_bench_result *res;
 	long long avail_end;
 	int ret = -1;
 
 	detail[0] = '\0';
 	run_pid = getpid();
+	if (o->ksm && qp_ksm_on(&ksm, err) < 0)
+		return -1;
 	run.avail0 = qp_host_mem_available_kb();
 	if (run.avail0 < 0)
 		return qp_error_set(err, QP_E_GENERIC, 0, "cannot read MemAvailable from /proc/meminfo");
@@ -426,6 +453,8 @@ int qp_density_run(const struct qp_density_opts *o, struct qp_bench_report *r, c
 	qp_bench_set(&r->stop_reason, run.stop ? run.stop : QP_DENSITY_ERROR, NULL);
 	if (run.count && !(run.stop && !strcmp(run.stop, QP_DENSITY_INTERRUPTED))) {
 		usleep(SETTLE_US);
+		if (o->ksm && ksm_settle(&run, err) < 0)
+			goto out;
 		avail_end = qp_host_mem_available_kb();
 		if (qp_bench_result_add(r, "qpod", "per_pod_host_mb", "MB", &res, err) < 0 ||
 		    qp_bench_sample(res, (double)(run.avail0 - avail_end) / 1024 / (double)run.count, err) < 0 ||
@@ -443,6 +472,8 @@ out:
 		    qp_bench_sample(res, now_ms() - t0, ret ? NULL : err) < 0)
 			ret = -1;
 	}
+	if (ksm.active)
+		qp_ksm_restore(&ksm);
 	free(run.ok);
 	return ret;
 }

@@ -22,6 +22,7 @@ struct qp_density_opts {
 	int64_t reserve;          /* bytes of MemAvailable that must remain */
 	int parallel;             /* starts in flight */
 	bool keep;                /* leave the pods running */
+	bool ksm;                 /* kernel samepage merging on during the run */
 	const char *net;          /* "none" or "bridge" */
 	const char *subnet, *bridge; /* bridge options, may be NULL */
 	int rootfd;               /* the state root (cli) */

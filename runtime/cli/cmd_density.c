@@ -37,6 +37,10 @@ static const char usage[] =
 	"  --net none|bridge     the pods' network (default none); --subnet, --bridge as\n"
 	"                        for qpod run\n"
 	"  --keep                leave the pods running (qpod list shows them)\n"
+	"  --ksm                 kernel samepage merging on for the run (QEMU marks guest\n"
+	"                        RAM mergeable); waits for two full scans before the\n"
+	"                        memory figures and reports ksm_saved_mb; the host's KSM\n"
+	"                        settings are restored afterwards\n"
 	"  --format table|markdown|csv|json  (default table); --output FILE\n"
 	"The stop reason goes to stderr as \"qpod: density: stopped: REASON: detail\".\n";
 
@@ -59,6 +63,7 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		{ "net", required_argument, NULL, 'n' },     { "subnet", required_argument, NULL, 's' },
 		{ "bridge", required_argument, NULL, 'b' },  { "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },  { "help", no_argument, NULL, 'h' },
+		{ "ksm", no_argument, NULL, 'K' },
 		{ 0 },
 	};
 	static const char *const formats[] = { "table", "markdown", "csv", "json", NULL };
@@ -112,6 +117,7 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 			break;
 		case 'i': image_arg = optarg; break;
 		case 'k': o.keep = true; break;
+		case 'K': o.ksm = true; break;
 		case 'n':
 			if (strcmp(optarg, "none") && strcmp(optarg, "bridge"))
 				return qp_error_set(err, QP_E_INVALID, 0, "density: --net must be none or bridge, not \"%s\"", optarg);
@@ -156,7 +162,8 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	    qp_bench_param_num(r, "max", (double)o.max, err) < 0 ||
 	    qp_bench_param_num(r, "reserve_mb", (double)(o.reserve >> 20), err) < 0 ||
 	    qp_bench_param_num(r, "parallel", o.parallel, err) < 0 ||
-	    qp_bench_param_str(r, "net", o.net, err) < 0 || qp_bench_param_str(r, "image", o.image, err) < 0)
+	    qp_bench_param_str(r, "net", o.net, err) < 0 || qp_bench_param_str(r, "image", o.image, err) < 0 ||
+	    qp_bench_param_str(r, "ksm", o.ksm ? "on" : "off", err) < 0)
 		goto out;
 	/* Ctrl-C and SIGTERM end the run between starts; teardown follows */
 	sigemptyset(&block);

@@ -103,3 +103,15 @@ pods_at_least() { [ "$(ls "$ROOT" 2>/dev/null | wc -l)" -ge "$1" ]; }
 	run --separate-stderr qp density --subnet 10.0.0.0/16
 	assert_qpod_error
 }
+
+@test "density --ksm: merging on for the run, reported, the host's settings restored" {
+	need_vm
+	[ -w /sys/kernel/mm/ksm/run ] || skip "this kernel has no KSM (/sys/kernel/mm/ksm)"
+	local before
+	before=$(cat /sys/kernel/mm/ksm/run):$(cat /sys/kernel/mm/ksm/pages_to_scan)
+	run --separate-stderr qp density --max 2 --memory 128M --ksm --format json --image "$ROOTFS"
+	assert_status 0
+	jq -e '.count == 2 and ([.results[] | select(.metric == "ksm_saved_mb" and .n == 1 and .min >= 0)] | length == 1)' \
+		<<<"$output" >/dev/null || flunk "$output"
+	assert_eq "$(cat /sys/kernel/mm/ksm/run):$(cat /sys/kernel/mm/ksm/pages_to_scan)" "$before" "KSM settings"
+}
