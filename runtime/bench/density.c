@@ -176,6 +176,8 @@ static const char *classify(int code, int errnum, const char *text)
 		return QP_DENSITY_BRIDGE;
 	if (code == QP_E_SUBNETFULL)
 		return QP_DENSITY_SUBNET;
+	if (code == QP_E_TIMEOUT)
+		return QP_DENSITY_TIMEOUT;
 	if (code == QP_E_NOMEM || errnum == ENOMEM || errnum == EAGAIN ||
 	    strstr(text, "Cannot allocate memory") || strstr(text, "Resource temporarily unavailable"))
 		return QP_DENSITY_ENOMEM;

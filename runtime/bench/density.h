@@ -37,6 +37,7 @@ struct qp_density_opts {
 #define QP_DENSITY_BRIDGE "bridge-full"
 #define QP_DENSITY_SUBNET "subnet-full"
 #define QP_DENSITY_RESERVE "reserve"
+#define QP_DENSITY_TIMEOUT "start-timeout" /* a guest too slow to boot: CPU, not memory */
 #define QP_DENSITY_INTERRUPTED "interrupted"
 #define QP_DENSITY_ERROR "error"
 
