@@ -12,6 +12,7 @@
 
 #include "bench/result.h"
 #include "util/error.h"
+#include "util/json.h"
 
 struct qp_bench_opts {
 	bool container, vm;       /* --mode */
@@ -37,8 +38,12 @@ int qp_bench_child(char *const argv[], double *ms, int *status, struct qp_child_
 		   qp_error **err);
 void qp_child_out_free(struct qp_child_out *o);
 
-/* The JSON number after "key": in text (a flat object), or false. */
-bool qp_bench_json_num(const char *text, const char *key, double *out);
+/* The JSON object on the first line of text that starts with prefix
+ * (NULL: the first line), parsed (util/json.h bounds); NULL if there is
+ * none or it is not an object.  Free with yajl_tree_free. */
+yajl_val qp_bench_json_line(const char *text, const char *prefix);
+/* obj[section][key] (section NULL: obj[key]) if it is a number. */
+bool qp_bench_json_number(yajl_val obj, const char *section, const char *key, double *out);
 
 /* SIGINT/SIGTERM are blocked while a bench runs (cmd_bench.c); true, with
  * an error, once one is pending: the scenario stops and cleans up. */

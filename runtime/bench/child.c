@@ -104,17 +104,36 @@ void qp_child_out_free(struct qp_child_out *o)
 	o->out = o->err = NULL;
 }
 
-bool qp_bench_json_num(const char *text, const char *key, double *out)
+yajl_val qp_bench_json_line(const char *text, const char *prefix)
 {
-	char pat[96];
-	const char *p;
-	char *end;
+	size_t plen = prefix ? strlen(prefix) : 0;
+	yajl_val tree = NULL;
+	char *line;
 
-	if (!text || snprintf(pat, sizeof(pat), "\"%s\":", key) >= (int)sizeof(pat) ||
-	    !(p = strstr(text, pat)))
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (plen && strncmp(p, prefix, plen))
+			continue;
+		if (!(line = strndup(p + plen, strcspn(p + plen, "\n"))))
+			return NULL;
+		if (qp_json_parse(line, "result line", &tree, NULL) < 0 || !YAJL_IS_OBJECT(tree)) {
+			yajl_tree_free(tree);
+			tree = NULL;
+		}
+		free(line);
+		return tree;
+	}
+	return NULL;
+}
+
+bool qp_bench_json_number(yajl_val obj, const char *section, const char *key, double *out)
+{
+	yajl_val v = section ? qp_json_get(obj, section) : obj;
+
+	v = v ? qp_json_get(v, key) : NULL;
+	if (!v || !YAJL_IS_NUMBER(v))
 		return false;
-	*out = strtod(p + strlen(pat), &end);
-	return end != p + strlen(pat);
+	*out = YAJL_GET_DOUBLE(v);
+	return true;
 }
 
 void qp_bench_progress(const struct qp_bench_opts *o, const char *what, int i, int n)

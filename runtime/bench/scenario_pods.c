@@ -111,7 +111,10 @@ static int replaces(const struct qp_bench_opts *o, struct qp_bench_report *r, co
 			qp_child_out_free(&out);
 			return -1;
 		}
-		bool ok = qp_bench_json_num(out.out, "replace_ms", &a) && qp_bench_json_num(out.out, "gap_ms", &b);
+		yajl_val obj = qp_bench_json_line(out.out, NULL);
+		bool ok = qp_bench_json_number(obj, NULL, "replace_ms", &a) &&
+			  qp_bench_json_number(obj, NULL, "gap_ms", &b);
+		yajl_tree_free(obj);
 		qp_child_out_free(&out);
 		if (!ok)
 			return qp_error_set(err, QP_E_GENERIC, 0, "qpod replace printed no timings");
@@ -232,18 +235,20 @@ static int measure_pods(const struct qp_bench_opts *o, struct qp_bench_report *r
 			qp_child_out_free(&out);
 			goto out;
 		}
+		yajl_val obj = qp_bench_json_line(out.out, NULL);
+		qp_child_out_free(&out);
 		for (size_t f = 0; f < nf; f++) {
-			const char *sec = strstr(out.out, fields[f].section);
 			double v;
-			if (!sec || !qp_bench_json_num(sec, fields[f].key, &v) ||
+			if (!qp_bench_json_number(obj, fields[f].section, fields[f].key, &v) ||
 			    qp_bench_sample(res[f], v / 1024, err) < 0) {
 				if (err && !*err)
-					qp_error_set(err, QP_E_GENERIC, 0, "qpod stats: no %s", fields[f].key);
-				qp_child_out_free(&out);
+					qp_error_set(err, QP_E_GENERIC, 0, "qpod stats: no %s.%s", fields[f].section,
+						     fields[f].key);
+				yajl_tree_free(obj);
 				goto out;
 			}
 		}
-		qp_child_out_free(&out);
+		yajl_tree_free(obj);
 	}
 	ret = 0;
 out:

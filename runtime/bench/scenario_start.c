@@ -156,7 +156,6 @@ static int run_once(struct variant *v, bool record, qp_error **err)
 	struct qp_child_out out = { 0 };
 	double ms, tl;
 	int status;
-	const char *line;
 
 	if (qp_bench_child((char *const *)v->argv, &ms, &status, &out, err) < 0)
 		return -1;
@@ -170,18 +169,18 @@ static int run_once(struct variant *v, bool record, qp_error **err)
 		if (qp_bench_sample(v->exit, ms, err) < 0)
 			goto fail;
 		if (v->timeline) {
-			line = strstr(out.err, "qpod-timeline: ");
-			if (!line || !qp_bench_json_num(line, "start_total", &tl)) {
-				qp_error_set(err, QP_E_GENERIC, 0, "%s: no start timeline in its output", v->name);
-				goto fail;
-			}
-			if (qp_bench_sample(v->start, tl, err) < 0)
-				goto fail;
-			for (int i = 0; v->phases[i]; i++)
-				if (qp_bench_json_num(line, v->phases[i], &tl)) {
+			yajl_val tl_obj = qp_bench_json_line(out.err, "qpod-timeline: ");
+			int r = !tl_obj || !qp_bench_json_number(tl_obj, NULL, "start_total", &tl)
+					? qp_error_set(err, QP_E_GENERIC, 0, "%s: no start timeline in its output", v->name)
+					: qp_bench_sample(v->start, tl, err);
+			for (int i = 0; r == 0 && v->phases[i]; i++)
+				if (qp_bench_json_number(tl_obj, NULL, v->phases[i], &tl)) {
 					v->phase_sum[i] += tl;
 					v->phase_n[i]++;
 				}
+			yajl_tree_free(tl_obj);
+			if (r < 0)
+				goto fail;
 		}
 	}
 	qp_child_out_free(&out);

@@ -57,23 +57,6 @@ static bool is_net(const char *test)
 	return !strncmp(test, "tcp_", 4);
 }
 
-/* "key":"value" of a flat JSON line into buf. */
-static bool json_str(const char *text, const char *key, char *buf, size_t size)
-{
-	char pat[64];
-	const char *p, *e;
-
-	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
-	if (!text || !(p = strstr(text, pat)))
-		return false;
-	p += strlen(pat);
-	if (!(e = strchr(p, '"')) || (size_t)(e - p) >= size)
-		return false;
-	memcpy(buf, p, (size_t)(e - p));
-	buf[e - p] = '\0';
-	return true;
-}
-
 struct wl {
 	const struct qp_bench_opts *o;
 	const struct qp_workload_opts *w;
@@ -137,12 +120,16 @@ static int scored(const char *const *argv, const char *what, double *score, char
 
 	if (qp_bench_child((char *const *)argv, &ms, &status, &out, err) < 0)
 		return -1;
-	if (status != 0 || !qp_bench_json_num(out.out, "score", score) ||
-	    !json_str(out.out, "unit", unit, usize)) {
+	yajl_val obj = status == 0 ? qp_bench_json_line(out.out, NULL) : NULL;
+	const char *u = qp_json_get_str(obj, "unit");
+	if (!qp_bench_json_number(obj, NULL, "score", score) || !u || strlen(u) >= usize) {
 		const char *e = out.err && *out.err ? out.err : out.out ? out.out : "";
 		r = qp_error_set(err, QP_E_GENERIC, 0, "%s: exit status %d: %.*s", what, status,
 				 (int)strcspn(e, "\n"), e);
+	} else {
+		strcpy(unit, u);
 	}
+	yajl_tree_free(obj);
 	qp_child_out_free(&out);
 	return r;
 }
