@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/io.h"
 #include "bench/result.h"
 #include "cli/cli.h"
 #include "report/report.h"
@@ -30,18 +31,9 @@ static const char *const formats[] = { "table", "markdown", "csv", "svg", "html"
 static int write_file(const char *path, const char *data, size_t len, qp_error **err)
 {
 	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
-	size_t done = 0;
 
-	if (fd < 0)
+	if (fd < 0 || qp_write_all(fd, data, len) < 0)
 		return qp_fail(err, errno, "write \"%s\"", path);
-	while (done < len) {
-		ssize_t n = write(fd, data + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return qp_fail(err, errno, "write \"%s\"", path);
-		done += (size_t)n;
-	}
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "util/io.h"
 #include "util/cleanup.h"
 #include "vm/vm.h"
 
@@ -76,19 +77,6 @@ out:
 	return r;
 }
 
-static void write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
 int vm_ctl_exec(int dirfd, const struct qp_process *proc, bool detach, int *status, qp_error **err)
 {
 	_cleanup_close_ int fd = ctl_connect(dirfd, err);
@@ -134,7 +122,7 @@ int vm_ctl_exec(int dirfd, const struct qp_process *proc, bool detach, int *stat
 			}
 			break;
 		case QP_MSG_EXEC_OUT:
-			write_all(m.u.exec_out.stream == 1 ? 1 : 2, m.u.exec_out.data, m.u.exec_out.len);
+			qp_write_all(m.u.exec_out.stream == 1 ? 1 : 2, m.u.exec_out.data, m.u.exec_out.len);
 			break;
 		case QP_MSG_EXEC_EXIT:
 			if (m.u.exec_exit.errnum) {

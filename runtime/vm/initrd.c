@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "util/io.h"
 #include "util/cleanup.h"
 #include "vm/vm.h"
 
@@ -30,19 +31,9 @@ struct cpio_out {
 
 static int out_write(struct cpio_out *o, const void *buf, size_t len)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(o->fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-		o->off += (size_t)n;
-	}
+	if (qp_write_all(o->fd, buf, len) < 0)
+		return -1;
+	o->off += len;
 	return 0;
 }
 

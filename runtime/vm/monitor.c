@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/io.h"
 #include "pod.h"
 #include "util/cleanup.h"
 #include "util/log.h"
@@ -691,21 +692,6 @@ static struct vm_client *exec_client(struct vm_mon *m, uint32_t id)
 
 /* ---- guest messages ---- */
 
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* A bounded printable copy of guest text. */
 static void clean_text(const char *s, char *out, size_t size)
 {
@@ -739,7 +725,7 @@ static int guest_message(struct vm_mon *m, const struct qp_msg *msg, qp_error **
 	case QP_MSG_STDOUT:
 	case QP_MSG_STDERR:
 		/* a closed stdout of ours must not stop the relay */
-		write_all(msg->type == QP_MSG_STDOUT ? 1 : 2, msg->u.data.data, msg->u.data.len);
+		qp_write_all(msg->type == QP_MSG_STDOUT ? 1 : 2, msg->u.data.data, msg->u.data.len);
 		return 0;
 	case QP_MSG_STARTED:
 		m->started = true;

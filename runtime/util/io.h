@@ -1,0 +1,11 @@
+/* runtime/util/io.h — small fd helpers shared across the runtime. */
+#ifndef QPOD_IO_H
+#define QPOD_IO_H
+
+#include <stddef.h>
+
+/* write() all len bytes, retrying after EINTR and short writes.  Returns 0,
+ * or -1 with errno set. */
+int qp_write_all(int fd, const void *buf, size_t len);
+
+#endif
