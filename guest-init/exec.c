@@ -23,11 +23,8 @@ struct gi_exec {
 	int out_r, err_r, rep_r; /* -1 once closed */
 	int exited, code, errnum;
 	int64_t drain_deadline;
+	char argv0[128], cwd[128]; /* for the error text (bounded copies) */
 	char text[256];
-};
-
-struct exec_report {
-	int step, errnum;
 };
 
 static struct gi_exec execs[GI_MAX_EXECS];
@@ -50,36 +47,55 @@ static void send_exit(uint32_t id, int code, int errnum, const char *text)
 	gi_send_or_die(&m);
 }
 
-/* In the child: stdio, session, ids, cwd, env, exec; a failure is written to
- * rep (close-on-exec, so EOF alone means exec succeeded). */
-static __attribute__((noreturn)) void child(const struct qp_run *r, int null_fd, int out_w,
-					     int err_w, int rep_w)
+void gi_exec_child(const struct qp_run *r, int in, int out, int err, int rep_w)
 {
-	struct exec_report rep = { 1, 0 };
+	struct gi_exec_report rep = { GI_STEP_STDIO, 0 };
 	sigset_t none;
 
-	for (int s = 1; s < NSIG; s++)
-		if (s != SIGKILL && s != SIGSTOP)
-			signal(s, SIG_DFL);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (dup2(null_fd, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
+	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		goto fail;
 	setsid();
-	rep.step = 2;
+	rep.step = GI_STEP_IDS;
 	if (setgroups(0, NULL) < 0 || setgid(r->gid) < 0 || setuid(r->uid) < 0)
 		goto fail;
-	rep.step = 3;
+	rep.step = GI_STEP_CWD;
 	if (chdir(r->cwd && r->cwd[0] ? r->cwd : "/") < 0)
 		goto fail;
-	rep.step = 4;
-	environ = (char **)r->env;
+	rep.step = GI_STEP_EXEC;
+	environ = (char **)r->env; /* execvp searches the process's own PATH */
 	execvp(r->argv[0], (char *const *)r->argv);
 fail:
 	rep.errnum = errno;
 	if (write(rep_w, &rep, sizeof(rep)) < 0)
 		_exit(127);
-	_exit(rep.step == 4 && (errno == ENOENT || errno == ENOTDIR) ? 127 : 126);
+	_exit(rep.step == GI_STEP_EXEC && (rep.errnum == ENOENT || rep.errnum == ENOTDIR) ? 127 : 126);
+}
+
+int gi_exec_report_read(int fd, const struct qp_run *r, int *errnum, char *text, size_t size)
+{
+	static const char *const steps[] = { "", "set up stdio", "set uid/gid", "chdir", "exec" };
+	struct gi_exec_report rep;
+	char shown[QP_SHOWN_MAX];
+	ssize_t n = read(fd, &rep, sizeof(rep));
+
+	if (n < 0 && errno == EINTR)
+		return -1;
+	if (n == 0)
+		return 0;
+	if (n != sizeof(rep) || rep.step < GI_STEP_STDIO || rep.step > GI_STEP_EXEC) {
+		*errnum = EIO;
+		snprintf(text, size, "setup of the process failed");
+		return 1;
+	}
+	*errnum = rep.errnum ? rep.errnum : EIO;
+	snprintf(text, size, "%s \"%s\": %s", steps[rep.step],
+		 qp_shown(rep.step == GI_STEP_CWD ? r->cwd : r->argv[0], shown), strerror(*errnum));
+	return 1;
 }
 
 void gi_exec_start(const struct qp_run *r)
@@ -113,9 +129,11 @@ void gi_exec_start(const struct qp_run *r)
 		goto out;
 	}
 	if (pid == 0)
-		child(r, null_fd, out[1], errp[1], rep[1]);
+		gi_exec_child(r, null_fd, out[1], errp[1], rep[1]);
 	*e = (struct gi_exec){ .id = r->id, .pid = pid, .out_r = out[0], .err_r = errp[0],
 			       .rep_r = rep[0], .code = -1 };
+	snprintf(e->argv0, sizeof(e->argv0), "%s", r->argv[0]);
+	snprintf(e->cwd, sizeof(e->cwd), "%s", r->cwd && r->cwd[0] ? r->cwd : "/");
 	out[0] = errp[0] = rep[0] = -1;
 out:
 	for (int i = 0; i < 2; i++) {
@@ -168,24 +186,17 @@ static void relay_out(struct gi_exec *e, int *fd, uint8_t stream)
 
 static void read_report(struct gi_exec *e)
 {
-	static const char *const steps[] = { "", "set up stdio", "set uid/gid", "chdir", "exec" };
-	struct exec_report rep;
-	ssize_t n = read(e->rep_r, &rep, sizeof(rep));
+	struct qp_run what = { .cwd = e->cwd, .argv = (const char *const[]){ e->argv0, NULL } };
+	int r = gi_exec_report_read(e->rep_r, &what, &e->errnum, e->text, sizeof(e->text));
 
-	if (n < 0 && errno == EINTR)
+	if (r < 0)
 		return;
 	close_fd(&e->rep_r);
-	if (n == 0) {
+	if (r == 0) {
 		struct qp_msg m = { .type = QP_MSG_EXEC_STARTED };
 		m.u.exec_started.id = e->id;
 		m.u.exec_started.pid = (uint32_t)e->pid;
 		gi_send_or_die(&m);
-	} else if (n == sizeof(rep) && rep.step >= 1 && rep.step <= 4) {
-		e->errnum = rep.errnum ? rep.errnum : EIO;
-		snprintf(e->text, sizeof(e->text), "%s: %s", steps[rep.step], strerror(e->errnum));
-	} else {
-		e->errnum = EIO;
-		snprintf(e->text, sizeof(e->text), "exec setup failed");
 	}
 }
 

@@ -23,6 +23,24 @@ __attribute__((noreturn, format(printf, 3, 4))) void gi_fatal(uint32_t code, int
 							     const char *fmt, ...);
 #define die(...) gi_fatal(QP_PERR_SYSCALL, errno, __VA_ARGS__)
 
+/* ---- exec.c: starting processes (the workload and EXECs) ---- */
+
+/* How the forked child of a process failed: written to a close-on-exec
+ * pipe, so EOF alone means the exec worked. */
+enum { GI_STEP_STDIO = 1, GI_STEP_IDS, GI_STEP_CWD, GI_STEP_EXEC };
+struct gi_exec_report {
+	int step, errnum;
+};
+
+/* In the forked child: default signals, stdio from in/out/err, its own
+ * session, no supplementary groups, r's gid/uid, cwd, env, execvp.  A
+ * failed step goes to rep_w; then it exits 127 (not found) or 126. */
+__attribute__((noreturn)) void gi_exec_child(const struct qp_run *r, int in, int out, int err,
+					     int rep_w);
+/* Read the report pipe: 0 = exec'd (EOF), 1 = failed (*errnum and a
+ * one-line text naming the step and r's command or cwd), -1 = EINTR. */
+int gi_exec_report_read(int fd, const struct qp_run *r, int *errnum, char *text, size_t size);
+
 /* ---- exec.c: extra processes in the pod (EXEC messages) ---- */
 
 #define GI_MAX_EXECS 16

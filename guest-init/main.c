@@ -421,11 +421,6 @@ static void wait_run(struct qp_run *out)
 
 /* ---- the workload ---- */
 
-enum { STEP_STDIO = 1, STEP_IDS, STEP_CWD, STEP_EXEC };
-struct exec_report {
-	int step, errnum;
-};
-
 enum { EV_SPAWNED = 1, EV_EXITED, EV_OTHER_EXITED };
 struct event {
 	int kind, a, b; /* SPAWNED: pid; EXITED: code, errno; OTHER_EXITED: pid, code */
@@ -439,32 +434,13 @@ struct workload {
 	uint64_t spawn_ns;
 };
 
-static void child_fail(struct workload *w, int step)
-{
-	struct exec_report rep = { step, errno };
-
-	if (write(w->exec_w, &rep, sizeof(rep)) < 0)
-		_exit(127);
-	_exit(127);
-}
-
-/* In the forked child: stdio, ids, cwd, env, exec. */
+/* In the forked child (tinyinit_run's fn). */
 static void exec_workload(void *arg)
 {
 	struct workload *w = arg;
-	const struct qp_run *r = &w->run;
-	int in = r->flags & QP_RUN_F_STDIN ? w->stdin_r : w->null_fd;
 
-	if (dup2(in, 0) < 0 || dup2(w->out_w, 1) < 0 || dup2(w->err_w, 2) < 0)
-		child_fail(w, STEP_STDIO);
-	setsid();
-	if (setgroups(0, NULL) < 0 || setgid(r->gid) < 0 || setuid(r->uid) < 0)
-		child_fail(w, STEP_IDS);
-	if (chdir(r->cwd && r->cwd[0] ? r->cwd : "/") < 0)
-		child_fail(w, STEP_CWD);
-	environ = (char **)r->env; /* execvp searches the workload's PATH */
-	execvp(r->argv[0], (char *const *)r->argv);
-	child_fail(w, STEP_EXEC);
+	gi_exec_child(&w->run, w->run.flags & QP_RUN_F_STDIN ? w->stdin_r : w->null_fd, w->out_w,
+		      w->err_w, w->exec_w);
 }
 
 static void close_fd(int *fd)
@@ -571,27 +547,21 @@ static void relay_output(int *fd, uint16_t type)
 /* The exec pipe: EOF alone means exec succeeded; a report means it failed. */
 static void relay_exec(struct relay *rl)
 {
-	static const char *const steps[] = { "", "set up stdio", "set uid/gid", "chdir", "exec" };
 	struct workload *w = rl->w;
-	struct exec_report rep;
-	ssize_t n = read(w->exec_r, &rep, sizeof(rep));
+	char text[512];
+	int errnum, r = gi_exec_report_read(w->exec_r, &w->run, &errnum, text, sizeof(text));
 
-	if (n < 0 && errno == EINTR)
+	if (r < 0)
 		return;
 	close_fd(&w->exec_r);
-	if (n == 0) {
+	if (r == 0) {
 		struct qp_msg m = { .type = QP_MSG_STARTED };
 		m.u.started.pid = (uint32_t)w->pid;
 		m.u.started.spawn_ns = w->spawn_ns;
 		m.u.started.exec_ns = gi_boot_ns();
 		gi_send_or_die(&m);
-	} else if (n == sizeof(rep) && rep.step >= STEP_STDIO && rep.step <= STEP_EXEC) {
-		char shown[QP_SHOWN_MAX];
-		send_error(QP_PERR_EXEC, rep.errnum, "%s \"%s\": %s", steps[rep.step],
-			   qp_shown(rep.step == STEP_CWD ? w->run.cwd : w->run.argv[0], shown),
-			   strerror(rep.errnum));
 	} else {
-		send_error(QP_PERR_EXEC, 0, "workload setup failed");
+		send_error(QP_PERR_EXEC, errnum, "%s", text);
 	}
 }
 

@@ -74,7 +74,7 @@
  * SHUTDOWN).  MEMINFO_REQ and SHUTDOWN may come at any time after HELLO,
  * SIGNAL and STDIN after RUN.  A guest ERROR with code PROTOCOL or SYSCALL
  * is the guest's last message: it powers off next.  EXEC is followed by
- * EXIT 127; STATE (e.g. SIGNAL with no workload) changes nothing.
+ * EXIT 127 (not found) or 126; STATE (e.g. SIGNAL with no workload) changes nothing.
  * Timestamps are CLOCK_BOOTTIME of the guest (ns since its kernel started).
  *
  * Everything received is hostile: channel.c checks every bound above before

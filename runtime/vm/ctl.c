@@ -128,8 +128,7 @@ int vm_ctl_exec(int dirfd, const struct qp_process *proc, bool detach, int *stat
 			if (m.u.exec_exit.errnum) {
 				char text[QP_PROTO_MAX_TEXT + 1];
 				snprintf(text, sizeof(text), "%s", m.u.exec_exit.text ? m.u.exec_exit.text : "");
-				qp_error_set(err, QP_E_EXEC, 0, "\"%s\": %s",
-					     proc->args && proc->args[0] ? proc->args[0] : "", text);
+				qp_error_set(err, QP_E_EXEC, 0, "%s", text);
 				if (err && *err)
 					(*err)->errnum = m.u.exec_exit.errnum;
 				goto out;
