@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "bench/result.h"
@@ -48,6 +49,10 @@ bool qp_bench_json_number(yajl_val obj, const char *section, const char *key, do
 /* SIGINT/SIGTERM are blocked while a bench runs (cmd_bench.c); true, with
  * an error, once one is pending: the scenario stops and cleans up. */
 bool qp_bench_interrupted(qp_error **err);
+/* Block (and un-ignore) SIGINT/SIGTERM for the run; then consume what is
+ * pending and restore *old. */
+void qp_bench_hold_signals(sigset_t *old);
+void qp_bench_release_signals(const sigset_t *old);
 
 void qp_bench_progress(const struct qp_bench_opts *o, const char *what, int i, int n);
 

@@ -152,3 +152,31 @@ bool qp_bench_interrupted(qp_error **err)
 	qp_error_set(err, QP_E_GENERIC, EINTR, "interrupted");
 	return true;
 }
+
+void qp_bench_hold_signals(sigset_t *old)
+{
+	sigset_t block;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, old);
+	/* an ignored signal is dropped, never pending (a shell's background
+	 * job starts with SIGINT ignored) */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+}
+
+void qp_bench_release_signals(const sigset_t *old)
+{
+	sigset_t block;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	/* take a pending Ctrl-C here: unblocked, it would kill us before the
+	 * (partial) result is written */
+	while (sigtimedwait(&block, NULL, &(struct timespec){ 0 }) > 0)
+		;
+	sigprocmask(SIG_SETMASK, old, NULL);
+}

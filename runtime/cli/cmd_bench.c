@@ -104,26 +104,6 @@ static int split_list(const char *arg, const char *const *allowed, const char **
 	return 0;
 }
 
-static int write_out(struct qp_bench_report *r, const char *format, const char *path, qp_error **err)
-{
-	FILE *f = stdout;
-	const char *paths[] = { path ? path : "qpod bench" };
-	struct qp_report_set set = { .n = 1, .reports = &r, .paths = paths };
-	int ret;
-
-	if (path && !(f = fopen(path, "we")))
-		return qp_fail(err, errno, "open \"%s\"", path);
-	if (!strcmp(format, "json"))
-		ret = qp_bench_report_write_json(r, f, err);
-	else if (!strcmp(format, "csv"))
-		ret = qp_report_csv(&set, f, err);
-	else
-		ret = qp_report_text(&set, !strcmp(format, "markdown"), f, err);
-	if (path && fclose(f) != 0 && ret == 0)
-		ret = qp_fail(err, errno, "write \"%s\"", path);
-	return ret;
-}
-
 int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
 	static const struct option opts[] = {
@@ -145,7 +125,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	const char *targets_arg = "host,container,vm", *tests_arg = NULL;
 	const char *targets[4] = { NULL }, *tests[16] = { NULL };
 	struct qp_workload_opts w = { .targets = targets, .tests = tests, .duration = 2 };
-	sigset_t block, old;
+	sigset_t old;
 	int c, ret = -1;
 	int64_t mem;
 
@@ -260,14 +240,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	    qp_bench_param_str(r, "baseline", o.baseline ? "yes" : "no", err) < 0)
 		goto out;
 	/* Ctrl-C and SIGTERM stop the scenario between runs, so its cleanup runs */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	/* an ignored signal is dropped, never pending (a shell's background
-	 * job starts with SIGINT ignored) */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	qp_bench_hold_signals(&old);
 	if (!strcmp(scenario, "start"))
 		ret = qp_bench_start(&o, r, err);
 	else if (!strcmp(scenario, "replace"))
@@ -278,15 +251,11 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		ret = qp_bench_memory(&o, r, err);
 	if (o.progress)
 		fputs("\r\033[K", stderr);
-	/* take a pending Ctrl-C here: unblocked, it would kill us before the
-	 * partial result is written */
-	while (sigtimedwait(&block, NULL, &(struct timespec){ 0 }) > 0)
-		;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	qp_bench_release_signals(&old);
 	/* what was measured is written even when the scenario stopped early */
 	if (r->partial || ret == 0) {
 		qp_error *werr = NULL;
-		if (write_out(r, format, output, ret == 0 ? err : &werr) < 0 && ret == 0)
+		if (qp_report_write_one(r, format, output, "qpod bench", ret == 0 ? err : &werr) < 0 && ret == 0)
 			ret = -1;
 		qp_error_free(&werr);
 	}

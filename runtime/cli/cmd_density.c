@@ -75,7 +75,7 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	int64_t ram = (int64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
 	bool reserve_set = false, kvm = false;
 	char detail[1200], *end;
-	sigset_t block, old;
+	sigset_t old;
 	int c, ret = -1;
 	long v;
 
@@ -167,34 +167,13 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	    qp_bench_param_str(r, "ksm", o.ksm ? "on" : "off", err) < 0)
 		goto out;
 	/* Ctrl-C and SIGTERM end the run between starts; teardown follows */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	qp_bench_hold_signals(&old);
 	ret = qp_density_run(&o, r, detail, sizeof(detail), err);
-	while (sigtimedwait(&block, NULL, &(struct timespec){ 0 }) > 0)
-		;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	qp_bench_release_signals(&old);
 	if (ret == 0) {
-		FILE *f = stdout;
-		const char *paths[] = { output ? output : "qpod density" };
-		struct qp_report_set set = { .n = 1, .reports = &r, .paths = paths };
-
 		fprintf(stderr, "qpod: density: stopped: %s%s%s\n", r->stop_reason, detail[0] ? ": " : "", detail);
-		if (output && !(f = fopen(output, "we"))) {
-			ret = qp_fail(err, errno, "density: open \"%s\"", output);
-			goto out;
-		}
-		if (!strcmp(format, "json"))
-			ret = qp_bench_report_write_json(r, f, err);
-		else if (!strcmp(format, "csv"))
-			ret = qp_report_csv(&set, f, err);
-		else
-			ret = qp_report_text(&set, !strcmp(format, "markdown"), f, err);
-		if (output && fclose(f) != 0 && ret == 0)
-			ret = qp_fail(err, errno, "density: write \"%s\"", output);
+		if ((ret = qp_report_write_one(r, format, output, "qpod density", err)) < 0)
+			qp_error_prefix(err, "density");
 		/* a run that ended in an unexplained error still says so in the exit status */
 		if (ret == 0 && !strcmp(r->stop_reason, QP_DENSITY_ERROR))
 			ret = qp_error_set(err, QP_E_GENERIC, 0, "density: a start failed: %s", detail);

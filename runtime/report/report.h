@@ -56,6 +56,10 @@ size_t qp_text_width(const char *s);          /* characters (UTF-8), not bytes *
 /* ---- formats ---- */
 int qp_report_text(const struct qp_report_set *set, bool markdown, FILE *out, qp_error **err);
 int qp_report_csv(const struct qp_report_set *set, FILE *out, qp_error **err);
+/* One report to path (NULL: stdout) as json, csv, table or markdown; label
+ * names it in the textual formats when there is no path (write.c). */
+int qp_report_write_one(struct qp_bench_report *r, const char *format, const char *path,
+			const char *label, qp_error **err);
 int qp_report_html(const struct qp_report_set *set, FILE *out, qp_error **err);
 
 /* ---- charts (charts.c, chart_*.c) ---- */
