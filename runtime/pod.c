@@ -15,7 +15,6 @@
 #include "pod.h"
 #include "util/cleanup.h"
 #include "vm/timeline.h"
-#include "vm/vm.h"
 
 #define CONFIG_COPY "config.json"
 
@@ -235,7 +234,7 @@ int pod_start(struct pod *pod, qp_error **err)
 				 (double)(pod->t_create - qp_request_ns) / 1e6,
 				 (double)(pod->t_created - pod->t_create) / 1e6,
 				 (double)(t - pod->t_created) / 1e6, (double)(t - qp_request_ns) / 1e6);
-		state_write_file(pod->dirfd, QP_VM_TIMELINE, tl, (size_t)n, NULL);
+		state_write_file(pod->dirfd, QP_TIMELINE_FILE, tl, (size_t)n, NULL);
 	}
 	return state_save(pod->dirfd, pod->state, err);
 }

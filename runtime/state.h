@@ -16,6 +16,8 @@
 #include "util/error.h"
 
 #define QP_DEFAULT_ROOT "/run/qpod"
+/* in a pod dir: the phases of its start in ms (written by its start) */
+#define QP_TIMELINE_FILE "timeline.json"
 
 enum qp_status {
 	QP_STATUS_CREATING = 0,

@@ -56,9 +56,9 @@ static void put_timeline(yajl_gen g, int dirfd)
 	size_t len;
 	yajl_val tree = NULL;
 
-	if (state_read_file(dirfd, "timeline.json", 4096, &text, &len, NULL) < 0)
+	if (state_read_file(dirfd, QP_TIMELINE_FILE, 4096, &text, &len, NULL) < 0)
 		return;
-	if (qp_json_parse(text, "timeline.json", &tree, NULL) == 0 && YAJL_IS_OBJECT(tree)) {
+	if (qp_json_parse(text, QP_TIMELINE_FILE, &tree, NULL) == 0 && YAJL_IS_OBJECT(tree)) {
 		qp_json_key(g, "timeline");
 		yajl_gen_map_open(g);
 		for (size_t i = 0; i < tree->u.object.len; i++)

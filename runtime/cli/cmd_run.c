@@ -402,7 +402,7 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 	if (o.timeline) {
 		_cleanup_free_ char *tl = NULL;
 		size_t len;
-		if (state_read_file(pod->dirfd, "timeline.json", 4096, &tl, &len, NULL) == 0)
+		if (state_read_file(pod->dirfd, QP_TIMELINE_FILE, 4096, &tl, &len, NULL) == 0)
 			fprintf(stderr, "qpod-timeline: %s\n", tl);
 	}
 	if (code >= 0) {

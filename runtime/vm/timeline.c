@@ -67,6 +67,6 @@ void vm_tl_save(int dirfd, const struct vm_timeline *t)
 	}
 	yajl_gen_map_close(g);
 	if (qp_json_gen_finish(g, &text, &len, NULL) == 0)
-		state_write_file(dirfd, QP_VM_TIMELINE, text, len, NULL);
+		state_write_file(dirfd, QP_TIMELINE_FILE, text, len, NULL);
 	free(text);
 }

@@ -33,7 +33,6 @@ struct pod;
 #define QP_VM_CTL_SOCK "ctl.sock"   /* the monitor's control socket */
 #define QP_VM_QEMU_LOG "qemu.log"
 #define QP_VM_STOPPED "stopped"     /* one line: why the VM stopped */
-#define QP_VM_TIMELINE "timeline.json"
 
 #define QP_VM_SEND_TIMEOUT_MS 5000
 #define QP_VM_STOP_TIMEOUT_MS 5000 /* SHUTDOWN -> QEMU gone, else SIGKILL */
