@@ -12,15 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vm/timeline.h"
 #include "bench/bench.h"
 
 #define OUT_MAX (64 * 1024)
 
 static double now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return (double)vm_tl_now() / 1e6;
 }
 
 /* The first OUT_MAX bytes of a memfd, NUL-terminated, malloc'ed. */

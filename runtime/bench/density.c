@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vm/timeline.h"
 #include "bench/bench.h"
 #include "bench/density.h"
 #include "bench/ksm.h"
@@ -43,9 +44,7 @@ struct worker {
 
 static double now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return (double)vm_tl_now() / 1e6;
 }
 
 /* The run's pods are density-<pid of the density process>-<n>. */

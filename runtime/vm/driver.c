@@ -21,6 +21,7 @@
 #include "pod.h"
 #include "util/cleanup.h"
 #include "util/log.h"
+#include "vm/timeline.h"
 #include "vm/vm.h"
 
 #define CREATE_TIMEOUT_MS 90000 /* the monitor's own hello timeout ends earlier */
@@ -108,16 +109,12 @@ static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 /* Read the monitor's one-line report (bounded, with a deadline). */
 static int read_report(int fd, char *buf, size_t size)
 {
+	long long deadline = vm_tl_now() / 1000000 + CREATE_TIMEOUT_MS;
 	size_t have = 0;
-	struct timespec t0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (have + 1 < size && !memchr(buf, '\n', have)) {
-		struct timespec t;
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		long long left = CREATE_TIMEOUT_MS - ((t.tv_sec - t0.tv_sec) * 1000LL +
-						      (t.tv_nsec - t0.tv_nsec) / 1000000);
+		long long left = deadline - vm_tl_now() / 1000000;
 		if (left <= 0 || poll(&p, 1, (int)left) == 0)
 			return -1;
 		ssize_t n = read(fd, buf + have, size - 1 - have);

@@ -75,9 +75,7 @@ struct vm_mon {
 
 static long long now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return vm_tl_now() / 1000000;
 }
 
 pid_t vm_mon_qemu_pid(const struct vm_mon *m)
