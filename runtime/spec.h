@@ -105,6 +105,7 @@ struct qp_resources {
 	int64_t memory_limit;          /* bytes; -1 = unlimited */
 	bool has_memory_swap;
 	int64_t memory_swap;
+	bool memory_check_before_update; /* refuse a limit below the usage (update) */
 	bool has_cpu_shares;
 	uint64_t cpu_shares;
 	bool has_cpu_quota;
