@@ -190,6 +190,8 @@ int spec_parse(const char *json, size_t len, struct pod_spec **out, qp_error **e
 int spec_load_bundle(const char *bundle_dir, struct pod_spec **out, qp_error **err);
 /* Semantic validation shared by every source of a spec (bundle or flags). */
 int spec_validate(const struct pod_spec *spec, qp_error **err);
+/* The linux.resources part of spec_validate (also for `qpod update`). */
+int spec_validate_resources(const struct qp_resources *r, qp_error **err);
 /* Serialise to config.json text (malloc'd, NUL-terminated). */
 int spec_write(const struct pod_spec *spec, char **out, size_t *len, qp_error **err);
 
