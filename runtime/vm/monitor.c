@@ -652,6 +652,11 @@ static void client_request(struct vm_mon *m, struct vm_client *c, struct qp_msg 
 			return; /* answered when the new workload runs */
 		break;
 	case QP_MSG_MEMINFO_REQ:
+		if (m->paused) {
+			qp_error_set(&e, QP_E_STATE, 0, "pod \"%s\" is paused: its guest cannot answer",
+				     m->pod->id);
+			break;
+		}
 		if (!c->want_meminfo && qp_chan_send(m->chan, msg, QP_VM_SEND_TIMEOUT_MS, &e) == 0)
 			c->want_meminfo = true;
 		if (!e)

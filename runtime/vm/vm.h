@@ -3,6 +3,7 @@
  *   qemu.c     kernel/init/firmware lookup, accelerator choice, QEMU spawn
  *   monitor.c  the pod's monitor: owns QEMU, the guest channel and ctl.sock
  *   qmp.c      the monitor's QMP client (pause, resume)
+ *   stats.c    the pod's usage for `qpod events`
  *   ctl.c      the client side of ctl.sock (start, kill, exec... from any qpod)
  *   driver.c   struct pod_driver on top of those
  *
@@ -121,6 +122,11 @@ int vm_mon_poll_fd(const struct vm_mon *m);
 int vm_mon_signal(struct vm_mon *m, int sig, qp_error **err);
 /* Pause (QMP "stop") or resume ("cont") the VM; QP_VM_PAUSED says which. */
 int vm_mon_pause(struct vm_mon *m, bool pause, qp_error **err);
+
+/* ---- stats.c ---- */
+
+/* The pod's usage (the driver's stats op). */
+int vm_stats(struct pod *pod, struct qp_stats *st, qp_error **err);
 
 /* ---- qmp.c ---- */
 
