@@ -100,6 +100,8 @@ static int bad(struct ctx *c, const char *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (!path[0]) /* the top level */
+		return qp_error_set(c->err, QP_E_INVALID, 0, "%s: %s", c->what, msg);
 	return qp_error_set(c->err, QP_E_INVALID, 0, "%s: %s: %s", c->what, path, msg);
 }
 
@@ -218,7 +220,7 @@ static int section(struct ctx *c, yajl_val obj, const char *path, const struct f
 	char p[PATH_MAX_JSON];
 
 	if (!YAJL_IS_OBJECT(obj))
-		return bad(c, path[0] ? path : "resources", "expected an object");
+		return bad(c, path, "expected an object");
 	for (size_t i = 0; i < obj->u.object.len; i++) {
 		const char *key = obj->u.object.keys[i];
 		yajl_val v = obj->u.object.values[i];
@@ -230,8 +232,7 @@ static int section(struct ctx *c, yajl_val obj, const char *path, const struct f
 		if (!f->key) {
 			char shown[QP_SHOWN_MAX];
 			if (c->strict)
-				return bad(c, path[0] ? path : "resources", "unknown field \"%s\"",
-					   qp_shown(key, shown));
+				return bad(c, path, "unknown field \"%s\"", qp_shown(key, shown));
 			continue;
 		}
 		if (!absent(v) && one(c, f, v, p) < 0)

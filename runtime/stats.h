@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/error.h"
+
 #define QP_STATS_MAX_CPUS 1024
 #define QP_STATS_MAX_RAW 96     /* memory.stat lines kept */
 #define QP_STATS_KEY_MAX 48
@@ -47,5 +49,9 @@ struct qp_stats {
 };
 
 void qp_stats_free(struct qp_stats *st);
+/* One line of runc's `events` output (malloc'ed, no newline): type "stats"
+ * with st as "data", or another type ("oom") with st NULL. */
+int qp_stats_event_json(const char *type, const char *id, const struct qp_stats *st, char **out,
+			qp_error **err);
 
 #endif

@@ -18,13 +18,6 @@
 
 #include "container/cgroup.h"
 
-void qp_stats_free(struct qp_stats *st)
-{
-	free(st->percpu);
-	st->percpu = NULL;
-	st->n_percpu = 0;
-}
-
 /* a value or "max" (-> max_value); false if missing or junk */
 static bool read_limit(int fd, const char *file, uint64_t max_value, uint64_t *v)
 {
