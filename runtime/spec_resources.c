@@ -288,19 +288,21 @@ static int copy_str(char **dst, const char *src)
 
 int spec_resources_merge(struct qp_resources *dst, const struct qp_resources *u)
 {
-#define TAKE(f)                                      \
-	do {                                         \
-		if (u->has_##f) {                    \
-			dst->has_##f = true;         \
-			dst->f = u->f;               \
-		}                                    \
+	/* as runc's update: a zero memory, swap, shares, quota or period means
+	 * "unchanged" (a zero pids limit means unlimited) */
+#define TAKE(f, zero_keeps)                                       \
+	do {                                                      \
+		if (u->has_##f && !(zero_keeps && u->f == 0)) {   \
+			dst->has_##f = true;                      \
+			dst->f = u->f;                            \
+		}                                                 \
 	} while (0)
-	TAKE(memory_limit);
-	TAKE(memory_swap);
-	TAKE(cpu_shares);
-	TAKE(cpu_quota);
-	TAKE(cpu_period);
-	TAKE(pids_limit);
+	TAKE(memory_limit, true);
+	TAKE(memory_swap, true);
+	TAKE(cpu_shares, true);
+	TAKE(cpu_quota, true);
+	TAKE(cpu_period, true);
+	TAKE(pids_limit, false);
 #undef TAKE
 	/* memsw >= limit: an unlimited memory limit cannot keep a finite swap */
 	if (u->has_memory_limit && u->memory_limit < 0 && !u->has_memory_swap && dst->has_memory_swap)

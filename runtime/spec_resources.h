@@ -25,7 +25,9 @@ int spec_resources_parse(yajl_val v, const char *what, const char *prefix, bool 
 int spec_resources_parse_text(const char *text, size_t len, const char *what,
 			      struct qp_resources *res, qp_error **err);
 
-/* Every field upd sets replaces dst's (strings copied).  A memory limit
+/* Every field upd sets replaces dst's (strings copied), except that zero
+ * memory.limit/swap, cpu.shares/quota/period mean "unchanged", as in runc's
+ * update (a zero pids.limit is "unlimited" and taken).  A memory limit
  * made unlimited (-1) makes a finite memory+swap limit unlimited too, as
  * the kernel requires memsw >= limit.  -1 only on ENOMEM. */
 int spec_resources_merge(struct qp_resources *dst, const struct qp_resources *upd);
