@@ -4,8 +4,6 @@
  * choices (a zero count is left out, limit and failcnt are always there),
  * and UINT64_MAX for an unlimited memory limit, as runc reports v2's "max". */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,24 +17,11 @@ void qp_stats_free(struct qp_stats *st)
 	st->n_percpu = 0;
 }
 
-static void u64(yajl_gen g, uint64_t v)
-{
-	char buf[24];
-	int n = snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	yajl_gen_number(g, buf, (size_t)n);
-}
-
-static void ku64(yajl_gen g, const char *key, uint64_t v)
-{
-	qp_json_key(g, key);
-	u64(g, v);
-}
-
 /* omitempty */
 static void ku64_nz(yajl_gen g, const char *key, uint64_t v)
 {
 	if (v)
-		ku64(g, key, v);
+		qp_json_ku64(g, key, v);
 }
 
 static void mem_entry(yajl_gen g, const char *key, const struct qp_stats_mem_entry *e)
@@ -45,10 +30,10 @@ static void mem_entry(yajl_gen g, const char *key, const struct qp_stats_mem_ent
 		return;
 	qp_json_key(g, key);
 	yajl_gen_map_open(g);
-	ku64(g, "limit", e->limit);
+	qp_json_ku64(g, "limit", e->limit);
 	ku64_nz(g, "usage", e->usage);
 	ku64_nz(g, "max", e->max);
-	ku64(g, "failcnt", e->failcnt);
+	qp_json_ku64(g, "failcnt", e->failcnt);
 	yajl_gen_map_close(g);
 }
 
@@ -64,11 +49,11 @@ static void cpu(yajl_gen g, const struct qp_stats *st)
 			qp_json_key(g, "percpu");
 			yajl_gen_array_open(g);
 			for (size_t i = 0; i < st->n_percpu; i++)
-				u64(g, st->percpu[i]);
+				qp_json_u64(g, st->percpu[i]);
 			yajl_gen_array_close(g);
 		}
-		ku64(g, "kernel", st->cpu_kernel);
-		ku64(g, "user", st->cpu_user);
+		qp_json_ku64(g, "kernel", st->cpu_kernel);
+		qp_json_ku64(g, "user", st->cpu_user);
 		yajl_gen_map_close(g);
 	}
 	if (st->has_throttling && (st->periods || st->throttled_periods || st->throttled_time)) {
@@ -94,7 +79,7 @@ static void memory(yajl_gen g, const struct qp_stats *st)
 			qp_json_key(g, "raw");
 			yajl_gen_map_open(g);
 			for (size_t i = 0; i < st->n_raw; i++)
-				ku64(g, st->raw[i].key, st->raw[i].value);
+				qp_json_ku64(g, st->raw[i].key, st->raw[i].value);
 			yajl_gen_map_close(g);
 		}
 	}

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,25 @@ static const char *const unsupported[] = {
 	"mem-bw-schema",
 };
 
+/* runc's flags and where they go */
+enum flag_kind { F_MEMORY, F_U64, F_I64, F_STR };
+#define R(f) offsetof(struct qp_resources, f)
+static const struct {
+	const char *name;
+	enum flag_kind kind;
+	size_t off, has_off;
+} flags[] = {
+	{ "memory", F_MEMORY, R(memory_limit), R(has_memory_limit) },
+	{ "memory-swap", F_MEMORY, R(memory_swap), R(has_memory_swap) },
+	{ "cpu-shares", F_U64, R(cpu_shares), R(has_cpu_shares) },
+	{ "cpu-share", F_U64, R(cpu_shares), R(has_cpu_shares) },
+	{ "cpu-quota", F_I64, R(cpu_quota), R(has_cpu_quota) },
+	{ "cpu-period", F_U64, R(cpu_period), R(has_cpu_period) },
+	{ "pids-limit", F_I64, R(pids_limit), R(has_pids_limit) },
+	{ "cpuset-cpus", F_STR, R(cpuset_cpus), 0 },
+	{ "cpuset-mems", F_STR, R(cpuset_mems), 0 },
+};
+
 /* a memory size, or -1 for unlimited */
 static int memory_value(const char *v, const char *what, int64_t *out, qp_error **err)
 {
@@ -63,44 +83,35 @@ static int memory_value(const char *v, const char *what, int64_t *out, qp_error 
 
 int cli_update_flag(const char *name, const char *value, struct qp_resources *res, qp_error **err)
 {
-	char what[48];
+	char *base = (char *)res, what[48];
+	size_t i = 0;
 
 	snprintf(what, sizeof(what), "--%s", name);
-	for (size_t i = 0; i < QP_ARRAY_SIZE(unsupported); i++)
-		if (!strcmp(name, unsupported[i]))
+	for (size_t k = 0; k < QP_ARRAY_SIZE(unsupported); k++)
+		if (!strcmp(name, unsupported[k]))
 			return qp_error_set(err, QP_E_INVALID, 0, "%s is not supported by qpod", what);
-	if (!strcmp(name, "memory")) {
-		res->has_memory_limit = true;
-		return memory_value(value, what, &res->memory_limit, err);
-	}
-	if (!strcmp(name, "memory-swap")) {
-		res->has_memory_swap = true;
-		return memory_value(value, what, &res->memory_swap, err);
-	}
-	if (!strcmp(name, "cpu-shares") || !strcmp(name, "cpu-share")) {
-		res->has_cpu_shares = true;
-		return cli_parse_u64(value, what, &res->cpu_shares, err);
-	}
-	if (!strcmp(name, "cpu-quota")) {
-		res->has_cpu_quota = true;
-		return cli_parse_i64(value, what, &res->cpu_quota, err);
-	}
-	if (!strcmp(name, "cpu-period")) {
-		res->has_cpu_period = true;
-		return cli_parse_u64(value, what, &res->cpu_period, err);
-	}
-	if (!strcmp(name, "pids-limit")) {
-		res->has_pids_limit = true;
-		return cli_parse_i64(value, what, &res->pids_limit, err);
-	}
-	if (!strcmp(name, "cpuset-cpus") || !strcmp(name, "cpuset-mems")) {
-		char **s = name[7] == 'c' ? &res->cpuset_cpus : &res->cpuset_mems;
+	while (i < QP_ARRAY_SIZE(flags) && strcmp(flags[i].name, name))
+		i++;
+	if (i == QP_ARRAY_SIZE(flags))
+		return qp_error_set(err, QP_E_INVALID, 0, "unknown option %s", what);
+	if (flags[i].kind != F_STR)
+		*(bool *)(base + flags[i].has_off) = true;
+	switch (flags[i].kind) {
+	case F_MEMORY:
+		return memory_value(value, what, (int64_t *)(base + flags[i].off), err);
+	case F_U64:
+		return cli_parse_u64(value, what, (uint64_t *)(base + flags[i].off), err);
+	case F_I64:
+		return cli_parse_i64(value, what, (int64_t *)(base + flags[i].off), err);
+	case F_STR: {
+		char **s = (char **)(base + flags[i].off);
 		free(*s);
 		if (!(*s = strdup(value)))
 			return qp_fail(err, ENOMEM, "%s", what);
 		return 0;
 	}
-	return qp_error_set(err, QP_E_INVALID, 0, "unknown option %s", what);
+	}
+	return 0;
 }
 
 static int read_resources(const char *src, struct qp_resources *res, qp_error **err)

@@ -6,22 +6,25 @@
 #include "container/container.h"
 #include "pod.h"
 
-static int pod_cgroup(struct pod *pod, const char *what, struct qp_cgroup **cg, qp_error **err)
+/* The pod's cgroup, or NULL with an error that says what needed it. */
+static struct qp_cgroup *pod_cgroup(struct pod *pod, const char *what, qp_error **err)
 {
+	struct qp_cgroup *cg = NULL;
+
 	if (!pod->state->cgroup)
-		return qp_error_set(err, QP_E_STATE, 0,
-				    "pod \"%s\" has no cgroup of its own (rootless), so %s is not possible",
-				    pod->id, what);
-	return qp_cgroup_open(pod->state->cgroup, cg, err);
+		qp_error_set(err, QP_E_STATE, 0,
+			     "pod \"%s\" has no cgroup of its own (rootless), so %s is not possible",
+			     pod->id, what);
+	else
+		qp_cgroup_open(pod->state->cgroup, &cg, err);
+	return cg;
 }
 
 static int freeze(struct pod *pod, bool on, qp_error **err)
 {
-	struct qp_cgroup *cg = NULL;
-	int r = pod_cgroup(pod, on ? "pause" : "resume", &cg, err);
+	struct qp_cgroup *cg = pod_cgroup(pod, on ? "pause" : "resume", err);
+	int r = cg ? qp_cgroup_freeze(cg, on, err) : -1;
 
-	if (r == 0)
-		r = qp_cgroup_freeze(cg, on, err);
 	qp_cgroup_free(cg);
 	return r;
 }
@@ -48,22 +51,18 @@ bool qp_container_frozen(struct pod *pod)
 
 int qp_container_update(struct pod *pod, const struct qp_resources *res, qp_error **err)
 {
-	struct qp_cgroup *cg = NULL;
-	int r = pod_cgroup(pod, "an update of its limits", &cg, err);
+	struct qp_cgroup *cg = pod_cgroup(pod, "an update of its limits", err);
+	int r = cg ? qp_cgroup_update(cg, res, err) : -1;
 
-	if (r == 0)
-		r = qp_cgroup_update(cg, res, err);
 	qp_cgroup_free(cg);
 	return r;
 }
 
 int qp_container_stats(struct pod *pod, struct qp_stats *st, qp_error **err)
 {
-	struct qp_cgroup *cg = NULL;
-	int r = pod_cgroup(pod, "reading its usage", &cg, err);
+	struct qp_cgroup *cg = pod_cgroup(pod, "reading its usage", err);
+	int r = cg ? qp_cgroup_stats(cg, st, err) : -1;
 
-	if (r == 0)
-		r = qp_cgroup_stats(cg, st, err);
 	qp_cgroup_free(cg);
 	return r;
 }

@@ -1,5 +1,7 @@
 /* runtime/util/json.c — see json.h. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +40,19 @@ void qp_json_kint(yajl_gen g, const char *key, long long v)
 {
 	qp_json_key(g, key);
 	yajl_gen_integer(g, v);
+}
+
+void qp_json_u64(yajl_gen g, uint64_t v)
+{
+	char buf[24];
+	int n = snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	yajl_gen_number(g, buf, (size_t)n);
+}
+
+void qp_json_ku64(yajl_gen g, const char *key, uint64_t v)
+{
+	qp_json_key(g, key);
+	qp_json_u64(g, v);
 }
 
 void qp_json_kbool(yajl_gen g, const char *key, bool v)

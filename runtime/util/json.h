@@ -16,6 +16,9 @@ yajl_gen qp_json_gen_new(bool beautify);
 void qp_json_str(yajl_gen g, const char *s);                 /* s may be NULL -> null */
 void qp_json_kstr(yajl_gen g, const char *key, const char *s);
 void qp_json_kint(yajl_gen g, const char *key, long long v);
+/* an unsigned 64-bit number (beyond long long: from its decimal text) */
+void qp_json_u64(yajl_gen g, uint64_t v);
+void qp_json_ku64(yajl_gen g, const char *key, uint64_t v);
 void qp_json_kbool(yajl_gen g, const char *key, bool v);
 void qp_json_kdouble(yajl_gen g, const char *key, double v);
 void qp_json_key(yajl_gen g, const char *key);
