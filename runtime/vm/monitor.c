@@ -459,6 +459,8 @@ static int replace_begin(struct vm_mon *m, struct vm_client *c, const struct qp_
 		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is not running", m->pod->id);
 	if (m->replacing)
 		return qp_error_set(err, QP_E_STATE, 0, "a replace of pod \"%s\" is in progress", m->pod->id);
+	if (m->paused)
+		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is paused", m->pod->id);
 	if (msg->u.replace.argc) {
 		if (!(m->rep_argv = calloc(msg->u.replace.argc + 1, sizeof(char *))))
 			return qp_fail(err, ENOMEM, "replace");
@@ -665,6 +667,8 @@ static void client_request(struct vm_mon *m, struct vm_client *c, struct qp_msg 
 	case QP_MSG_EXEC:
 		if (!m->started || m->exited || m->stopping)
 			qp_error_set(&e, QP_E_STATE, 0, "pod \"%s\" is not running", m->pod->id);
+		else if (m->paused) /* as runc: no exec into a paused pod */
+			qp_error_set(&e, QP_E_STATE, 0, "pod \"%s\" is paused", m->pod->id);
 		else if (c->exec_id)
 			qp_error_set(&e, QP_E_STATE, 0, "one exec per connection");
 		else {

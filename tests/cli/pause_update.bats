@@ -52,6 +52,9 @@ frozen_state() { # freezer state of pod $ID as the kernel says it
 	assert_eq "$(qp list --format json | jq -r --arg id "$ID" '.[] | select(.id == $id) | .status')" paused "list"
 	assert_eq "$(frozen_state)" FROZEN "the kernel's freezer"
 	assert_stands_still
+	# no exec into a paused pod (runc refuses it too)
+	run --separate-stderr qp exec "$ID" true
+	assert_qpod_error 125
 	local a
 	a=$(lines_out)
 	run qp resume "$ID"
@@ -254,6 +257,9 @@ frozen_state() { # freezer state of pod $ID as the kernel says it
 	assert_status 0
 	assert_eq "$(pod_field "$ID" status)" paused
 	assert_stands_still
+	run --separate-stderr qp exec "$ID" true
+	assert_qpod_error 125
+	assert_contains "$stderr" "paused"
 	run qp events --stats "$ID"
 	assert_status 0
 	jq -e '.data.cpu.usage.total > 0' <<<"$output" >/dev/null || flunk "vm stats: $output"
