@@ -662,25 +662,6 @@ static bool version_supported(const char *v)
 	return v[3] == '\0' || v[3] == '.' || v[3] == '-' || v[3] == '+';
 }
 
-/* yajl_tree keeps C strings: a "\u0000" escape would silently truncate. */
-static bool has_nul_escape(const char *t)
-{
-	bool in_str = false;
-
-	for (; *t; t++) {
-		if (!in_str) {
-			in_str = *t == '"';
-		} else if (*t == '"') {
-			in_str = false;
-		} else if (*t == '\\' && t[1]) {
-			if (t[1] == 'u' && strncmp(t + 2, "0000", 4) == 0)
-				return true;
-			t++;
-		}
-	}
-	return false;
-}
-
 static int parse_tree(yajl_val top, struct pod_spec *s, qp_error **err)
 {
 	char vbuf[QP_SHOWN_MAX];
@@ -707,28 +688,13 @@ static int parse_tree(yajl_val top, struct pod_spec *s, qp_error **err)
 
 int spec_parse(const char *json, size_t len, struct pod_spec **out, qp_error **err)
 {
-	_cleanup_free_ char *text = NULL;
 	struct pod_spec *s;
 	yajl_val top = NULL;
 	int r;
 
 	*out = NULL;
-	if (len > QP_SPEC_MAX_FILE)
-		return qp_error_set(err, QP_E_INVALID, 0, WHAT ": larger than %u bytes", QP_SPEC_MAX_FILE);
-	if (len == 0)
-		return qp_error_set(err, QP_E_INVALID, 0, WHAT ": empty file");
-	if (memchr(json, '\0', len))
-		return qp_error_set(err, QP_E_INVALID, 0, WHAT ": contains a NUL byte");
-	if (!(text = malloc(len + 1)))
-		return oom(err);
-	memcpy(text, json, len);
-	text[len] = '\0';
-	if (qp_json_parse(text, WHAT, &top, err) < 0)
+	if (qp_json_parse_buf(json, len, QP_SPEC_MAX_FILE, WHAT, &top, err) < 0)
 		return -1;
-	if (has_nul_escape(text)) {
-		yajl_tree_free(top);
-		return qp_error_set(err, QP_E_INVALID, 0, WHAT ": strings must not contain NUL (\\u0000)");
-	}
 	if (!(s = calloc(1, sizeof(*s)))) {
 		yajl_tree_free(top);
 		return oom(err);

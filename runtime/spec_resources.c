@@ -257,11 +257,7 @@ int spec_resources_parse_text(const char *text, size_t len, const char *what,
 	yajl_val v = NULL;
 	int r;
 
-	if (len > QP_SPEC_MAX_FILE)
-		return qp_error_set(err, QP_E_INVALID, 0, "%s: larger than %u bytes", what, QP_SPEC_MAX_FILE);
-	if (strlen(text) != len)
-		return qp_error_set(err, QP_E_INVALID, 0, "%s: contains a NUL byte", what);
-	if (qp_json_parse(text, what, &v, err) < 0)
+	if (qp_json_parse_buf(text, len, QP_SPEC_MAX_FILE, what, &v, err) < 0)
 		return -1;
 	if (!YAJL_IS_OBJECT(v)) {
 		yajl_tree_free(v);

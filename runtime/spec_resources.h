@@ -21,7 +21,7 @@
  * forward compatibility. */
 int spec_resources_parse(yajl_val v, const char *what, const char *prefix, bool strict,
 			 struct qp_resources *res, qp_error **err);
-/* Strict parse of JSON text (at most QP_SPEC_MAX_FILE bytes). */
+/* Strict parse of len bytes of JSON (at most QP_SPEC_MAX_FILE; no NUL). */
 int spec_resources_parse_text(const char *text, size_t len, const char *what,
 			      struct qp_resources *res, qp_error **err);
 

@@ -94,6 +94,8 @@ static void test_parse_refusals(void **state)
 	BAD("{\"hugepageLimits\": [{\"pageSize\": \"2MB\", \"limit\": 0}]}", "hugepageLimits: cannot be applied");
 	BAD("{\"unified\": {\"memory.high\": \"1\"}}", "unified: cannot be applied");
 	parse_bad("{\"pids\": {}}\0{}", 14, "NUL");
+	BAD("{\"cpu\": {\"cpus\": \"0\\u0000junk\"}}", "must not contain NUL");
+	BAD("", "empty");
 }
 
 static void test_lenient(void **state)
