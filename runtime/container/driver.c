@@ -350,6 +350,8 @@ static enum qp_status ct_status(struct pod *pod)
 {
 	if (!state_pid_alive(pod->state))
 		return QP_STATUS_STOPPED;
+	if (qp_container_frozen(pod))
+		return QP_STATUS_PAUSED;
 	if (faccessat(pod->dirfd, QP_EXEC_FIFO, F_OK, 0) == 0)
 		return QP_STATUS_CREATED;
 	return QP_STATUS_RUNNING;
@@ -460,4 +462,8 @@ const struct pod_driver qp_container_driver = {
 	.reap = ct_reap,
 	.exec = qp_container_exec,
 	.pids = ct_pids,
+	.pause = qp_container_pause,
+	.resume = qp_container_resume,
+	.update = qp_container_update,
+	.stats = qp_container_stats,
 };
