@@ -137,6 +137,9 @@ static int create_detached(struct pod *pod, qp_error **err)
 
 static int vm_create(struct pod *pod, qp_error **err)
 {
+	if (pod->io.preserve_fds > 0)
+		return qp_error_set(err, QP_E_INVALID, 0, "--preserve-fds is not supported for vm pods "
+				    "(host fds cannot reach the guest)");
 	if (!pod->io.foreground)
 		return create_detached(pod, err);
 	if (vm_mon_boot(pod, &self_mon, err) < 0)

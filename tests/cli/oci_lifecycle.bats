@@ -348,3 +348,31 @@ load helpers
 	assert_eq "$(pod_field "$ID" status)" stopped
 	qp delete "$ID"
 }
+
+@test "runc's create/run flags are applied: --preserve-fds, --no-pivot, --no-new-keyring" {
+	make_bundle "$BUNDLE" "$(helper_args fds)"
+	run --separate-stderr bash -c 'exec 3</etc/hostname 4</etc/hostname; exec "$@"' _ \
+		"$QPOD" --root "$ROOT" run "$ID" --bundle "$BUNDLE" --preserve-fds 2
+	assert_status 0
+	assert_eq "$output" "0 1 2 3 4" "fds of the workload with --preserve-fds 2"
+	run --separate-stderr bash -c 'exec 3</etc/hostname 4</etc/hostname; exec "$@"' _ \
+		"$QPOD" --root "$ROOT" run "$ID" --bundle "$BUNDLE"
+	assert_eq "$output" "0 1 2" "fds of the workload without it"
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE" --preserve-fds many
+	assert_qpod_error 125
+
+	make_bundle "$BUNDLE" '.process.args = ["sh", "-c", "cat /etc/os-release >/dev/null; ls / | grep -c ."]'
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE" --no-pivot
+	assert_status 0
+	assert_eq "$output" "$(ls "$ROOTFS" | grep -c .)" "--no-pivot: the rootfs is /"
+
+	# a session keyring of the pod's own unless --no-new-keyring (seccomp
+	# off: the default profile refuses keyctl)
+	make_bundle "$BUNDLE" "$(helper_args keyring) | del(.linux.seccomp)"
+	local host mine kept
+	host=$("$QPOD_BUILD/tools/qpod-testhelper" keyring)
+	mine=$(qp run "$ID" --bundle "$BUNDLE")
+	kept=$(qp run "$ID" --bundle "$BUNDLE" --no-new-keyring)
+	[ -n "$mine" ] && [ "$mine" != "$host" ] || flunk "the pod shares the host's session keyring ($host)"
+	assert_eq "$kept" "$host" "--no-new-keyring keeps the caller's"
+}
