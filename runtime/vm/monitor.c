@@ -122,14 +122,19 @@ static void qemu_reason(struct vm_mon *m)
 {
 	int st = m->qemu_status;
 
-	if (WIFSIGNALED(st))
+	char tail[200];
+
+	vm_qemu_log_tail(m->pod->dirfd, tail, sizeof(tail));
+	/* QEMU's own last words, unless it was killed from outside */
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		set_reason(m, "qemu killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
-	else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
-		char tail[200];
-		vm_qemu_log_tail(m->pod->dirfd, tail, sizeof(tail));
+	else if (WIFSIGNALED(st))
+		set_reason(m, "qemu killed by signal %d (%s)%s%s", WTERMSIG(st), strsignal(WTERMSIG(st)),
+			   tail[0] ? ": " : "", tail);
+	else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
 		set_reason(m, "qemu exited with status %d%s%s", WEXITSTATUS(st), tail[0] ? ": " : "",
 			   tail);
-	} else
+	else
 		set_reason(m, "the VM powered off");
 }
 
