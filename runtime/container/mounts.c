@@ -40,6 +40,7 @@ static const struct {
 	{ "strictatime", false, MS_STRICTATIME }, { "nostrictatime", true, MS_STRICTATIME },
 	{ "lazytime", false, MS_LAZYTIME }, { "nolazytime", true, MS_LAZYTIME },
 	{ "silent", false, MS_SILENT },    { "loud", true, MS_SILENT },
+	{ "defaults", false, 0 }, /* mount(8)'s rw,suid,dev,exec,async: the kernel's own defaults */
 };
 
 static const struct {

@@ -13,10 +13,31 @@ load helpers
 		flunk "unexpected default spec:" "$output"
 }
 
-@test "features prints JSON" {
+@test "features is true: every mount option and namespace it lists works" {
 	run --separate-stderr "$QPOD" features
 	assert_status 0
-	jq -e 'type == "object"' <<<"$output" >/dev/null || flunk "not a JSON object:" "$output"
+	local features=$output o ns src=$TEST_DIR/src
+	jq -e '.potentiallyUnsafeConfigAnnotations == ["qpod."]' <<<"$features" >/dev/null ||
+		flunk "qpod.* annotations not listed as unsafe:" "$features"
+	mkdir -p "$src"
+	for o in $(jq -r '.mountOptions[]' <<<"$features"); do
+		case $o in
+		bind | rbind | remount | *shared | *slave | *private | *unbindable | rro)
+			make_bundle "$BUNDLE" ".process.args = [\"true\"] | .mounts += [{\"destination\": \"/mnt\",
+				\"type\": \"bind\", \"source\": \"$src\", \"options\": [\"bind\", \"$o\"]}]" ;;
+		*)
+			make_bundle "$BUNDLE" ".process.args = [\"true\"] | .mounts += [{\"destination\": \"/mnt\",
+				\"type\": \"tmpfs\", \"source\": \"tmpfs\", \"options\": [\"$o\"]}]" ;;
+		esac
+		run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+		[ "$status" -eq 0 ] || flunk "mount option $o (listed in features) fails:" "$stderr"
+	done
+	for ns in $(jq -r '.linux.namespaces[]' <<<"$features"); do
+		[ "$ns" = user ] && continue # needs mappings: tests/cli/isolation.bats
+		make_bundle "$BUNDLE" ".process.args = [\"true\"] | .linux.namespaces = ([.linux.namespaces[] | select(.type != \"$ns\")] + [{\"type\": \"$ns\"}])"
+		run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+		[ "$status" -eq 0 ] || flunk "namespace $ns (listed in features) fails:" "$stderr"
+	done
 }
 
 @test "create, start, state, list, ps, kill, delete" {
