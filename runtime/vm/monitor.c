@@ -350,6 +350,9 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	if ((m->qemu = vm_spawn_qemu(&o, err)) < 0)
 		goto fail;
 	m->tl.spawned = vm_tl_now();
+	/* a foreground run's monitor stays where its caller is; QEMU goes in */
+	if (vm_cgroup_enter(pod, m->qemu, err) < 0)
+		goto fail;
 	m->qemu_pidfd = (int)syscall(SYS_pidfd_open, m->qemu, 0);
 	/* the pod's pid is the monitor (this process): the one whose exit
 	 * status is the workload's, that a shim or conmon can wait on */

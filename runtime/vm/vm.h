@@ -144,6 +144,9 @@ void vm_qmp_free(struct vm_qmp *q);
 /* Build the RUN/EXEC fields from an OCI process (pointers into proc). */
 void vm_run_from_process(const struct qp_process *proc, struct qp_run *run);
 
+/* Move pid into the pod's cgroup (driver.c; none: nothing to do). */
+int vm_cgroup_enter(struct pod *pod, pid_t pid, qp_error **err);
+
 /* ---- ctl.c ---- */
 
 /* One request (CTL_START, SIGNAL, SHUTDOWN, MEMINFO_REQ, CTL_REPLACE) to
