@@ -377,7 +377,15 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	*out = m;
 	return 0;
 fail:
-	vm_mon_free(m);
+	/* the pod never ran: nobody will delete it, so its address goes now
+	 * (the tap dies with QEMU, in vm_mon_free) */
+	{
+		struct qp_net_config net = m->net; /* its strings belong to the pod */
+		bool had_net = m->has_net;
+		vm_mon_free(m);
+		if (had_net)
+			qp_net_detach(&net, pod->id, NULL);
+	}
 	return -1;
 }
 
@@ -557,7 +565,8 @@ static void begin_stop(struct vm_mon *m)
 		vm_mon_pause(m, false, NULL);
 	m->stopping = true;
 	m->stop_deadline = now_ms() + QP_VM_STOP_TIMEOUT_MS;
-	if (!m->chan->broken)
+	/* no channel yet (QEMU never opened it): nothing to tell the guest */
+	if (m->chan && !m->chan->broken)
 		qp_chan_send(m->chan, &msg, 100, NULL);
 }
 

@@ -256,3 +256,17 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 		assert_contains "$stderr" "failed to set MSR" "QEMU's own error for a forced kvm"
 	fi
 }
+
+@test "vm faults: a QEMU that never opens its channel: a clear error, no crash, and no state dir, process or lease left (bridge)" {
+	printf '#!/bin/sh\nexec sleep 30\n' >"$TEST_DIR/sleeping-qemu"
+	chmod +x "$TEST_DIR/sleeping-qemu"
+	NS=qpvm$$$BATS_TEST_NUMBER
+	ip netns add "$NS"
+	run --separate-stderr env QPOD_QEMU="$TEST_DIR/sleeping-qemu" QPOD_VM_HELLO_TIMEOUT_MS=1500 \
+		nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" run --mode vm --net bridge --rm "$ROOTFS" -- true
+	assert_qpod_error 125
+	assert_contains "$stderr" "did not open the VM channel"
+	assert_eq "$(ls "$ROOT" | grep -v '^\.' || true)" "" "state dirs left"
+	assert_eq "$(cat "$ROOT/.net/ipam" 2>/dev/null)" "" "leases left"
+	! pgrep -f "$TEST_DIR/sleeping-qemu" >/dev/null || flunk "the fake QEMU is still running"
+}
