@@ -213,3 +213,18 @@ create_fails() {
 	assert_qpod_error 125
 	rm -f "$TEST_DIR/rootfile"
 }
+
+@test "options of the ROOTFS form given with a bundle are refused, not ignored; create --help is create's" {
+	make_bundle "$BUNDLE" "$(helper_args true)"
+	local o
+	for o in "--memory 64M" "--hostname h" "--rm" "--name other" "-e A=B" "--net bridge" "--pids 5" "--read-only"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr qp create "$ID" --bundle "$BUNDLE" $o
+		assert_qpod_error 125
+		assert_contains "$stderr" "ROOTFS form" "create with $o"
+	done
+	assert_eq "$(qp list --quiet)" "" "pods left"
+	run --separate-stderr "$QPOD" create --help
+	assert_status 0
+	assert_match "${lines[0]}" '^Usage: qpod create ' "create --help"
+}
