@@ -146,8 +146,11 @@ int qp_find_executable(const char *cmd, char *const *env, char *buf, size_t len)
 
 int qp_exec_lookup_error(const char *cmd, int e, qp_error **err)
 {
-	if (e == ENOENT)
-		qp_error_set(err, QP_E_EXEC, 0, "exec \"%s\": not found in the rootfs", cmd);
+	/* runc's words, which podman maps to 127 */
+	if (e == ENOENT && strchr(cmd, '/'))
+		qp_error_set(err, QP_E_EXEC, 0, "exec \"%s\": stat %s: no such file or directory", cmd, cmd);
+	else if (e == ENOENT)
+		qp_error_set(err, QP_E_EXEC, 0, "exec \"%s\": executable file not found in $PATH", cmd);
 	else
 		qp_error_set(err, QP_E_EXEC, e, "exec \"%s\"", cmd);
 	if (err && *err)
