@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <linux/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -81,9 +82,17 @@ int qp_mount_parse_options(char *const *options, struct qp_mount_flags *out, qp_
 				out->propagation = propagation_opts[k].flag;
 			}
 		}
-		/* runtime-only hints with no kernel meaning here */
-		if (!known && (!strcmp(o, "tmpcopyup") || !strcmp(o, "idmap") || !strcmp(o, "ridmap")))
+		if (!known && !strcmp(o, "rro")) {
+			/* recursive read-only (mount_setattr, Linux >= 5.12) */
 			known = true;
+			out->rro = true;
+		}
+		if (!known && !strcmp(o, "tmpcopyup")) {
+			known = true; /* the image's files copied into the tmpfs (copyup.c) */
+			out->copyup = true;
+		}
+		if (!known && (!strcmp(o, "idmap") || !strcmp(o, "ridmap")))
+			return qp_error_set(err, QP_E_INVALID, 0, "mount option \"%s\" is not supported", o);
 		if (known)
 			continue;
 		size_t used = strlen(out->data), need = strlen(o) + (used ? 1 : 0);
@@ -126,6 +135,16 @@ static int remount_bind(const char *target, unsigned long flags, const char *wha
 	flags |= current_mount_flags(target) & ~MS_RDONLY;
 	if (mount(NULL, target, NULL, MS_REMOUNT | MS_BIND | flags, NULL) < 0)
 		return qp_fail(err, errno, "remount \"%s\"", what);
+	return 0;
+}
+
+/* "rro": read-only for the mount and every mount below it. */
+static int set_recursive_readonly(int dfd, const char *what, qp_error **err)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+
+	if (syscall(SYS_mount_setattr, dfd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+		return qp_fail(err, errno, "make \"%s\" recursively read-only (rro)", what);
 	return 0;
 }
 
@@ -181,16 +200,6 @@ static int do_one_mount(int rootfd, const struct qp_mount *m, qp_error **err)
 		if (mount(m->source, target, NULL, MS_BIND | (mf.rec ? MS_REC : 0), NULL) < 0)
 			return qp_fail(err, errno, "bind mount \"%s\" on \"%s\"", m->source,
 				       m->destination);
-		if (mf.flags & ~MS_REMOUNT) {
-			/* the new mount replaced the inode dfd pointed at: reopen */
-			close(dfd);
-			dfd = qp_open_in_root(rootfd, m->destination, QP_PATH_EXISTING, 0, err);
-			if (dfd < 0)
-				return qp_error_prefix(err, "mount \"%s\"", m->destination);
-			qp_fd_path(dfd, target, sizeof(target));
-			if (remount_bind(target, mf.flags & ~MS_REMOUNT, m->destination, err) < 0)
-				return -1;
-		}
 	} else if (type && (!strcmp(type, "cgroup") || !strcmp(type, "cgroup2"))) {
 		if (mount_cgroup(target, &mf, err) < 0)
 			return qp_error_prefix(err, "mount \"%s\"", m->destination);
@@ -208,8 +217,28 @@ static int do_one_mount(int rootfd, const struct qp_mount *m, qp_error **err)
 				       m->destination);
 		}
 	}
+	if (!(mf.bind && (mf.flags & ~MS_REMOUNT)) && !mf.propagation && !mf.rro && !mf.copyup)
+		return 0;
+	if (mf.copyup && (!type || strcmp(type, "tmpfs")))
+		return qp_error_set(err, QP_E_INVALID, 0, "mount \"%s\": tmpcopyup needs a tmpfs",
+				    m->destination);
+	/* The new mount covers the inode dfd points at: every later change
+	 * (flags, propagation, rro, copy-up) must go through the mount itself,
+	 * so resolve the destination again (still without leaving the root);
+	 * dfd stays the covered directory, the source of a copy-up. */
+	_cleanup_close_ int mfd = qp_open_in_root(rootfd, m->destination, QP_PATH_EXISTING, 0, err);
+	if (mfd < 0)
+		return qp_error_prefix(err, "mount \"%s\"", m->destination);
+	qp_fd_path(mfd, target, sizeof(target));
+	if (mf.copyup && qp_mount_copyup(dfd, target, m->destination, err) < 0)
+		return -1;
+	if (mf.bind && (mf.flags & ~MS_REMOUNT) &&
+	    remount_bind(target, mf.flags & ~MS_REMOUNT, m->destination, err) < 0)
+		return -1;
 	if (mf.propagation && mount(NULL, target, NULL, mf.propagation, NULL) < 0)
 		return qp_fail(err, errno, "set propagation of \"%s\"", m->destination);
+	if (mf.rro && set_recursive_readonly(mfd, m->destination, err) < 0)
+		return -1;
 	return 0;
 }
 

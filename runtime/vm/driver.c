@@ -98,12 +98,14 @@ static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 		_exit(1);
 	}
 	report(wfd, "ok %d %llu %s\n", (int)vm_mon_qemu_pid(m),
-	       (unsigned long long)pod->state->pid_start, vm_mon_accel(m));
+	       (unsigned long long)pod->state->vmm_pid_start, vm_mon_accel(m));
 	close(wfd);
-	vm_mon_serve(m, -1, &code, &err);
+	/* the monitor's exit status is the workload's: clients wait on it */
+	if (vm_mon_serve(m, -1, &code, &err) < 0)
+		code = 125; /* qpod's own failure status (cli.h) */
 	qp_error_free(&err);
 	vm_mon_free(m);
-	_exit(0);
+	_exit(code);
 }
 
 /* Read the monitor's one-line report (bounded, with a deadline). */
@@ -154,8 +156,10 @@ static int create_detached(struct pod *pod, qp_error **err)
 	int n = read_report(p[0], buf, sizeof(buf));
 	close(p[0]);
 	if (n > 0 && sscanf(buf, "ok %d %llu %7s", &qpid, &start, accel) == 3 && qpid > 0) {
-		pod->state->pid = qpid;
-		pod->state->pid_start = start;
+		pod->state->pid = pid;
+		pod->state->pid_start = proc_start_time(pid);
+		pod->state->vmm_pid = qpid;
+		pod->state->vmm_pid_start = start;
 		free(pod->state->accel);
 		pod->state->accel = strdup(accel);
 		return 0;
@@ -215,9 +219,9 @@ static void kill_qemu(struct pod *pod, int wait_ms)
 {
 	_cleanup_close_ int pidfd = -1;
 
-	if (!state_pid_alive(pod->state))
+	if (!state_vmm_alive(pod->state))
 		return;
-	pidfd = (int)syscall(SYS_pidfd_open, pod->state->pid, 0);
+	pidfd = (int)syscall(SYS_pidfd_open, pod->state->vmm_pid, 0);
 	if (pidfd < 0)
 		return;
 	/* first let it go by itself (the monitor stops it), then force */
@@ -242,7 +246,7 @@ static int vm_kill(struct pod *pod, int sig, int all, qp_error **err)
 	if (vm_ctl_call(pod->dirfd, &req, NULL, NULL, CTL_TIMEOUT_MS, &e) == 0)
 		return 0;
 	/* no monitor: only QEMU is left, and only SIGKILL is meaningful */
-	if (e->code == QP_E_STATE && state_pid_alive(pod->state) && sig == SIGKILL) {
+	if (e->code == QP_E_STATE && state_vmm_alive(pod->state) && sig == SIGKILL) {
 		qp_error_free(&e);
 		kill_qemu(pod, 0);
 		return 0;
@@ -258,13 +262,14 @@ static int vm_destroy(struct pod *pod, qp_error **err)
 	if (self_mon) {
 		vm_mon_free(self_mon);
 		self_mon = NULL;
-	} else if (state_pid_alive(pod->state)) {
+	} else if (state_vmm_alive(pod->state)) {
 		struct qp_msg req = { .type = QP_MSG_SHUTDOWN };
 		bool asked = vm_ctl_call(pod->dirfd, &req, NULL, NULL, CTL_TIMEOUT_MS, NULL) == 0;
 		kill_qemu(pod, asked ? QP_VM_STOP_TIMEOUT_MS + 1000 : 0);
 	}
-	if (state_pid_alive(pod->state))
-		return qp_error_set(err, QP_E_GENERIC, 0, "qemu (pid %d) is still alive", pod->state->pid);
+	if (state_vmm_alive(pod->state))
+		return qp_error_set(err, QP_E_GENERIC, 0, "qemu (pid %d) is still alive",
+				    pod->state->vmm_pid);
 	/* a detached monitor writes its last files after QEMU ends, then
 	 * removes ctl.sock: wait for that (bounded) before the dir goes */
 	for (int i = 0; i < 400 && faccessat(pod->dirfd, QP_VM_CTL_SOCK, F_OK, AT_SYMLINK_NOFOLLOW) == 0; i++)
@@ -319,12 +324,12 @@ static int vm_pids(struct pod *pod, pid_t **pids, size_t *n, qp_error **err)
 	/* the guest's processes have no host pids: report the VMM */
 	*n = 0;
 	*pids = NULL;
-	if (!state_pid_alive(pod->state))
-		return 0;
-	if (!(*pids = malloc(sizeof(**pids))))
+	if (!(*pids = calloc(2, sizeof(**pids))))
 		return qp_fail(err, ENOMEM, "pids");
-	(*pids)[0] = pod->state->pid;
-	*n = 1;
+	if (state_pid_alive(pod->state))
+		(*pids)[(*n)++] = pod->state->pid;
+	if (state_vmm_alive(pod->state) && pod->state->vmm_pid != pod->state->pid)
+		(*pids)[(*n)++] = pod->state->vmm_pid;
 	return 0;
 }
 

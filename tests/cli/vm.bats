@@ -28,7 +28,7 @@ vm_bundle() { # ARGS of the workload
 }
 
 qemu_of() { # the QEMU pid of pod ID (from state)
-	pod_field "$1" pid
+	pod_field "$1" vmm_pid
 }
 
 @test "vm lifecycle: create, state, start, exec, kill, delete from separate processes" {
