@@ -219,7 +219,7 @@ runtime_calls() {
 	assert_eq "$(pm ps -aq)" "" "containers after run --rm"
 }
 
-@test "podman run -d, exec: output, exit status, env and workdir; rm" {
+@test "podman run -d, exec: output, exit status, env, workdir, user; rm" {
 	run pm_run -d --name "$C" "$IMAGE" sh -c 'trap "exit 0" TERM; while :; do sleep 0.1; done'
 	assert_status 0
 	assert_eq "$(pm_status "$C")" "running 0" "status after run -d"
@@ -229,14 +229,32 @@ runtime_calls() {
 	assert_eq "$stderr" exec-err "exec stderr"
 	run pm exec "$C" sh -c 'exit 4'
 	assert_status 4
-	run pm exec -e QP_VAR=from-exec -w /tmp "$C" sh -c 'echo "$QP_VAR $(pwd)"'
+	run pm exec -e QP_VAR=from-exec -w /tmp -u 1000:1000 "$C" sh -c 'echo "$QP_VAR $(pwd) $(id -u):$(id -g)"'
 	assert_status 0
-	assert_eq "$output" "from-exec /tmp" "exec -e -w"
-	run pm exec "$C" /no/such/command
-	assert_status 127
+	assert_eq "$output" "from-exec /tmp 1000:1000" "exec -e -w -u"
 	run pm rm --force --time 0 "$C"
 	assert_status 0
 	assert_eq "$(pm ps -aq)" "" "containers after rm"
+}
+
+@test "podman exec: 127 for a missing command, 126 for a non-executable" {
+	pm_run -d --name "$C" "$IMAGE" sleep 1000 >/dev/null
+	run pm exec "$C" /no/such/command
+	assert_status 127
+	run pm exec "$C" /etc/passwd
+	assert_status 126
+}
+
+@test "podman kill: a named signal reaches the workload; SIGKILL by default" {
+	pm_run -d --name "$C" "$IMAGE" sh -c 'trap "echo got-usr1 >/tmp/sig" USR1; while :; do sleep 0.1; done' >/dev/null
+	run pm kill --signal USR1 "$C"
+	assert_status 0
+	wait_for 40 pm exec "$C" test -s /tmp/sig
+	assert_eq "$(pm exec "$C" cat /tmp/sig)" got-usr1 "what the trap wrote"
+	assert_eq "$(pm_status "$C")" "running 0" "status after kill -s USR1"
+	run pm kill "$C"
+	assert_status 0
+	wait_for 40 eval '[ "$(pm_status "$C")" = "exited 137" ]'
 }
 
 @test "podman exec -it: a terminal for the exec'd process" {
@@ -330,28 +348,45 @@ runtime_calls() {
 
 # ---- a microVM pod -----------------------------------------------------------
 
-@test "podman run --annotation qpod.mode=vm: a microVM pod" {
+vm_test() {
 	[ "$RT_NAME" = qpod ] || skip "qpod.mode is qpod's annotation ($PODMAN_RUNTIME ignores it)"
 	need_vm
+}
+
+@test "vm pod: podman run --rm --annotation qpod.mode=vm: output and exit status" {
+	vm_test
 	run --separate-stderr pm_run --rm --annotation qpod.mode=vm "$IMAGE" \
 		sh -c 'echo in-vm; uname -r; exit 3'
 	assert_status 3 || runtime_calls
 	assert_eq "${lines[0]}" in-vm "first line"
 	[ "${lines[1]}" != "$(uname -r)" ] || flunk "the pod runs the host kernel $(uname -r): not a VM"
+	assert_eq "$(pm ps -aq)" "" "containers after run --rm"
+}
 
+@test "vm pod: podman run -d, stop, rm" {
+	vm_test
 	run pm_run -d --name "$C" --annotation qpod.mode=vm "$IMAGE" sh -c 'trap "exit 0" TERM; while :; do sleep 0.1; done'
 	assert_status 0 || runtime_calls
-	local pid
+	assert_eq "$(pm_status "$C")" "running 0" "status after run -d"
+	local pid t0 t1
 	pid=$(pm_pid "$C")
-	run --separate-stderr pm exec "$C" sh -c 'echo exec-in-vm; exit 5'
-	assert_status 5 || runtime_calls
-	assert_eq "$output" exec-in-vm "exec stdout"
+	t0=$(date +%s%N)
 	run pm stop "$C"
+	t1=$(date +%s%N)
 	assert_status 0
+	[ $(((t1 - t0) / 1000000)) -lt 5000 ] || flunk "stop took $(((t1 - t0) / 1000000)) ms (the workload exits on TERM)"
 	assert_eq "$(pm_status "$C")" "exited 0" "status after stop"
 	run pm rm "$C"
 	assert_status 0
 	[ ! -e "/proc/$pid" ] || flunk "pod process $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline")) still there after rm"
-	pgrep -f "qemu-system.*$TEST_DIR" && flunk "QEMU left"
-	return 0
+	! pgrep -f "qemu-system.*$TEST_DIR" || flunk "QEMU left"
+}
+
+@test "vm pod: podman exec: output and exit status" {
+	vm_test
+	run pm_run -d --name "$C" --annotation qpod.mode=vm "$IMAGE" sleep 1000
+	assert_status 0 || runtime_calls
+	run --separate-stderr pm exec "$C" sh -c 'echo exec-in-vm; exit 5'
+	assert_status 5 || runtime_calls
+	assert_eq "$output" exec-in-vm "exec stdout"
 }
