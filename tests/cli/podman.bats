@@ -174,7 +174,10 @@ podman_teardown() {
 		[ -d "$d" ] || continue
 		rmdir "$d/conmon" 2>/dev/null
 		for f in "$d"/*/; do
-			[ -d "$f" ] && problems+="cgroup left: $f"$'\n'
+			[ -d "$f" ] || continue
+			problems+="cgroup left: $f"$'\n'
+			# reported; now remove it (it is under our own parent)
+			find "$f" -depth -type d -exec rmdir {} + 2>/dev/null
 		done
 		rmdir "$d" 2>/dev/null || problems+="cgroup left: $d"$'\n'
 	done
@@ -212,8 +215,11 @@ runtime_calls() {
 @test "podman run: the workload's exit status, 127 for a missing command, 126 for a non-executable" {
 	run pm_run --rm "$IMAGE" sh -c 'exit 3'
 	assert_status 3
-	run pm_run --rm "$IMAGE" /no/such/command
+	run --separate-stderr pm_run --rm "$IMAGE" /no/such/command
 	assert_status 127
+	# podman's clean-up after the failed create must succeed quietly (runc:
+	# `delete --force` of a pod that is not there exits 0)
+	assert_not_contains "$stderr" "after creation failed" "podman's stderr"
 	run pm_run --rm "$IMAGE" /etc/passwd
 	assert_status 126
 	assert_eq "$(pm ps -aq)" "" "containers after run --rm"
@@ -255,6 +261,23 @@ runtime_calls() {
 	run pm kill "$C"
 	assert_status 0
 	wait_for 40 eval '[ "$(pm_status "$C")" = "exited 137" ]'
+}
+
+@test "podman run --memory, --pids-limit: the limits on the container's cgroup" {
+	pm_run -d --name "$C" --memory 64m --pids-limit 50 "$IMAGE" sleep 1000 >/dev/null
+	local id dir
+	id=$(pm inspect "$C" --format '{{.Id}}')
+	if [ -d "$CGROUP_FS/memory" ]; then # v1 controllers
+		dir=$CGROUP_FS/memory/$CGPARENT/libpod-$id
+		[ -d "$dir" ] || flunk "no memory cgroup at $dir" "$(find "$CGROUP_FS/memory/$CGPARENT")"
+		assert_eq "$(cat "$dir/memory.limit_in_bytes")" 67108864 "memory.limit_in_bytes"
+		assert_eq "$(cat "$CGROUP_FS/pids/$CGPARENT/libpod-$id/pids.max")" 50 "pids.max"
+		grep -qx "$(pm_pid "$C")" "$dir/cgroup.procs" || flunk "the pod's pid is not in $dir"
+	else
+		dir=$CGROUP_FS/$CGPARENT/libpod-$id
+		assert_eq "$(cat "$dir/memory.max")" 67108864 "memory.max"
+		assert_eq "$(cat "$dir/pids.max")" 50 "pids.max"
+	fi
 }
 
 @test "podman exec -it: a terminal for the exec'd process" {
