@@ -39,6 +39,7 @@
 # QPOD_PODMAN_RUNTIME=/usr/sbin/runc runs the same tests with runc (to check
 # the tests themselves); the vm test is qpod's own and is skipped then.
 
+# shellcheck disable=SC2016,SC2154,SC2012 # single quotes are for the pod's shell; bats sets $stderr
 load helpers
 
 PTYRUN=$BATS_TEST_DIRNAME/ptyrun.py
@@ -144,6 +145,11 @@ host_paths() {
 	done
 }
 
+rt_state() { # the runtime's pod state dirs (qpod's own dot entries are not pods)
+	[ -d "$RT_ROOT" ] && find "$RT_ROOT" -mindepth 1 -maxdepth 1 ! -name '.*' -printf '%f\n'
+	return 0
+}
+
 pm_status() { # CONTAINER: podman's view: STATUS EXITCODE
 	pm inspect "$1" --format '{{.State.Status}} {{.State.ExitCode}}'
 }
@@ -166,8 +172,8 @@ podman_teardown() {
 	if [ -n "$(pm ps -aq 2>/dev/null)" ]; then
 		problems+="containers left: $(pm ps -a 2>&1)"$'\n'
 	fi
-	if [ -d "$RT_ROOT" ] && [ -n "$(ls -A "$RT_ROOT" | grep -v '^\.')" ]; then
-		problems+="runtime state left in $RT_ROOT: $(ls -A "$RT_ROOT" | tr '\n' ' ')"$'\n'
+	if [ -n "$(rt_state)" ]; then
+		problems+="runtime state left in $RT_ROOT: $(rt_state | tr '\n' ' ')"$'\n'
 	fi
 	# the container cgroups must be gone; the parent (and conmon's) are ours
 	for d in "$CGROUP_FS"/*/"$CGPARENT"; do
@@ -209,7 +215,7 @@ runtime_calls() {
 	assert_status 0 || runtime_calls
 	assert_eq "$output" $'hello-from-podman\nlo' "stdout"
 	assert_eq "$(pm ps -aq)" "" "containers after run --rm"
-	assert_eq "$(ls -A "$RT_ROOT" 2>/dev/null | grep -v '^\.')" "" "runtime state after run --rm"
+	assert_eq "$(rt_state)" "" "runtime state after run --rm"
 }
 
 @test "podman run: the workload's exit status, 127 for a missing command, 126 for a non-executable" {
