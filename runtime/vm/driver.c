@@ -21,6 +21,7 @@
 #include "pod.h"
 #include "util/cleanup.h"
 #include "util/log.h"
+#include "util/report.h"
 #include "vm/timeline.h"
 #include "vm/vm.h"
 
@@ -48,20 +49,6 @@ static void close_fds_except(const int *keep, size_t n)
 	syscall(SYS_close_range, from, ~0U, 0);
 }
 
-static void report(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void report(int fd, const char *fmt, ...)
-{
-	char buf[QP_PROTO_MAX_TEXT];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0 && write(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) < 0)
-		_exit(1);
-}
-
 static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 {
 	struct vm_mon *m = NULL;
@@ -78,7 +65,8 @@ static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 	signal(SIGPIPE, SIG_IGN);
 	d = openat(pod->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d < 0) {
-		report(wfd, "err %d %d reopen the state dir\n", QP_E_GENERIC, errno);
+		qp_fail(&err, errno, "reopen the state dir");
+		qp_report_err(wfd, err, "");
 		_exit(1);
 	}
 	close(pod->dirfd);
@@ -89,16 +77,17 @@ static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 	keep[1] = d < wfd ? wfd : d;
 	close_fds_except(keep, 2);
 	if (chdir("/") < 0) {
-		report(wfd, "err %d %d chdir /\n", QP_E_GENERIC, errno);
+		qp_fail(&err, errno, "chdir /");
+		qp_report_err(wfd, err, "");
 		_exit(1);
 	}
 	if (vm_mon_boot(pod, &m, &err) < 0) {
-		report(wfd, "err %d %d %s\n", err ? err->code : QP_E_GENERIC, err ? err->errnum : 0,
-		       err && err->msg ? err->msg : "boot failed");
+		qp_report_err(wfd, err, "boot failed");
 		_exit(1);
 	}
-	report(wfd, "ok %d %llu %s\n", (int)vm_mon_qemu_pid(m),
-	       (unsigned long long)pod->state->vmm_pid_start, vm_mon_accel(m));
+	if (qp_report_ok(wfd, "%d %llu %s", (int)vm_mon_qemu_pid(m),
+			 (unsigned long long)pod->state->vmm_pid_start, vm_mon_accel(m)) < 0)
+		_exit(1); /* the creator is gone: it will not record this pod */
 	close(wfd);
 	/* the monitor's exit status is the workload's: clients wait on it */
 	if (vm_mon_serve(m, -1, &code, &err) < 0)
@@ -108,35 +97,12 @@ static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 	_exit(code);
 }
 
-/* Read the monitor's one-line report (bounded, with a deadline). */
-static int read_report(int fd, char *buf, size_t size)
-{
-	long long deadline = vm_tl_now() / 1000000 + CREATE_TIMEOUT_MS;
-	size_t have = 0;
-
-	while (have + 1 < size && !memchr(buf, '\n', have)) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		long long left = deadline - vm_tl_now() / 1000000;
-		if (left <= 0 || poll(&p, 1, (int)left) == 0)
-			return -1;
-		ssize_t n = read(fd, buf + have, size - 1 - have);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-	}
-	buf[have] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return (int)have;
-}
-
 static int create_detached(struct pod *pod, qp_error **err)
 {
-	char buf[QP_PROTO_MAX_TEXT];
-	int p[2], code = 0, errnum = 0, off = 0, qpid = 0;
+	char buf[QP_REPORT_MAX], accel[8] = "";
+	const char *rest;
+	int p[2], qpid = 0;
 	unsigned long long start = 0;
-	char accel[8] = "";
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -153,24 +119,23 @@ static int create_detached(struct pod *pod, qp_error **err)
 		monitor_main(pod, p[1]);
 	}
 	close(p[1]);
-	int n = read_report(p[0], buf, sizeof(buf));
+	int n = qp_report_read(p[0], CREATE_TIMEOUT_MS, buf, sizeof(buf));
 	close(p[0]);
-	if (n > 0 && sscanf(buf, "ok %d %llu %7s", &qpid, &start, accel) == 3 && qpid > 0) {
-		pod->state->pid = pid;
-		pod->state->pid_start = proc_start_time(pid);
-		pod->state->vmm_pid = qpid;
-		pod->state->vmm_pid_start = start;
-		free(pod->state->accel);
-		pod->state->accel = strdup(accel);
-		return 0;
-	}
-	if (n > 0 && sscanf(buf, "err %d %d %n", &code, &errnum, &off) == 2 && off > 0) {
-		qp_error_set(err, code > 0 && code < 64 ? code : QP_E_GENERIC, 0, "%s", buf + off);
-		if (*err)
-			(*err)->errnum = errnum;
-	} else {
+	if (n < 0) {
 		qp_error_set(err, QP_E_TIMEOUT, 0, "the VM monitor did not report within %d s",
 			     CREATE_TIMEOUT_MS / 1000);
+		kill(pid, SIGKILL);
+	} else if (qp_report_parse(buf, &rest, "the VM monitor died without a report", err) == 0) {
+		if (sscanf(rest, "%d %llu %7s", &qpid, &start, accel) == 3 && qpid > 0) {
+			pod->state->pid = pid;
+			pod->state->pid_start = proc_start_time(pid);
+			pod->state->vmm_pid = qpid;
+			pod->state->vmm_pid_start = start;
+			free(pod->state->accel);
+			pod->state->accel = strdup(accel);
+			return 0;
+		}
+		qp_error_set(err, QP_E_GENERIC, 0, "the VM monitor sent a malformed report");
 		kill(pid, SIGKILL);
 	}
 	waitpid(pid, NULL, 0);
@@ -314,9 +279,62 @@ static int vm_reap(struct pod *pod, int *code, qp_error **err)
 	return vm_mon_serve(self_mon, sfd, code, err);
 }
 
+/* A detached exec (what containerd's shim and conmon ask for): a relay
+ * process holds the exec's channel to the monitor, copies its output to
+ * the stdio we were given and exits with its status; the pid file names
+ * it, so a subreaper can wait on it like on runc's exec'd process. */
+static int exec_detached(struct pod *pod, const struct qp_process *proc, qp_error **err)
+{
+	char buf[QP_REPORT_MAX];
+	const char *rest;
+	int p[2], st;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return qp_fail(err, errno, "pipe");
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		return qp_fail(err, e, "fork the exec relay");
+	}
+	if (pid == 0) {
+		qp_error *e = NULL;
+		int status = 0;
+		close(p[0]);
+		signal(SIGPIPE, SIG_IGN);
+		if (vm_ctl_exec(pod->dirfd, proc, p[1], &status, &e) < 0) {
+			qp_report_err(p[1], e, "exec failed"); /* unread once started */
+			_exit(e && e->code == QP_E_EXEC ? (e->errnum == ENOENT ? 127 : 126) : 125);
+		}
+		_exit(status);
+	}
+	close(p[1]);
+	int n = qp_report_read(p[0], CTL_TIMEOUT_MS * 3, buf, sizeof(buf));
+	close(p[0]);
+	if (n < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return qp_error_set(err, QP_E_TIMEOUT, 0, "the exec did not start within %d s",
+				    CTL_TIMEOUT_MS * 3 / 1000);
+	}
+	if (qp_report_parse(buf, &rest, "the exec relay died", err) < 0) {
+		waitpid(pid, &st, 0);
+		return -1;
+	}
+	if (pod->io.pid_file && pod_write_pid_file(pod->io.pid_file, pid, err) < 0)
+		return -1;
+	return 0;
+}
+
 static int vm_exec(struct pod *pod, const struct qp_process *proc, int *status, qp_error **err)
 {
-	return vm_ctl_exec(pod->dirfd, proc, !pod->io.foreground, status, err);
+	if (!pod->io.foreground) {
+		*status = 0;
+		return exec_detached(pod, proc, err);
+	}
+	return vm_ctl_exec(pod->dirfd, proc, -1, status, err);
 }
 
 static int vm_pids(struct pod *pod, pid_t **pids, size_t *n, qp_error **err)
