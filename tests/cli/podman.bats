@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # tests/cli/podman.bats — podman 4.3 (Debian's podman + conmon) as a real
-# client of qpod: run --rm, exit statuses, run -d + exec, exec -it and run -it
-# on a terminal, stop, rm, pause/unpause, top/ps inside the pod, and a microVM
-# pod chosen with `podman run --annotation qpod.mode=vm`.
+# client of qpod: run --rm, exit statuses, run -d + exec, kill, cgroup limits,
+# exec -it and run -it on a terminal (tests/cli/ptyrun.py), stop, rm,
+# pause/unpause, top/ps inside the pod; then microVM pods chosen with
+# `podman run --annotation qpod.mode=vm`: run --rm, run -d + stop + rm, exec,
+# top, run -it.
 #
 # Everything podman touches is private to the test's directory $PT:
 # --root/--runroot/--tmpdir, vfs storage, a containers.conf (CONTAINERS_CONF,
@@ -418,4 +420,29 @@ vm_test() {
 	run --separate-stderr pm exec "$C" sh -c 'echo exec-in-vm; exit 5'
 	assert_status 5 || runtime_calls
 	assert_eq "$output" exec-in-vm "exec stdout"
+}
+
+@test "vm pod: podman top shows the pod, not the host's processes" {
+	vm_test
+	run pm_run -d --name "$C" --annotation qpod.mode=vm "$IMAGE" sleep 1000
+	assert_status 0 || runtime_calls
+	local conmon
+	conmon=$(cat "$PT"/run/vfs-containers/*/userdata/conmon.pid)
+	run --separate-stderr pm top "$C" pid args
+	assert_status 0
+	# podman reads /proc in the pid namespace of the pid-file process; the
+	# host's whole process table would be hundreds of lines: show a few
+	if [[ $output == *"$TEST_DIR"* || $output =~ (^|$'\n')"$conmon " ]]; then
+		flunk "podman top lists host processes (${#lines[@]} lines, conmon is $conmon):" \
+			"$(head -n 4 <<<"$output")" "..." "$(grep -F -e "$TEST_DIR" <<<"$output" | head -n 3 | cut -c1-200)"
+	fi
+}
+
+@test "vm pod: podman run -it: a shell on a terminal" {
+	vm_test
+	run "$PTYRUN" --timeout 60 --size 30x100 --send-after '# ' 'tty; stty size; echo typed-$((6*7)); exit 7\r' \
+		-- "${PM[@]}" run -it --rm --network none --cgroup-parent "/$CGPARENT" --annotation qpod.mode=vm "$IMAGE" sh 3>&-
+	assert_status 7 || runtime_calls
+	output=${output//$'\r'/}
+	assert_match "$output" $'\n/dev/[a-z0-9/]+\n30 100\ntyped-42' "the shell's answers"
 }
