@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # tests/cli/podman.bats — podman 4.3 (Debian's podman + conmon) as a real
-# client of qpod: run --rm, exit statuses, run -d + exec, kill, cgroup limits,
+# client of qpod: run --rm, exit statuses, --read-only/-v/--tmpfs, run -d +
+# exec, kill, cgroup limits,
 # exec -it and run -it on a terminal (tests/cli/ptyrun.py), stop, rm,
 # pause/unpause, top/ps inside the pod; then microVM pods chosen with
 # `podman run --annotation qpod.mode=vm`: run --rm, run -d + stop + rm, exec,
@@ -231,6 +232,21 @@ runtime_calls() {
 	run pm_run --rm "$IMAGE" /etc/passwd
 	assert_status 126
 	assert_eq "$(pm ps -aq)" "" "containers after run --rm"
+}
+
+@test "podman run --read-only, -v, --tmpfs: the mounts podman asks for" {
+	mkdir -p "$PT/vol"
+	echo from-host >"$PT/vol/in"
+	run --separate-stderr pm_run --rm --read-only -v "$PT/vol:/data" --tmpfs /scratch:size=1m "$IMAGE" sh -c '
+		cat /data/in; echo from-pod >/data/out
+		touch /etc/x 2>/dev/null && echo rootfs-writable
+		echo t >/tmp/t && echo tmp-ok
+		echo s >/scratch/s && echo scratch-ok
+		grep " /scratch " /proc/mounts | grep -q "size=1024k" && echo scratch-size-ok
+		cat /etc/hostname >/dev/null && echo hostname-ok'
+	assert_status 0 || runtime_calls
+	assert_eq "$output" $'from-host\ntmp-ok\nscratch-ok\nscratch-size-ok\nhostname-ok' "in the pod"
+	assert_eq "$(cat "$PT/vol/out")" from-pod "written through the bind mount"
 }
 
 @test "podman run -d, exec: output, exit status, env, workdir, user; rm" {
