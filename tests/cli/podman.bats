@@ -1,11 +1,10 @@
 #!/usr/bin/env bats
 # tests/cli/podman.bats — podman 4.3 (Debian's podman + conmon) as a real
 # client of qpod: run --rm, exit statuses, --read-only/-v/--tmpfs, run -d +
-# exec, kill, cgroup limits,
-# exec -it and run -it on a terminal (tests/cli/ptyrun.py), stop, rm,
-# pause/unpause, top/ps inside the pod; then microVM pods chosen with
-# `podman run --annotation qpod.mode=vm`: run --rm, run -d + stop + rm, exec,
-# top, run -it.
+# exec, kill, cgroup limits, exec -it and run -it on a terminal
+# (tests/cli/ptyrun.py), stop, rm, pause/unpause, top/ps inside the pod; then
+# microVM pods chosen with `podman run --annotation qpod.mode=vm`: run --rm,
+# run -d + stop + rm, exec, top, run -it.
 #
 # Everything podman touches is private to the test's directory $PT:
 # --root/--runroot/--tmpdir, vfs storage, a containers.conf (CONTAINERS_CONF,
