@@ -124,22 +124,14 @@ fail:
 
 static int spawn(const struct qp_density_opts *o, long index, struct worker *w, qp_error **err)
 {
-	int p[2];
+	int fd;
 
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return qp_fail(err, errno, "pipe");
-	w->pid = fork();
-	if (w->pid < 0) {
-		int e = errno;
-		close(p[0]), close(p[1]);
-		return qp_fail(err, e, "fork");
-	}
-	if (w->pid == 0) {
-		close(p[0]);
-		worker_main(o, index, p[1]);
-	}
-	close(p[1]);
-	w->fd = p[0];
+	w->pid = qp_report_fork(&fd, "a start worker", err);
+	if (w->pid < 0)
+		return -1;
+	if (w->pid == 0)
+		worker_main(o, index, fd);
+	w->fd = fd;
 	w->index = index;
 	w->len = 0;
 	return 0;

@@ -21,9 +21,6 @@
 #include "util/cleanup.h"
 #include "util/safepath.h"
 
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
 
 static const struct {
 	const char *name;
@@ -148,30 +145,7 @@ static int set_recursive_readonly(int dfd, const char *what, qp_error **err)
 	return 0;
 }
 
-static bool host_has_unified_cgroup(void)
-{
-	struct statfs sf;
-	return statfs("/sys/fs/cgroup", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
-}
-
-/* The pod's /sys/fs/cgroup: cgroup2 (the pod's cgroup namespace view).  On
- * v1/hybrid hosts the unified tree is mounted as well, which holds no
- * controllers there; v1 hierarchies are not exposed to pods (decision:
- * docs/DESIGN-NOTES.md).  If even that is refused, a read-only tmpfs. */
-static int mount_cgroup(const char *target, const struct qp_mount_flags *mf, qp_error **err)
-{
-	unsigned long fl = (mf->flags | MS_NOSUID | MS_NODEV | MS_NOEXEC);
-
-	if (mount("cgroup2", target, "cgroup2", fl, NULL) == 0)
-		return 0;
-	if (host_has_unified_cgroup())
-		return qp_fail(err, errno, "mount cgroup2");
-	if (mount("tmpfs", target, "tmpfs", fl | MS_RDONLY, "mode=755") < 0)
-		return qp_fail(err, errno, "mount tmpfs for cgroup");
-	return 0;
-}
-
-static int do_one_mount(int rootfd, const struct qp_mount *m, qp_error **err)
+static int do_one_mount(int rootfd, const struct qp_mount *m, bool cgroupns, qp_error **err)
 {
 	struct qp_mount_flags mf;
 	char target[64];
@@ -201,7 +175,7 @@ static int do_one_mount(int rootfd, const struct qp_mount *m, qp_error **err)
 			return qp_fail(err, errno, "bind mount \"%s\" on \"%s\"", m->source,
 				       m->destination);
 	} else if (type && (!strcmp(type, "cgroup") || !strcmp(type, "cgroup2"))) {
-		if (mount_cgroup(target, &mf, err) < 0)
+		if (qp_mount_cgroup_view(rootfd, m->destination, target, mf.flags, cgroupns, err) < 0)
 			return qp_error_prefix(err, "mount \"%s\"", m->destination);
 	} else {
 		const char *src = m->source ? m->source : (type ? type : "none");
@@ -350,7 +324,7 @@ int qp_mounts_prepare(const struct pod_spec *spec, const char *rootfs, bool in_u
 
 	for (size_t i = 0; i < spec->n_mounts; i++) {
 		const struct qp_mount *m = &spec->mounts[i];
-		if (do_one_mount(rootfd, m, err) < 0)
+		if (do_one_mount(rootfd, m, spec->ns[QP_NS_CGROUP].enabled, err) < 0)
 			return -1;
 		if (!strcmp(m->destination, "/dev") && m->type && !strcmp(m->type, "tmpfs"))
 			dev_is_tmpfs = true;

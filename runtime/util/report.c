@@ -1,5 +1,6 @@
 /* runtime/util/report.c — see report.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,6 +42,25 @@ int qp_report_err(int fd, const qp_error *e, const char *fallback)
 			 e ? e->errnum : 0, e && e->msg ? e->msg : fallback);
 
 	return send_line(fd, buf, n, sizeof(buf));
+}
+
+pid_t qp_report_fork(int *fd, const char *what, qp_error **err)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return qp_fail(err, errno, "%s: pipe", what);
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		return qp_fail(err, e, "fork %s", what);
+	}
+	close(pid == 0 ? p[0] : p[1]);
+	*fd = pid == 0 ? p[1] : p[0];
+	return pid;
 }
 
 int qp_report_parse(char *line, const char **rest, const char *none, qp_error **err)

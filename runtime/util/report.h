@@ -7,6 +7,7 @@
 #define QPOD_UTIL_REPORT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "util/error.h"
 
@@ -17,6 +18,11 @@
 int qp_report_ok(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "err CODE ERRNO MESSAGE" from e (NULL: QP_E_GENERIC, 0, fallback). */
 int qp_report_err(int fd, const qp_error *e, const char *fallback);
+
+/* fork() with a report pipe: in the child (return 0) *fd is the write
+ * end; in the parent (return the pid) *fd is the read end.  -1 with an
+ * error naming `what` if the pipe or the fork failed. */
+pid_t qp_report_fork(int *fd, const char *what, qp_error **err);
 
 /* Parse a line read from such a pipe (NUL-terminated, newline stripped or
  * not).  "ok": returns 0 and *rest points after "ok " in line.  "err":

@@ -101,26 +101,16 @@ static int create_detached(struct pod *pod, qp_error **err)
 {
 	char buf[QP_REPORT_MAX], accel[8] = "";
 	const char *rest;
-	int p[2], qpid = 0;
+	int fd, qpid = 0;
 	unsigned long long start = 0;
-	pid_t pid;
+	pid_t pid = qp_report_fork(&fd, "the VM monitor", err);
 
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return qp_fail(err, errno, "pipe");
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(p[0]);
-		close(p[1]);
-		return qp_fail(err, e, "fork the VM monitor");
-	}
-	if (pid == 0) {
-		close(p[0]);
-		monitor_main(pod, p[1]);
-	}
-	close(p[1]);
-	int n = qp_report_read(p[0], CREATE_TIMEOUT_MS, buf, sizeof(buf));
-	close(p[0]);
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		monitor_main(pod, fd);
+	int n = qp_report_read(fd, CREATE_TIMEOUT_MS, buf, sizeof(buf));
+	close(fd);
 	if (n < 0) {
 		qp_error_set(err, QP_E_TIMEOUT, 0, "the VM monitor did not report within %d s",
 			     CREATE_TIMEOUT_MS / 1000);
@@ -287,32 +277,23 @@ static int exec_detached(struct pod *pod, const struct qp_process *proc, qp_erro
 {
 	char buf[QP_REPORT_MAX];
 	const char *rest;
-	int p[2], st;
-	pid_t pid;
+	int fd, st;
+	pid_t pid = qp_report_fork(&fd, "the exec relay", err);
 
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return qp_fail(err, errno, "pipe");
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(p[0]);
-		close(p[1]);
-		return qp_fail(err, e, "fork the exec relay");
-	}
+	if (pid < 0)
+		return -1;
 	if (pid == 0) {
 		qp_error *e = NULL;
 		int status = 0;
-		close(p[0]);
 		signal(SIGPIPE, SIG_IGN);
-		if (vm_ctl_exec(pod->dirfd, proc, p[1], &status, &e) < 0) {
-			qp_report_err(p[1], e, "exec failed"); /* unread once started */
+		if (vm_ctl_exec(pod->dirfd, proc, fd, &status, &e) < 0) {
+			qp_report_err(fd, e, "exec failed"); /* unread once started */
 			_exit(e && e->code == QP_E_EXEC ? (e->errnum == ENOENT ? 127 : 126) : 125);
 		}
 		_exit(status);
 	}
-	close(p[1]);
-	int n = qp_report_read(p[0], CTL_TIMEOUT_MS * 3, buf, sizeof(buf));
-	close(p[0]);
+	int n = qp_report_read(fd, CTL_TIMEOUT_MS * 3, buf, sizeof(buf));
+	close(fd);
 	if (n < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);

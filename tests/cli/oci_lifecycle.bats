@@ -339,13 +339,7 @@ load helpers
 
 @test "under a subreaper (the shim's view): the pid file's process is the workload and exits with its status; so does exec -d" {
 	make_bundle "$BUNDLE" '.process.args = ["sh", "-c", "sleep 1; exit 9"]'
-	run --separate-stderr "$REPO/tests/cli/subreaper.py" sh -c '
-		"$1" --root "$2" create --bundle "$3" --pid-file "$4/pid" "$5" </dev/null >"$4/pod.out" 2>&1 || exit 1
-		"$1" --root "$2" start "$5" || exit 1
-		"$1" --root "$2" exec --detach --pid-file "$4/epid" "$5" sh -c "exit 6" || exit 1
-		{ cat "$4/pid"; echo; cat "$4/epid"; echo; } >"$4/pids"' _ "$QPOD" "$ROOT" "$BUNDLE" "$TEST_DIR" "$ID"
-	assert_status 0
-	assert_match "$output" 'cmd [0-9]+ exit 0' "the lifecycle commands succeeded"
+	lifecycle_under_subreaper
 	local pid epid
 	pid=$(sed -n 1p "$TEST_DIR/pids")
 	epid=$(sed -n 2p "$TEST_DIR/pids")
