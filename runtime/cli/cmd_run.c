@@ -86,7 +86,7 @@ static const char run_usage[] =
 	"  --net none|bridge|host  network: loopback only (default), a veth on the\n"
 	"                       qpod bridge, or the host's network namespace\n"
 	"  --ip ADDR            address on the bridge (default: the next free one)\n"
-	"  --subnet CIDR        pod subnet (default 10.88.0.0/16, one /22 per bridge)\n"
+	"  --subnet CIDR        pod subnet (default 10.213.0.0/16, one /22 per bridge)\n"
 	"  --bridge PREFIX      bridge name prefix (default qpod: qpod0, qpod1, ...)\n"
 	"  --init               container pods: a tiny init is PID 1 and forks the\n"
 	"                       workload (reaps zombies, forwards signals); default:\n"

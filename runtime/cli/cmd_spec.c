@@ -134,7 +134,7 @@ int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	qp_json_kstr(g, "qpod.vcpus", "1..255: vCPUs of a vm pod");
 	qp_json_kstr(g, "qpod.net", "none|bridge|host: the pod's network");
 	qp_json_kstr(g, "qpod.net.ip", "IPv4 address on the bridge (default: next free)");
-	qp_json_kstr(g, "qpod.net.subnet", "pod subnet, CIDR (default 10.88.0.0/16)");
+	qp_json_kstr(g, "qpod.net.subnet", "pod subnet, CIDR (default 10.213.0.0/16)");
 	qp_json_kstr(g, "qpod.net.bridge", "bridge name prefix (default qpod)");
 	qp_json_kstr(g, "qpod.vm.firmware", "qboot|seabios|/path: firmware of a vm pod (default qboot)");
 	qp_json_kstr(g, "qpod.vm.accel", "auto|kvm|tcg: accelerator of a vm pod (default auto)");

@@ -19,6 +19,7 @@
 
 #include "net/net.h"
 #include "pod.h"
+#include "spec_resources.h"
 #include "util/cleanup.h"
 #include "util/log.h"
 #include "util/report.h"
@@ -166,6 +167,8 @@ static enum qp_status vm_status(struct pod *pod)
 		}
 		return QP_STATUS_STOPPED;
 	}
+	if (faccessat(pod->dirfd, QP_VM_PAUSED, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return QP_STATUS_PAUSED; /* the monitor's mark, while QEMU is stopped */
 	return pod->state->status == QP_STATUS_RUNNING ? QP_STATUS_RUNNING : QP_STATUS_CREATED;
 }
 
@@ -332,6 +335,44 @@ static int vm_pids(struct pod *pod, pid_t **pids, size_t *n, qp_error **err)
 	return 0;
 }
 
+static int vm_freeze(struct pod *pod, bool pause, qp_error **err)
+{
+	struct qp_msg req = { .type = pause ? QP_MSG_CTL_PAUSE : QP_MSG_CTL_RESUME };
+
+	if (self_mon)
+		return vm_mon_pause(self_mon, pause, err);
+	return vm_ctl_call(pod->dirfd, &req, NULL, NULL, CTL_TIMEOUT_MS, err);
+}
+
+static int vm_pause(struct pod *pod, qp_error **err)
+{
+	return vm_freeze(pod, true, err);
+}
+
+static int vm_resume(struct pod *pod, qp_error **err)
+{
+	return vm_freeze(pod, false, err);
+}
+
+/* QEMU runs in no cgroup of its own and the guest has no balloon: nothing
+ * can change while the VM runs.  An update that changes nothing is fine. */
+static int vm_update(struct pod *pod, const struct qp_resources *res, qp_error **err)
+{
+	const char *changed = spec_resources_changed(&pod->spec->resources, res);
+
+	if (!changed)
+		return 0;
+	if (!strncmp(changed, "memory.", 7))
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "%s of vm pod \"%s\" cannot change while the VM runs (its RAM is fixed at "
+				    "boot: no memory balloon)",
+				    changed, pod->id);
+	return qp_error_set(err, QP_E_INVALID, 0,
+			    "%s of vm pod \"%s\" cannot change while the VM runs (its VMM has no cgroup "
+			    "of its own)",
+			    changed, pod->id);
+}
+
 const struct pod_driver qp_vm_driver = {
 	.name = "vm",
 	.create = vm_create,
@@ -343,4 +384,8 @@ const struct pod_driver qp_vm_driver = {
 	.reap = vm_reap,
 	.exec = vm_exec,
 	.pids = vm_pids,
+	.pause = vm_pause,
+	.resume = vm_resume,
+	.update = vm_update,
+	.stats = vm_stats,
 };

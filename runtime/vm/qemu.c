@@ -206,13 +206,15 @@ pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
 
 	/* tb-size: TCG's translation cache defaults to 1 GiB of host memory
 	 * (reserved, partly touched); 32 MiB holds a small guest's hot code */
-	const char *argv[40] = {
+	const char *argv[44] = {
 		QEMU_BIN, "-M", "microvm,acpi=off", "-nodefaults", "-no-user-config", "-nographic",
 		"-no-reboot", "-accel", o->kvm ? "kvm" : "tcg,tb-size=32", "-m", mem, "-smp", smp,
 		"-bios", o->firmware, "-kernel", o->kernel, "-initrd", initrd, "-append", cmdline,
 		"-device", "virtio-serial-device,max_ports=2", "-chardev", chardev,
 		"-device", "virtserialport,chardev=c0,name=" QP_PROTO_PORT_NAME,
 		"-fsdev", fsdev, "-device", "virtio-9p-device,fsdev=r,mount_tag=rootfs",
+		/* QMP for pause/resume, relative to the state dir like the channel */
+		"-qmp", "unix:" QP_VM_QMP_SOCK ",server=on,wait=off",
 	};
 	size_t argc = 0;
 	while (argv[argc])

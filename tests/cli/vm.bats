@@ -151,10 +151,10 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	NS=qpvm$$$BATS_TEST_NUMBER
 	ip netns add "$NS"
 	ip -n "$NS" link set lo up
-	run nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" run --mode vm --net bridge --ip 10.88.0.9 --rm "$ROOTFS" -- \
-		sh -c 'ip -4 -o addr show eth0; ping -c 1 -W 5 10.88.0.1 >/dev/null && echo gateway-ok'
+	run nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" run --mode vm --net bridge --ip 10.213.0.9 --rm "$ROOTFS" -- \
+		sh -c 'ip -4 -o addr show eth0; ping -c 1 -W 5 10.213.0.1 >/dev/null && echo gateway-ok'
 	assert_status 0
-	assert_contains "$output" "inet 10.88.0.9/22"
+	assert_contains "$output" "inet 10.213.0.9/22"
 	assert_contains "$output" "gateway-ok"
 	# the tap died with QEMU and the lease was released
 	assert_eq "$(ip -n "$NS" -o link show | grep -c ' qp[0-9a-f]\{10\}')" 0 "tap links left"
