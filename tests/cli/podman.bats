@@ -303,6 +303,16 @@ runtime_calls() {
 	fi
 }
 
+@test "podman run --memory: the pod reads its own limit in /sys/fs/cgroup, with and without a cgroup namespace" {
+	local file=/sys/fs/cgroup/memory.max ns
+	[ -d "$CGROUP_FS/memory" ] && file=/sys/fs/cgroup/memory/memory.limit_in_bytes
+	for ns in host private; do
+		run --separate-stderr pm_run --rm --cgroupns "$ns" --memory 64m "$IMAGE" cat "$file"
+		assert_status 0 || runtime_calls
+		assert_eq "$output" 67108864 "$file with --cgroupns $ns"
+	done
+}
+
 @test "podman exec -it: a terminal for the exec'd process" {
 	pm_run -d --name "$C" "$IMAGE" sleep 1000 >/dev/null
 	run "$PTYRUN" --size 30x100 -- "${PM[@]}" exec -it "$C" sh -c 'tty; stty size; exit 6' 3>&-
