@@ -172,7 +172,15 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, qp_error **err)
 		case OPT_VCPUS: o->vcpus = optarg; break;
 		case OPT_TIMELINE: o->timeline = true; break;
 		case OPT_INIT: o->init = true; break;
-		case OPT_NO_PIVOT: case OPT_NO_NEW_KEYRING: case OPT_PRESERVE_FDS: break;
+		case OPT_NO_PIVOT: o->io.no_pivot = true; break;
+		case OPT_NO_NEW_KEYRING: o->io.no_new_keyring = true; break;
+		case OPT_PRESERVE_FDS:
+			errno = 0;
+			o->io.preserve_fds = (int)strtol(optarg, &end, 10);
+			if (errno || *end || !*optarg || o->io.preserve_fds < 0 || o->io.preserve_fds > 1024)
+				return qp_error_set(err, QP_E_INVALID, 0,
+						    "--preserve-fds \"%s\": a number from 0 to 1024", optarg);
+			break;
 		case OPT_MEMORY:
 			if (cli_parse_size(optarg, "--memory", &o->memory, err) < 0)
 				return -1;

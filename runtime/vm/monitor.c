@@ -122,14 +122,19 @@ static void qemu_reason(struct vm_mon *m)
 {
 	int st = m->qemu_status;
 
-	if (WIFSIGNALED(st))
+	char tail[200];
+
+	vm_qemu_log_tail(m->pod->dirfd, tail, sizeof(tail));
+	/* QEMU's own last words, unless it was killed from outside */
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		set_reason(m, "qemu killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
-	else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
-		char tail[200];
-		vm_qemu_log_tail(m->pod->dirfd, tail, sizeof(tail));
+	else if (WIFSIGNALED(st))
+		set_reason(m, "qemu killed by signal %d (%s)%s%s", WTERMSIG(st), strsignal(WTERMSIG(st)),
+			   tail[0] ? ": " : "", tail);
+	else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
 		set_reason(m, "qemu exited with status %d%s%s", WEXITSTATUS(st), tail[0] ? ": " : "",
 			   tail);
-	} else
+	else
 		set_reason(m, "the VM powered off");
 }
 
@@ -345,6 +350,9 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	if ((m->qemu = vm_spawn_qemu(&o, err)) < 0)
 		goto fail;
 	m->tl.spawned = vm_tl_now();
+	/* a foreground run's monitor stays where its caller is; QEMU goes in */
+	if (vm_cgroup_enter(pod, m->qemu, err) < 0)
+		goto fail;
 	m->qemu_pidfd = (int)syscall(SYS_pidfd_open, m->qemu, 0);
 	/* the pod's pid is the monitor (this process): the one whose exit
 	 * status is the workload's, that a shim or conmon can wait on */
