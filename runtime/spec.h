@@ -106,6 +106,11 @@ struct qp_resources {
 	bool has_memory_swap;
 	int64_t memory_swap;
 	bool memory_check_before_update; /* refuse a limit below the usage (update) */
+	bool has_memory_reservation;
+	int64_t memory_reservation;    /* soft limit, bytes (v1 soft_limit_in_bytes, v2 memory.low) */
+	bool has_memory_swappiness;
+	uint64_t memory_swappiness;    /* 0..100 (v1 only) */
+	bool memory_disable_oom_killer; /* v1 memory.oom_control (no v2 equivalent) */
 	bool has_cpu_shares;
 	uint64_t cpu_shares;
 	bool has_cpu_quota;

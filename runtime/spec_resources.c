@@ -24,7 +24,8 @@ enum kind {
 	K_BOOL,
 	K_SECTION, /* an object with its own table */
 	K_DEVICES, /* kept as created: checked, not applied */
-	K_NO,      /* not supported: refused unless empty (strict) */
+	K_NO,      /* not supported: refused unless empty (both modes) */
+	K_HUGEPAGES, /* not supported: refused unless every limit is 0 */
 };
 
 struct field {
@@ -43,11 +44,11 @@ static const struct field memory_fields[] = {
 	NUM("limit", K_I64, memory_limit),
 	NUM("swap", K_I64, memory_swap),
 	{ "checkBeforeUpdate", K_BOOL, R(memory_check_before_update), 0, NULL, NULL },
-	NO("reservation", "soft limits are not supported"),
+	NUM("reservation", K_I64, memory_reservation),
 	NO("kernel", "kernel memory limits are obsolete"),
 	NO("kernelTCP", "kernel memory limits are obsolete"),
-	NO("swappiness", "swappiness is not supported"),
-	NO("disableOOMKiller", "the OOM killer cannot be disabled"),
+	NUM("swappiness", K_U64, memory_swappiness),
+	{ "disableOOMKiller", K_BOOL, R(memory_disable_oom_killer), 0, NULL, NULL },
 	NO("useHierarchy", "not supported"),
 	{ 0 },
 };
@@ -76,7 +77,7 @@ static const struct field top_fields[] = {
 	{ "pids", K_SECTION, 0, 0, pids_fields, NULL },
 	{ "devices", K_DEVICES, 0, 0, NULL, NULL },
 	NO("blockIO", "blkio limits are not supported"),
-	NO("hugepageLimits", "hugetlb limits are not supported"),
+	{ "hugepageLimits", K_HUGEPAGES, 0, 0, NULL, "hugetlb limits are not supported" },
 	NO("network", "net_cls/net_prio are not supported"),
 	NO("rdma", "rdma limits are not supported"),
 	NO("unified", "raw cgroup v2 files are not supported"),
@@ -207,8 +208,22 @@ static int one(struct ctx *c, const struct field *f, yajl_val v, const char *pat
 		return section(c, v, path, f->sub);
 	case K_DEVICES:
 		return devices(c, v, path);
+	case K_HUGEPAGES:
+		/* kubelet lists every page size with limit 0: nothing to apply */
+		if (!YAJL_IS_ARRAY(v))
+			return bad(c, path, "expected an array of objects");
+		for (size_t i = 0; i < v->u.array.len; i++) {
+			yajl_val e = v->u.array.values[i];
+			yajl_val lim = YAJL_IS_OBJECT(e) ? qp_json_get(e, "limit") : NULL;
+			if (!YAJL_IS_OBJECT(e))
+				return bad(c, path, "expected an array of objects");
+			if (!empty(lim, 0))
+				return bad(c, path, "cannot be applied by qpod (%s)", f->why);
+		}
+		return 0;
 	case K_NO:
-		if (c->strict && !empty(v, 0))
+		/* never accepted and ignored: refused in config.json as in update */
+		if (!empty(v, 0))
 			return bad(c, path, "cannot be applied by qpod (%s)", f->why);
 		return 0;
 	}
@@ -299,7 +314,11 @@ int spec_resources_merge(struct qp_resources *dst, const struct qp_resources *u)
 	TAKE(cpu_quota, true);
 	TAKE(cpu_period, true);
 	TAKE(pids_limit, false);
+	TAKE(memory_reservation, false);
+	TAKE(memory_swappiness, false);
 #undef TAKE
+	if (u->memory_disable_oom_killer)
+		dst->memory_disable_oom_killer = true;
 	/* memsw >= limit: an unlimited memory limit cannot keep a finite swap */
 	if (u->has_memory_limit && u->memory_limit < 0 && !u->has_memory_swap && dst->has_memory_swap)
 		dst->memory_swap = -1;
@@ -334,6 +353,12 @@ const char *spec_resources_changed(const struct qp_resources *a, const struct qp
 		return "cpu.mems";
 	if (!SAME(pids_limit))
 		return "pids.limit";
+	if (!SAME(memory_reservation))
+		return "memory.reservation";
+	if (!SAME(memory_swappiness))
+		return "memory.swappiness";
+	if (a->memory_disable_oom_killer != b->memory_disable_oom_killer)
+		return "memory.disableOOMKiller";
 #undef SAME
 	return NULL;
 }

@@ -12,13 +12,14 @@
 
 /* v (absent/null: nothing) -> the fields of *res it sets.  Errors read
  * "WHAT: PREFIX.FIELD: reason" (PREFIX may be "").
- * strict (update input): an unknown field is refused, and so is a field
- * qpod cannot apply (blockIO, hugepageLimits, memory.reservation, ...)
- * unless it is empty (absent, null, 0, false, "", [], {} throughout);
+ * A field qpod cannot apply (blockIO, hugepageLimits, network, ...) is
+ * refused unless it is empty (absent, null, 0, false, "", [], {}
+ * throughout: kubelet sends zero hugepage limits), in both modes.
+ * strict (update input): an unknown field is refused too;
  * linux.resources.devices are type-checked and left as they were at create
  * (as runc's update does), with a warning.
- * lenient (config.json): unknown and unsupported fields are ignored, for
- * forward compatibility. */
+ * lenient (config.json): unknown fields are ignored, for forward
+ * compatibility (a newer spec's additions). */
 int spec_resources_parse(yajl_val v, const char *what, const char *prefix, bool strict,
 			 struct qp_resources *res, qp_error **err);
 /* Strict parse of len bytes of JSON (at most QP_SPEC_MAX_FILE; no NUL). */

@@ -91,6 +91,10 @@ int spec_validate_resources(const struct qp_resources *r, qp_error **err)
 		return invalid(err, "linux.resources.cpu.cpus: expected a CPU list such as \"0-3,6\"");
 	if (r->cpuset_mems && !cpuset_ok(r->cpuset_mems))
 		return invalid(err, "linux.resources.cpu.mems: expected a node list such as \"0-1\"");
+	if (r->has_memory_reservation && r->memory_reservation < -1)
+		return invalid(err, "linux.resources.memory.reservation: must be >= 0 or -1 (none)");
+	if (r->has_memory_swappiness && r->memory_swappiness > 100)
+		return invalid(err, "linux.resources.memory.swappiness: must be in 0..100");
 	if (r->has_pids_limit && r->pids_limit < -1)
 		return invalid(err, "linux.resources.pids.limit: must be >= -1");
 	return 0;

@@ -202,7 +202,8 @@ static void write_idmaps(struct wr *w, const char *key, const struct qp_idmap *m
 
 static void write_resources(struct wr *w, const struct qp_resources *r)
 {
-	bool mem = r->has_memory_limit || r->has_memory_swap;
+	bool mem = r->has_memory_limit || r->has_memory_swap || r->has_memory_reservation ||
+		   r->has_memory_swappiness || r->memory_disable_oom_killer;
 	bool cpu = r->has_cpu_shares || r->has_cpu_quota || r->has_cpu_period || r->cpuset_cpus ||
 		   r->cpuset_mems;
 
@@ -217,6 +218,14 @@ static void write_resources(struct wr *w, const struct qp_resources *r)
 			kint(w, "limit", r->memory_limit);
 		if (r->has_memory_swap)
 			kint(w, "swap", r->memory_swap);
+		if (r->has_memory_reservation)
+			kint(w, "reservation", r->memory_reservation);
+		if (r->has_memory_swappiness)
+			ku64(w, "swappiness", r->memory_swappiness);
+		if (r->memory_disable_oom_killer) {
+			jkey(w, "disableOOMKiller");
+			yajl_gen_bool(w->g, 1);
+		}
 		yajl_gen_map_close(w->g);
 	}
 	if (cpu) {

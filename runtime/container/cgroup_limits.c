@@ -91,14 +91,46 @@ static int memory_v1(int fd, const struct qp_resources *res, qp_error **err)
 	return 0;
 }
 
+/* reservation, swappiness, the OOM killer: v1 has a file for each; v2
+ * has memory.low for the first and nothing for the others (refused) */
+static int memory_soft(int fd, enum qp_cgroup_mode mode, const struct qp_resources *res,
+		       qp_error **err)
+{
+	char buf[32];
+
+	if (res->has_memory_reservation &&
+	    qp_cg_write(fd, mode == QP_CGROUP_V2 ? "memory.low" : "memory.soft_limit_in_bytes",
+			qp_cgroup_limit_str(res->memory_reservation, mode == QP_CGROUP_V2 ? "max" : "-1",
+					    buf, sizeof(buf)),
+			err) < 0)
+		return -1;
+	if (mode == QP_CGROUP_V2 && (res->has_memory_swappiness || res->memory_disable_oom_killer))
+		return qp_error_set(err, QP_E_INVALID, 0, "memory.%s has no cgroup v2 equivalent",
+				    res->has_memory_swappiness ? "swappiness" : "disableOOMKiller");
+	if (res->has_memory_swappiness) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, res->memory_swappiness);
+		if (qp_cg_write(fd, "memory.swappiness", buf, err) < 0)
+			return -1;
+	}
+	if (res->memory_disable_oom_killer && qp_cg_write(fd, "memory.oom_control", "1", err) < 0)
+		return -1;
+	return 0;
+}
+
 static int set_memory(const struct qp_cg_leaves *l, const struct qp_resources *res, qp_error **err)
 {
 	int fd = l->fd[QP_CG_MEMORY];
+	bool soft = res->has_memory_reservation || res->has_memory_swappiness ||
+		    res->memory_disable_oom_killer;
 
+	if (!res->has_memory_limit && !res->has_memory_swap && !soft)
+		return 0;
+	if (need(l, QP_CG_MEMORY, res->has_memory_limit ? "a memory limit" : "a memory setting", err) < 0)
+		return -1;
+	if (soft && memory_soft(fd, l->mode, res, err) < 0)
+		return -1;
 	if (!res->has_memory_limit && !res->has_memory_swap)
 		return 0;
-	if (need(l, QP_CG_MEMORY, res->has_memory_limit ? "a memory limit" : "a swap limit", err) < 0)
-		return -1;
 	if (res->memory_check_before_update && res->has_memory_limit && res->memory_limit > 0 &&
 	    check_usage(fd, l->mode, res->memory_limit, err) < 0)
 		return -1;

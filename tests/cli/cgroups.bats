@@ -128,3 +128,26 @@ load helpers
 	done
 	true
 }
+
+@test "memory reservation, swappiness and disableOOMKiller are applied (v1 files; v2: memory.low, the rest refused)" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 60) | .linux.resources.memory = {\"limit\": 134217728, \"reservation\": 67108864, \"swappiness\": 10, \"disableOOMKiller\": true}"
+	if [ -f "$CGROUP_FS/memory/memory.swappiness" ]; then
+		qp create "$ID" --bundle "$BUNDLE"
+		assert_eq "$(cat "$(cg_file memory memory.soft_limit_in_bytes memory.low)")" 67108864 "reservation"
+		assert_eq "$(cat "$(cg_file memory memory.swappiness memory.swappiness)")" 10 "swappiness"
+		assert_contains "$(cat "$(cg_file memory memory.oom_control memory.oom_control)")" "oom_kill_disable 1" "OOM killer"
+		qp delete --force "$ID"
+	else
+		run --separate-stderr qp create "$ID" --bundle "$BUNDLE"
+		assert_qpod_error 125
+		assert_contains "$stderr" "no cgroup v2 equivalent"
+		make_bundle "$BUNDLE" "$(helper_args sleep 60) | .linux.resources.memory = {\"reservation\": 67108864}"
+		qp create "$ID" --bundle "$BUNDLE"
+		assert_eq "$(cat "$(cg_file memory memory.soft_limit_in_bytes memory.low)")" 67108864 "reservation"
+		qp delete --force "$ID"
+	fi
+	make_bundle "$BUNDLE" "$(helper_args true) | .linux.resources.memory.swappiness = 101"
+	run --separate-stderr qp create "$ID" --bundle "$BUNDLE"
+	assert_qpod_error 125
+	assert_contains "$stderr" "swappiness"
+}

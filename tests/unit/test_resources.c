@@ -88,10 +88,10 @@ static void test_parse_refusals(void **state)
 	BAD("{\"memory\": ", "parse error");
 	BAD("{\"memroy\": {}}", "--resources: unknown field \"memroy\"");
 	BAD("{\"memory\": {\"limt\": 1}}", "memory: unknown field \"limt\"");
-	BAD("{\"memory\": {\"reservation\": 1048576}}", "memory.reservation: cannot be applied");
+	BAD("{\"memory\": {\"kernel\": 1048576}}", "memory.kernel: cannot be applied");
 	BAD("{\"cpu\": {\"realtimeRuntime\": 5}}", "cpu.realtimeRuntime: cannot be applied");
 	BAD("{\"blockIO\": {\"weight\": 10}}", "blockIO: cannot be applied");
-	BAD("{\"hugepageLimits\": [{\"pageSize\": \"2MB\", \"limit\": 0}]}", "hugepageLimits: cannot be applied");
+	BAD("{\"hugepageLimits\": [{\"pageSize\": \"2MB\", \"limit\": 2097152}]}", "hugepageLimits: cannot be applied");
 	BAD("{\"unified\": {\"memory.high\": \"1\"}}", "unified: cannot be applied");
 	parse_bad("{\"pids\": {}}\0{}", 14, "NUL");
 	BAD("{\"cpu\": {\"cpus\": \"0\\u0000junk\"}}", "must not contain NUL");
@@ -105,13 +105,20 @@ static void test_lenient(void **state)
 	yajl_val v = NULL;
 
 	(void)state;
-	/* config.json's linux.resources: unknown and unsupported fields ignored */
-	assert_int_equal(qp_json_parse("{\"rdma\": {\"x\": 1}, \"blockIO\": {\"weight\": 10},"
+	/* config.json's linux.resources: unknown fields ignored, empty
+	 * unsupported ones too (kubelet's zero hugepage limits) */
+	assert_int_equal(qp_json_parse("{\"rdma\": {}, \"hugepageLimits\": [{\"pageSize\": \"2MB\", \"limit\": 0}],"
 				       " \"memory\": {\"x\": 1, \"limit\": 5}, \"future\": true}",
 				       "t", &v, &err), 0);
 	assert_int_equal(spec_resources_parse(v, "config.json", "linux.resources", false, &r, &err), 0);
 	assert_true(r.has_memory_limit);
 	assert_int_equal(r.memory_limit, 5);
+	yajl_tree_free(v);
+	/* but a setting qpod cannot apply is refused, never ignored */
+	assert_int_equal(qp_json_parse("{\"blockIO\": {\"weight\": 10}}", "t", &v, &err), 0);
+	assert_int_equal(spec_resources_parse(v, "config.json", "linux.resources", false, &r, &err), -1);
+	assert_non_null(strstr(err->msg, "linux.resources.blockIO: cannot be applied"));
+	qp_error_free(&err);
 	yajl_tree_free(v);
 	/* but types are still checked, with the config's path */
 	assert_int_equal(qp_json_parse("{\"pids\": {\"limit\": \"x\"}}", "t", &v, &err), 0);
