@@ -100,6 +100,26 @@ struct qp_device {
 	uint32_t uid, gid;
 };
 
+/* One linux.resources.devices rule (cgroup device access), applied in
+ * order as runc does (container/devrules.h). */
+#define QP_DEV_READ 1u
+#define QP_DEV_WRITE 2u
+#define QP_DEV_MKNOD 4u
+#define QP_DEV_RWM (QP_DEV_READ | QP_DEV_WRITE | QP_DEV_MKNOD)
+#define QP_DEV_ANY (-1)   /* major or minor '*' */
+
+/* "rwm" <-> QP_DEV_* bits: parse gives 0 for "" or a letter not r, w, m;
+ * the string is written in r, w, m order into buf[4] */
+unsigned qp_dev_access_parse(const char *s);
+const char *qp_dev_access_str(unsigned access, char buf[4]);
+
+struct qp_dev_rule {
+	bool allow;
+	char type;            /* 'a' (all), 'c' or 'b' */
+	int64_t major, minor; /* QP_DEV_ANY or 0..UINT32_MAX */
+	unsigned access;      /* QP_DEV_* bits */
+};
+
 struct qp_resources {
 	bool has_memory_limit;
 	int64_t memory_limit;          /* bytes; -1 = unlimited */
@@ -115,6 +135,8 @@ struct qp_resources {
 	char *cpuset_cpus, *cpuset_mems;
 	bool has_pids_limit;
 	int64_t pids_limit;            /* -1 / 0 = unlimited */
+	struct qp_dev_rule *dev_rules; /* linux.resources.devices, in order */
+	size_t n_dev_rules;
 };
 
 struct qp_process {

@@ -131,6 +131,7 @@ void spec_free(struct pod_spec *spec)
 	free(spec->gid_mappings);
 	free(spec->resources.cpuset_cpus);
 	free(spec->resources.cpuset_mems);
+	free(spec->resources.dev_rules);
 	free(spec->cgroups_path);
 	kv_free(spec->sysctl, spec->n_sysctl);
 	spec_seccomp_free(spec->seccomp);
@@ -142,4 +143,31 @@ void spec_free(struct pod_spec *spec)
 	free(spec->devices);
 	free(spec->opts.net);
 	free(spec);
+}
+
+unsigned qp_dev_access_parse(const char *s)
+{
+	unsigned bits = 0;
+
+	for (; *s; s++) {
+		unsigned b = *s == 'r' ? QP_DEV_READ : *s == 'w' ? QP_DEV_WRITE : *s == 'm' ? QP_DEV_MKNOD : 0;
+		if (!b)
+			return 0;
+		bits |= b;
+	}
+	return bits;
+}
+
+const char *qp_dev_access_str(unsigned access, char buf[4])
+{
+	size_t n = 0;
+
+	if (access & QP_DEV_READ)
+		buf[n++] = 'r';
+	if (access & QP_DEV_WRITE)
+		buf[n++] = 'w';
+	if (access & QP_DEV_MKNOD)
+		buf[n++] = 'm';
+	buf[n] = '\0';
+	return buf;
 }

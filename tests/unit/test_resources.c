@@ -82,7 +82,7 @@ static void test_parse_refusals(void **state)
 	BAD("{\"memory\": {\"checkBeforeUpdate\": 1}}", "checkBeforeUpdate: expected true or false");
 	BAD("{\"pids\": 5}", "pids: expected an object");
 	BAD("{\"devices\": {}}", "devices: expected an array of objects");
-	BAD("{\"devices\": [1]}", "devices: expected an array of objects");
+	BAD("{\"devices\": [1]}", "devices[0]: expected an object");
 	BAD("[1]", "expected a JSON object");
 	BAD("7", "expected a JSON object");
 	BAD("{\"memory\": ", "parse error");
