@@ -153,6 +153,8 @@ struct qp_process {
 	struct qp_rlimit *rlimits;
 	size_t n_rlimits;
 	bool no_new_privileges;
+	char *apparmor_profile;  /* process.apparmorProfile (container/lsm.h) */
+	char *selinux_label;     /* process.selinuxLabel */
 	int oom_score_adj;
 	bool has_oom_score_adj;
 };
@@ -193,6 +195,7 @@ struct pod_spec {
 	size_t n_sysctl;
 	struct qp_seccomp *seccomp;   /* NULL: no filter */
 	char *rootfs_propagation;
+	char *mount_label;            /* linux.mountLabel (SELinux context of the pod's mounts) */
 	char **masked_paths;          /* NULL-terminated */
 	char **readonly_paths;        /* NULL-terminated */
 	struct qp_device *devices;

@@ -98,6 +98,8 @@ static void process_free(struct qp_process *p)
 	qp_strv_free(p->args);
 	qp_strv_free(p->env);
 	free(p->cwd);
+	free(p->apparmor_profile);
+	free(p->selinux_label);
 	qp_strv_free(p->caps.bounding);
 	qp_strv_free(p->caps.effective);
 	qp_strv_free(p->caps.inheritable);
@@ -136,6 +138,7 @@ void spec_free(struct pod_spec *spec)
 	kv_free(spec->sysctl, spec->n_sysctl);
 	spec_seccomp_free(spec->seccomp);
 	free(spec->rootfs_propagation);
+	free(spec->mount_label);
 	qp_strv_free(spec->masked_paths);
 	qp_strv_free(spec->readonly_paths);
 	for (size_t i = 0; spec->devices && i < spec->n_devices; i++)

@@ -128,6 +128,8 @@ static void write_process(struct wr *w, const struct qp_process *p)
 	}
 	if (p->no_new_privileges)
 		kbool(w, "noNewPrivileges", true);
+	kstr_opt(w, "apparmorProfile", p->apparmor_profile);
+	kstr_opt(w, "selinuxLabel", p->selinux_label);
 	if (p->has_oom_score_adj)
 		kint(w, "oomScoreAdj", p->oom_score_adj);
 	yajl_gen_map_close(w->g);
@@ -364,6 +366,7 @@ static void write_linux(struct wr *w, const struct pod_spec *s)
 	write_devices(w, s);
 	write_seccomp(w, s->seccomp);
 	kstr_opt(w, "rootfsPropagation", s->rootfs_propagation);
+	kstr_opt(w, "mountLabel", s->mount_label);
 	kstrv(w, "maskedPaths", s->masked_paths);
 	kstrv(w, "readonlyPaths", s->readonly_paths);
 	yajl_gen_map_close(w->g);
