@@ -35,8 +35,8 @@ static int check_label(const char *what, const char *label, qp_error **err)
 {
 	char shown[QP_SHOWN_MAX];
 
-	if (!label[0] || strlen(label) >= LSM_LABEL_MAX)
-		return qp_error_set(err, QP_E_INVALID, 0, "%s: must be 1..%d bytes", what, LSM_LABEL_MAX - 1);
+	if (strlen(label) >= LSM_LABEL_MAX)
+		return qp_error_set(err, QP_E_INVALID, 0, "%s: longer than %d bytes", what, LSM_LABEL_MAX - 1);
 	for (const char *p = label; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == '"')
 			return qp_error_set(err, QP_E_INVALID, 0,
@@ -50,7 +50,7 @@ static int need(const char *what, const char *label, bool enabled, const char *l
 {
 	char shown[QP_SHOWN_MAX];
 
-	if (!label)
+	if (!label || !label[0]) /* "" is "none", as runc reads it */
 		return 0;
 	if (check_label(what, label, err) < 0)
 		return -1;
@@ -102,12 +102,12 @@ int qp_lsm_apply_at(const char *root, const struct qp_process *p, qp_error **err
 	static const char *const selinux[] = { "exec", NULL };
 	char buf[LSM_LABEL_MAX + 8];
 
-	if (p->apparmor_profile) {
+	if (p->apparmor_profile && p->apparmor_profile[0]) {
 		snprintf(buf, sizeof(buf), "exec %s", p->apparmor_profile);
 		if (write_attr(root, apparmor, buf, err) < 0)
 			return qp_error_prefix(err, "set the AppArmor profile");
 	}
-	if (p->selinux_label && write_attr(root, selinux, p->selinux_label, err) < 0)
+	if (p->selinux_label && p->selinux_label[0] && write_attr(root, selinux, p->selinux_label, err) < 0)
 		return qp_error_prefix(err, "set the SELinux label");
 	return 0;
 }
@@ -122,7 +122,7 @@ int qp_lsm_mount_data(const char *label, char *data, size_t len, qp_error **err)
 	size_t used = strlen(data);
 	int n;
 
-	if (!label)
+	if (!label || !label[0])
 		return 0;
 	n = snprintf(data + used, len - used, "%scontext=\"%s\"", used ? "," : "", label);
 	if (n < 0 || (size_t)n >= len - used)

@@ -10,7 +10,7 @@
  *   label is written to /proc/self/attr/exec, the mount label becomes the
  *   context="..." option of the pod's own (non-bind) mounts.
  *
- * The *_at variants take a directory that stands for "/" (unit tests use a
+ * An empty label means none, as runc reads it.  The *_at variants take a directory that stands for "/" (unit tests use a
  * fake tree); qpod passes "".
  */
 #ifndef QPOD_LSM_H
