@@ -137,6 +137,11 @@ struct qp_resources {
 	int64_t pids_limit;            /* -1 / 0 = unlimited */
 	struct qp_dev_rule *dev_rules; /* linux.resources.devices, in order */
 	size_t n_dev_rules;
+	/* runc's SkipDevices: leave device access alone (a VMM's cgroup: QEMU
+	 * is a host process that needs /dev/kvm, vhost, tun).  False, the
+	 * default, enforces "deny all + dev_rules + the standard devices"
+	 * even when dev_rules is empty. */
+	bool skip_devices;
 };
 
 struct qp_process {

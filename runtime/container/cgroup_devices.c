@@ -74,6 +74,8 @@ int qp_cg_set_devices(const struct qp_cg_leaves *l, const struct qp_resources *r
 	_cleanup_devstate_ struct qp_dev_state target = { 0 };
 	int r;
 
+	if (res->skip_devices)
+		return 0;
 	if (qp_dev_state_build(res->dev_rules, res->n_dev_rules, &target, err) < 0)
 		return -1;
 	if (qp_cg_need(l, QP_CG_DEVICES, "device access control", err) < 0)
