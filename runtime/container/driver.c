@@ -160,7 +160,9 @@ static char *default_cgroup_path(const char *id)
 static int ct_create(struct pod *pod, qp_error **err)
 {
 	const struct pod_spec *spec = pod->spec;
-	struct qp_child_ctx ctx = { .spec = spec, .rootfs = pod->rootfs };
+	struct qp_child_ctx ctx = { .spec = spec, .rootfs = pod->rootfs,
+				    .preserve_fds = pod->io.preserve_fds, .no_pivot = pod->io.no_pivot,
+				    .no_new_keyring = pod->io.no_new_keyring };
 	struct qp_cgroup *cg = NULL;
 	_cleanup_close_ int fifo = -1;
 	int sv[2] = { -1, -1 };
