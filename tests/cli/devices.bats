@@ -119,7 +119,8 @@ bundle_sh() {
 		'[{"allow": true, "type": "c", "major": -5, "access": "r"}]' \
 		'[{"allow": true, "type": "c", "access": "rwm"}, {"allow": false, "type": "c", "major": 10, "minor": 237, "access": "r"}]'; do
 		bundle_with_rules "$bad"
-		run --separate-stderr qp create --bundle "$BUNDLE" "$ID"
+		run qp_stdio_files create --bundle "$BUNDLE" "$ID"
+		qp_file_stderr
 		assert_qpod_error
 		assert_match "${stderr_lines[0]}" 'linux\.resources\.devices(\[[0-9]\])?' "stderr for $bad"
 		[ ! -e "$ROOT/$ID" ] || flunk "state left after a refused create ($bad)"

@@ -8,11 +8,13 @@ load helpers
 
 # create must fail (125, one "qpod: create: ..." line) and leave no pod
 refused_at_create() { # WANT
-	run --separate-stderr qp create --bundle "$BUNDLE" "$ID"
+	run qp_stdio_files create --bundle "$BUNDLE" "$ID"
+	qp_file_stderr
 	assert_qpod_error
 	assert_contains "${stderr_lines[0]}" "qpod: create: $1"
 	[ ! -e "$ROOT/$ID" ] || flunk "a refused create left $ROOT/$ID"
-	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	run qp_stdio_files run "$ID" --bundle "$BUNDLE"
+	qp_file_stderr
 	assert_qpod_error
 	assert_contains "${stderr_lines[0]}" "qpod: run: $1"
 }
