@@ -100,6 +100,26 @@ struct qp_device {
 	uint32_t uid, gid;
 };
 
+/* One linux.resources.devices rule (cgroup device access), applied in
+ * order as runc does (container/devrules.h). */
+#define QP_DEV_READ 1u
+#define QP_DEV_WRITE 2u
+#define QP_DEV_MKNOD 4u
+#define QP_DEV_RWM (QP_DEV_READ | QP_DEV_WRITE | QP_DEV_MKNOD)
+#define QP_DEV_ANY (-1)   /* major or minor '*' */
+
+/* "rwm" <-> QP_DEV_* bits: parse gives 0 for "" or a letter not r, w, m;
+ * the string is written in r, w, m order into buf[4] */
+unsigned qp_dev_access_parse(const char *s);
+const char *qp_dev_access_str(unsigned access, char buf[4]);
+
+struct qp_dev_rule {
+	bool allow;
+	char type;            /* 'a' (all), 'c' or 'b' */
+	int64_t major, minor; /* QP_DEV_ANY or 0..UINT32_MAX */
+	unsigned access;      /* QP_DEV_* bits */
+};
+
 struct qp_resources {
 	bool has_memory_limit;
 	int64_t memory_limit;          /* bytes; -1 = unlimited */
@@ -120,6 +140,13 @@ struct qp_resources {
 	char *cpuset_cpus, *cpuset_mems;
 	bool has_pids_limit;
 	int64_t pids_limit;            /* -1 / 0 = unlimited */
+	struct qp_dev_rule *dev_rules; /* linux.resources.devices, in order */
+	size_t n_dev_rules;
+	/* runc's SkipDevices: leave device access alone (a VMM's cgroup: QEMU
+	 * is a host process that needs /dev/kvm, vhost, tun).  False, the
+	 * default, enforces "deny all + dev_rules + the standard devices"
+	 * even when dev_rules is empty. */
+	bool skip_devices;
 };
 
 struct qp_process {
@@ -136,6 +163,8 @@ struct qp_process {
 	struct qp_rlimit *rlimits;
 	size_t n_rlimits;
 	bool no_new_privileges;
+	char *apparmor_profile;  /* process.apparmorProfile (container/lsm.h) */
+	char *selinux_label;     /* process.selinuxLabel */
 	int oom_score_adj;
 	bool has_oom_score_adj;
 };
@@ -176,6 +205,7 @@ struct pod_spec {
 	size_t n_sysctl;
 	struct qp_seccomp *seccomp;   /* NULL: no filter */
 	char *rootfs_propagation;
+	char *mount_label;            /* linux.mountLabel (SELinux context of the pod's mounts) */
 	char **masked_paths;          /* NULL-terminated */
 	char **readonly_paths;        /* NULL-terminated */
 	struct qp_device *devices;

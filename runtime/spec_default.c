@@ -129,8 +129,15 @@ struct pod_spec *spec_default(void)
 	s->masked_paths = STRV(masked_paths);
 	s->readonly_paths = STRV(readonly_paths);
 	s->seccomp = spec_default_seccomp();
-	if (!s->masked_paths || !s->readonly_paths || !s->seccomp)
+	/* runc spec's linux.resources.devices: deny all; the runtime's own
+	 * default devices are allowed on top (container/devrules.c) */
+	s->resources.dev_rules = calloc(1, sizeof(*s->resources.dev_rules));
+	if (!s->masked_paths || !s->readonly_paths || !s->seccomp || !s->resources.dev_rules)
 		goto oom;
+	s->resources.n_dev_rules = 1;
+	s->resources.dev_rules[0] = (struct qp_dev_rule){ .allow = false, .type = 'a',
+							  .major = QP_DEV_ANY, .minor = QP_DEV_ANY,
+							  .access = QP_DEV_RWM };
 	return s;
 oom:
 	spec_free(s);

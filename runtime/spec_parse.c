@@ -417,6 +417,8 @@ static int parse_process(yajl_val top, struct pod_spec *s, qp_error **err)
 	    parse_caps(F(p, "capabilities"), &pr->caps, err) < 0 ||
 	    parse_rlimits(F(p, "rlimits"), pr, err) < 0 ||
 	    get_bool(F(p, "noNewPrivileges"), "process.noNewPrivileges", &pr->no_new_privileges, err) < 0 ||
+	    get_str(F(p, "apparmorProfile"), "process.apparmorProfile", &pr->apparmor_profile, err) < 0 ||
+	    get_str(F(p, "selinuxLabel"), "process.selinuxLabel", &pr->selinux_label, err) < 0 ||
 	    get_int_range(F(p, "oomScoreAdj"), "process.oomScoreAdj", -1000, 1000, &oom_adj,
 			  &pr->has_oom_score_adj, err) < 0)
 		return -1;
@@ -605,6 +607,7 @@ static int parse_linux(yajl_val top, struct pod_spec *s, qp_error **err)
 			       parse_seccomp(F(l, "seccomp"), s, err) < 0 ||
 			       get_str(F(l, "rootfsPropagation"), "linux.rootfsPropagation",
 				       &s->rootfs_propagation, err) < 0 ||
+			       get_str(F(l, "mountLabel"), "linux.mountLabel", &s->mount_label, err) < 0 ||
 			       get_strv(F(l, "maskedPaths"), "linux.maskedPaths", &s->masked_paths, err) < 0 ||
 			       get_strv(F(l, "readonlyPaths"), "linux.readonlyPaths", &s->readonly_paths,
 					err) < 0 ||

@@ -23,7 +23,7 @@ enum kind {
 	K_STR,     /* char *, NULL = absent */
 	K_BOOL,
 	K_SECTION, /* an object with its own table */
-	K_DEVICES, /* kept as created: checked, not applied */
+	K_DEVICES, /* device rules: kept from config.json, checked only on update */
 	K_NO,      /* not supported: refused unless empty (both modes) */
 	K_HUGEPAGES, /* not supported: refused unless every limit is 0 */
 };
@@ -160,16 +160,88 @@ static int get_u64(struct ctx *c, yajl_val v, const char *path, uint64_t *out)
 	return bad(c, path, "expected an integer in 0..18446744073709551615");
 }
 
+static int dev_number(struct ctx *c, yajl_val v, const char *path, int64_t *out)
+{
+	*out = QP_DEV_ANY;
+	if (absent(v))
+		return 0;
+	if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < -1 || YAJL_GET_INTEGER(v) > UINT32_MAX)
+		return bad(c, path, "expected -1 (any) or an integer in 0..4294967295");
+	*out = YAJL_GET_INTEGER(v);
+	return 0;
+}
+
+/* One rule: allow (required), type a/c/b (default a), major/minor (default
+ * -1, any), access (one or more of r, w, m; may be left out for type a). */
+static int dev_rule(struct ctx *c, yajl_val o, const char *path, struct qp_dev_rule *d)
+{
+	yajl_val allow = qp_json_get(o, "allow"), type = qp_json_get(o, "type");
+	yajl_val access = qp_json_get(o, "access");
+	char p[PATH_MAX_JSON + 32];
+
+	if (!YAJL_IS_OBJECT(o))
+		return bad(c, path, "expected an object");
+	snprintf(p, sizeof(p), "%.100s.allow", path);
+	if (!YAJL_IS_TRUE(allow) && !YAJL_IS_FALSE(allow))
+		return bad(c, p, absent(allow) ? "missing (true or false)" : "expected true or false");
+	d->allow = YAJL_IS_TRUE(allow);
+	snprintf(p, sizeof(p), "%.100s.type", path);
+	d->type = 'a';
+	if (!absent(type)) {
+		if (!YAJL_IS_STRING(type) || strlen(type->u.string) != 1 ||
+		    !strchr("acb", type->u.string[0]))
+			return bad(c, p, "expected \"a\", \"c\" or \"b\"");
+		d->type = type->u.string[0];
+	}
+	snprintf(p, sizeof(p), "%.100s.major", path);
+	if (dev_number(c, qp_json_get(o, "major"), p, &d->major) < 0)
+		return -1;
+	snprintf(p, sizeof(p), "%.100s.minor", path);
+	if (dev_number(c, qp_json_get(o, "minor"), p, &d->minor) < 0)
+		return -1;
+	snprintf(p, sizeof(p), "%.100s.access", path);
+	if (absent(access) && d->type == 'a') {
+		d->access = QP_DEV_RWM;
+		return 0;
+	}
+	if (!YAJL_IS_STRING(access) || !(d->access = qp_dev_access_parse(access->u.string)))
+		return bad(c, p, absent(access) ? "missing (one or more of r, w, m)"
+						: "expected one or more of r, w, m (\"rwm\")");
+	return 0;
+}
+
+/* Parsed and checked in both modes; kept only from config.json: update
+ * leaves the rules as they were at create, as runc's update does. */
 static int devices(struct ctx *c, yajl_val v, const char *path)
 {
+	struct qp_dev_rule *rules;
+	char p[PATH_MAX_JSON + 32];
+	size_t n;
+
 	if (!YAJL_IS_ARRAY(v))
 		return bad(c, path, "expected an array of objects");
-	for (size_t i = 0; i < v->u.array.len; i++)
-		if (!YAJL_IS_OBJECT(v->u.array.values[i]))
-			return bad(c, path, "expected an array of objects");
-	if (c->strict && v->u.array.len)
-		qp_warn("%s: %s: device rules stay as the pod was created (update does not change them, "
-			"as with runc)", c->what, path);
+	n = v->u.array.len;
+	if (n > QP_SPEC_MAX_ITEMS)
+		return bad(c, path, "more than %u entries", QP_SPEC_MAX_ITEMS);
+	if (!(rules = calloc(n ? n : 1, sizeof(*rules))))
+		return qp_fail(c->err, ENOMEM, "%s", c->what);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%.100s[%zu]", path, i);
+		if (dev_rule(c, v->u.array.values[i], p, &rules[i]) < 0) {
+			free(rules);
+			return -1;
+		}
+	}
+	if (c->strict) {
+		free(rules);
+		if (n)
+			qp_warn("%s: %s: device rules stay as the pod was created (update does not "
+				"change them, as with runc)", c->what, path);
+		return 0;
+	}
+	free(c->res->dev_rules);
+	c->res->dev_rules = rules;
+	c->res->n_dev_rules = n;
 	return 0;
 }
 
@@ -232,7 +304,7 @@ static int one(struct ctx *c, const struct field *f, yajl_val v, const char *pat
 
 static int section(struct ctx *c, yajl_val obj, const char *path, const struct field *table)
 {
-	char p[PATH_MAX_JSON];
+	char p[PATH_MAX_JSON + 32];
 
 	if (!YAJL_IS_OBJECT(obj))
 		return bad(c, path, "expected an object");
@@ -323,6 +395,15 @@ int spec_resources_merge(struct qp_resources *dst, const struct qp_resources *u)
 	if (u->has_memory_limit && u->memory_limit < 0 && !u->has_memory_swap && dst->has_memory_swap)
 		dst->memory_swap = -1;
 	dst->memory_check_before_update = u->memory_check_before_update;
+	if (u->n_dev_rules) {
+		struct qp_dev_rule *d = malloc(u->n_dev_rules * sizeof(*d));
+		if (!d)
+			return -1;
+		memcpy(d, u->dev_rules, u->n_dev_rules * sizeof(*d));
+		free(dst->dev_rules);
+		dst->dev_rules = d;
+		dst->n_dev_rules = u->n_dev_rules;
+	}
 	return copy_str(&dst->cpuset_cpus, u->cpuset_cpus) < 0 ||
 			       copy_str(&dst->cpuset_mems, u->cpuset_mems) < 0
 		       ? -1
@@ -332,6 +413,19 @@ int spec_resources_merge(struct qp_resources *dst, const struct qp_resources *u)
 static bool str_differs(const char *a, const char *b)
 {
 	return (a || b) && (!a || !b || strcmp(a, b));
+}
+
+static bool dev_rules_same(const struct qp_resources *a, const struct qp_resources *b)
+{
+	if (a->n_dev_rules != b->n_dev_rules)
+		return false;
+	for (size_t i = 0; i < a->n_dev_rules; i++) {
+		const struct qp_dev_rule *x = &a->dev_rules[i], *y = &b->dev_rules[i];
+		if (x->allow != y->allow || x->type != y->type || x->major != y->major ||
+		    x->minor != y->minor || x->access != y->access)
+			return false;
+	}
+	return true;
 }
 
 const char *spec_resources_changed(const struct qp_resources *a, const struct qp_resources *b)
@@ -359,6 +453,8 @@ const char *spec_resources_changed(const struct qp_resources *a, const struct qp
 		return "memory.swappiness";
 	if (a->memory_disable_oom_killer != b->memory_disable_oom_killer)
 		return "memory.disableOOMKiller";
+	if (!dev_rules_same(a, b))
+		return "devices";
 #undef SAME
 	return NULL;
 }
@@ -367,5 +463,6 @@ void spec_resources_clear(struct qp_resources *r)
 {
 	free(r->cpuset_cpus);
 	free(r->cpuset_mems);
+	free(r->dev_rules);
 	memset(r, 0, sizeof(*r));
 }

@@ -98,6 +98,8 @@ static void process_free(struct qp_process *p)
 	qp_strv_free(p->args);
 	qp_strv_free(p->env);
 	free(p->cwd);
+	free(p->apparmor_profile);
+	free(p->selinux_label);
 	qp_strv_free(p->caps.bounding);
 	qp_strv_free(p->caps.effective);
 	qp_strv_free(p->caps.inheritable);
@@ -131,10 +133,12 @@ void spec_free(struct pod_spec *spec)
 	free(spec->gid_mappings);
 	free(spec->resources.cpuset_cpus);
 	free(spec->resources.cpuset_mems);
+	free(spec->resources.dev_rules);
 	free(spec->cgroups_path);
 	kv_free(spec->sysctl, spec->n_sysctl);
 	spec_seccomp_free(spec->seccomp);
 	free(spec->rootfs_propagation);
+	free(spec->mount_label);
 	qp_strv_free(spec->masked_paths);
 	qp_strv_free(spec->readonly_paths);
 	for (size_t i = 0; spec->devices && i < spec->n_devices; i++)
@@ -142,4 +146,31 @@ void spec_free(struct pod_spec *spec)
 	free(spec->devices);
 	free(spec->opts.net);
 	free(spec);
+}
+
+unsigned qp_dev_access_parse(const char *s)
+{
+	unsigned bits = 0;
+
+	for (; *s; s++) {
+		unsigned b = *s == 'r' ? QP_DEV_READ : *s == 'w' ? QP_DEV_WRITE : *s == 'm' ? QP_DEV_MKNOD : 0;
+		if (!b)
+			return 0;
+		bits |= b;
+	}
+	return bits;
+}
+
+const char *qp_dev_access_str(unsigned access, char buf[4])
+{
+	size_t n = 0;
+
+	if (access & QP_DEV_READ)
+		buf[n++] = 'r';
+	if (access & QP_DEV_WRITE)
+		buf[n++] = 'w';
+	if (access & QP_DEV_MKNOD)
+		buf[n++] = 'm';
+	buf[n] = '\0';
+	return buf;
 }

@@ -128,6 +128,8 @@ static void write_process(struct wr *w, const struct qp_process *p)
 	}
 	if (p->no_new_privileges)
 		kbool(w, "noNewPrivileges", true);
+	kstr_opt(w, "apparmorProfile", p->apparmor_profile);
+	kstr_opt(w, "selinuxLabel", p->selinux_label);
 	if (p->has_oom_score_adj)
 		kint(w, "oomScoreAdj", p->oom_score_adj);
 	yajl_gen_map_close(w->g);
@@ -200,6 +202,32 @@ static void write_idmaps(struct wr *w, const char *key, const struct qp_idmap *m
 	yajl_gen_array_close(w->g);
 }
 
+/* linux.resources.devices as runc's spec writes them: "a" rules without
+ * major/minor, -1 (any) left out */
+static void write_dev_rules(struct wr *w, const struct qp_resources *r)
+{
+	if (!r->n_dev_rules)
+		return;
+	jkey(w, "devices");
+	yajl_gen_array_open(w->g);
+	for (size_t i = 0; i < r->n_dev_rules; i++) {
+		const struct qp_dev_rule *d = &r->dev_rules[i];
+		char type[2] = { d->type, '\0' }, access[4];
+
+		yajl_gen_map_open(w->g);
+		kbool(w, "allow", d->allow);
+		if (d->type != 'a')
+			kstr(w, "type", type);
+		if (d->major != QP_DEV_ANY)
+			kint(w, "major", d->major);
+		if (d->minor != QP_DEV_ANY)
+			kint(w, "minor", d->minor);
+		kstr(w, "access", qp_dev_access_str(d->access, access));
+		yajl_gen_map_close(w->g);
+	}
+	yajl_gen_array_close(w->g);
+}
+
 static void write_resources(struct wr *w, const struct qp_resources *r)
 {
 	bool mem = r->has_memory_limit || r->has_memory_swap || r->has_memory_reservation ||
@@ -207,10 +235,11 @@ static void write_resources(struct wr *w, const struct qp_resources *r)
 	bool cpu = r->has_cpu_shares || r->has_cpu_quota || r->has_cpu_period || r->cpuset_cpus ||
 		   r->cpuset_mems;
 
-	if (!mem && !cpu && !r->has_pids_limit)
+	if (!mem && !cpu && !r->has_pids_limit && !r->n_dev_rules)
 		return;
 	jkey(w, "resources");
 	yajl_gen_map_open(w->g);
+	write_dev_rules(w, r);
 	if (mem) {
 		jkey(w, "memory");
 		yajl_gen_map_open(w->g);
@@ -346,6 +375,7 @@ static void write_linux(struct wr *w, const struct pod_spec *s)
 	write_devices(w, s);
 	write_seccomp(w, s->seccomp);
 	kstr_opt(w, "rootfsPropagation", s->rootfs_propagation);
+	kstr_opt(w, "mountLabel", s->mount_label);
 	kstrv(w, "maskedPaths", s->masked_paths);
 	kstrv(w, "readonlyPaths", s->readonly_paths);
 	yajl_gen_map_close(w->g);

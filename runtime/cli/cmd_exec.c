@@ -65,6 +65,11 @@ static int load_process(const char *path, struct qp_process *into, qp_error **er
 		into->caps = tmp->process.caps;
 		tmp->process.caps = c;
 	}
+	/* no LSM label in the file: the pod's (runc's exec does the same) */
+	if (!into->apparmor_profile)
+		into->apparmor_profile = steal_ptr(&tmp->process.apparmor_profile);
+	if (!into->selinux_label)
+		into->selinux_label = steal_ptr(&tmp->process.selinux_label);
 	spec_free(tmp);
 	return 0;
 }

@@ -119,13 +119,15 @@ int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	strings(g, "operators", qp_seccomp_op_names);
 	strings(g, "archs", qp_seccomp_arch_names);
 	yajl_gen_map_close(g);
+	/* as runc's: qpod can apply them (container/lsm.c); whether this host
+	 * has the module is checked at create */
 	qp_json_key(g, "apparmor");
 	yajl_gen_map_open(g);
-	qp_json_kbool(g, "enabled", false);
+	qp_json_kbool(g, "enabled", true);
 	yajl_gen_map_close(g);
 	qp_json_key(g, "selinux");
 	yajl_gen_map_open(g);
-	qp_json_kbool(g, "enabled", false);
+	qp_json_kbool(g, "enabled", true);
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 	qp_json_key(g, "annotations");

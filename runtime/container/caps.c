@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <grp.h>
 #include <stdint.h>
 #include <string.h>
@@ -160,6 +161,61 @@ int qp_caps_validate(const struct qp_caps *caps, qp_error **err)
 	return caps_masks(caps, &m, err);
 }
 
+static void cap_freep(cap_t *c)
+{
+	int e = errno;
+	if (*c)
+		cap_free(*c);
+	errno = e;
+}
+#define _cleanup_cap_ __attribute__((cleanup(cap_freep)))
+
+/* Can this process hand capability c on?  It must be in our bounding set
+ * and, for effective/permitted/ambient, in our permitted set: the pod's
+ * process starts with our credentials and can only keep or drop. */
+static bool cap_available(cap_t self, int c, bool need_permitted)
+{
+	cap_flag_value_t v = CAP_CLEAR;
+
+	if (prctl(PR_CAPBSET_READ, (unsigned long)c, 0, 0, 0) != 1)
+		return false;
+	return !need_permitted || (cap_get_flag(self, (cap_value_t)c, CAP_PERMITTED, &v) == 0 && v == CAP_SET);
+}
+
+int qp_caps_check_host(const struct qp_caps *caps, bool new_userns, qp_error **err)
+{
+	static const struct {
+		const char *path;
+		size_t off;
+		bool need_permitted;
+	} sets[] = {
+		{ "process.capabilities.effective", offsetof(struct cap_masks, effective), true },
+		{ "process.capabilities.permitted", offsetof(struct cap_masks, permitted), true },
+		{ "process.capabilities.inheritable", offsetof(struct cap_masks, inheritable), false },
+		{ "process.capabilities.ambient", offsetof(struct cap_masks, ambient), true },
+	};
+	struct cap_masks m;
+	_cleanup_cap_ cap_t self = NULL;
+
+	/* a new user namespace starts with every capability of its own */
+	if (!caps || !caps->present || new_userns)
+		return 0;
+	if (caps_masks(caps, &m, err) < 0)
+		return -1;
+	if (!(self = cap_get_proc()))
+		return qp_fail(err, errno, "cap_get_proc");
+	for (size_t i = 0; i < QP_ARRAY_SIZE(sets); i++) {
+		uint64_t mask = *(const uint64_t *)((const char *)&m + sets[i].off);
+		for (int c = 0; c < 64; c++)
+			if ((mask & (UINT64_C(1) << c)) && !cap_available(self, c, sets[i].need_permitted))
+				return qp_error_set(err, QP_E_INVALID, 0,
+						    "%s: %s is not in this host's capability bounding set "
+						    "(or qpod's permitted set), so the pod cannot have it",
+						    sets[i].path, qp_cap_name(c));
+	}
+	return 0;
+}
+
 /* (1) cut the bounding set down to `keep` (needs CAP_SETPCAP). */
 static int drop_bounding(uint64_t keep, qp_error **err)
 {
@@ -218,15 +274,6 @@ static int switch_ids(const struct qp_process *p, qp_error **err)
 		return qp_fail(err, errno, "setresuid %u", p->uid);
 	return 0;
 }
-
-static void cap_freep(cap_t *c)
-{
-	int e = errno;
-	if (*c)
-		cap_free(*c);
-	errno = e;
-}
-#define _cleanup_cap_ __attribute__((cleanup(cap_freep)))
 
 static int flag_from_mask(cap_t c, cap_flag_t flag, uint64_t mask)
 {

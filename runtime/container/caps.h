@@ -11,6 +11,7 @@
 #ifndef QPOD_CONTAINER_CAPS_H
 #define QPOD_CONTAINER_CAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "spec.h"
@@ -27,6 +28,13 @@ int qp_cap_last_cap(void);
  * supports ("process.capabilities.bounding: unknown capability \"CAP_FOO\"").
  * QP_E_INVALID on failure.  A set of absent caps (caps->present false) is valid. */
 int qp_caps_validate(const struct qp_caps *caps, qp_error **err);
+/* At create: every capability of the effective, permitted, inheritable and
+ * ambient sets must be one qpod can hand on (in its bounding set, and in its
+ * permitted set but for inheritable), else the pod would only fail at
+ * start: "process.capabilities.permitted: CAP_SYS_RESOURCE is not in this
+ * host's capability bounding set ...".  Nothing to check when the pod gets a
+ * new user namespace (it starts with a full set there). */
+int qp_caps_check_host(const struct qp_caps *caps, bool new_userns, qp_error **err);
 
 /* The whole privilege drop for the workload, in this order:
  *  (1) drop from the bounding set every cap not in caps->bounding

@@ -13,10 +13,10 @@
 static const char *const ctrl_names[QP_CG_N] = {
 	[QP_CG_MEMORY] = "memory", [QP_CG_CPU] = "cpu",	    [QP_CG_CPUACCT] = "cpuacct",
 	[QP_CG_CPUSET] = "cpuset", [QP_CG_PIDS] = "pids",   [QP_CG_FREEZER] = "freezer",
-	[QP_CG_ANY] = "any",
+	[QP_CG_DEVICES] = "devices", [QP_CG_ANY] = "any",
 };
 
-static int need(const struct qp_cg_leaves *l, enum qp_cg_ctrl c, const char *what, qp_error **err)
+int qp_cg_need(const struct qp_cg_leaves *l, enum qp_cg_ctrl c, const char *what, qp_error **err)
 {
 	if (l->fd[c] >= 0)
 		return 0;
@@ -125,7 +125,7 @@ static int set_memory(const struct qp_cg_leaves *l, const struct qp_resources *r
 
 	if (!res->has_memory_limit && !res->has_memory_swap && !soft)
 		return 0;
-	if (need(l, QP_CG_MEMORY, res->has_memory_limit ? "a memory limit" : "a memory setting", err) < 0)
+	if (qp_cg_need(l, QP_CG_MEMORY, res->has_memory_limit ? "a memory limit" : "a memory setting", err) < 0)
 		return -1;
 	if (soft && memory_soft(fd, l->mode, res, err) < 0)
 		return -1;
@@ -182,7 +182,7 @@ static int set_cpu(const struct qp_cg_leaves *l, const struct qp_resources *res,
 
 	if (!shares && !res->has_cpu_quota && !res->has_cpu_period)
 		return 0;
-	if (need(l, QP_CG_CPU, "a cpu limit", err) < 0)
+	if (qp_cg_need(l, QP_CG_CPU, "a cpu limit", err) < 0)
 		return -1;
 	return l->mode == QP_CGROUP_V2 ? cpu_v2(l->fd[QP_CG_CPU], res, err)
 				       : cpu_v1(l->fd[QP_CG_CPU], res, err);
@@ -196,7 +196,7 @@ int qp_cg_set_limits(const struct qp_cg_leaves *l, const struct qp_resources *re
 		return 0;
 	if (set_memory(l, res, err) < 0 || set_cpu(l, res, err) < 0)
 		return -1;
-	if ((res->cpuset_cpus || res->cpuset_mems) && need(l, QP_CG_CPUSET, "a cpuset", err) < 0)
+	if ((res->cpuset_cpus || res->cpuset_mems) && qp_cg_need(l, QP_CG_CPUSET, "a cpuset", err) < 0)
 		return -1;
 	if (res->cpuset_cpus && qp_cg_write(l->fd[QP_CG_CPUSET], "cpuset.cpus", res->cpuset_cpus, err) < 0)
 		return -1;
@@ -204,10 +204,10 @@ int qp_cg_set_limits(const struct qp_cg_leaves *l, const struct qp_resources *re
 		return -1;
 	if (res->has_pids_limit) {
 		int64_t lim = res->pids_limit > 0 ? res->pids_limit : -1;
-		if (need(l, QP_CG_PIDS, "a pids limit", err) < 0 ||
+		if (qp_cg_need(l, QP_CG_PIDS, "a pids limit", err) < 0 ||
 		    qp_cg_write(l->fd[QP_CG_PIDS], "pids.max",
 				qp_cgroup_limit_str(lim, "max", buf, sizeof(buf)), err) < 0)
 			return -1;
 	}
-	return 0;
+	return qp_cg_set_devices(l, res, err);
 }

@@ -28,7 +28,10 @@ int qp_container_child(void *arg);
  * or -1 with errno ENOENT (not found) / EACCES (not executable). */
 int qp_find_executable(const char *cmd, char *const *env, char *buf, size_t len);
 
-/* no_new_privs, privilege drop and seccomp, in the right order (security.c). */
+/* At create: capabilities and LSM labels the host can give (security.c). */
+int qp_process_check_host(const struct pod_spec *spec, bool new_userns, qp_error **err);
+/* LSM label, no_new_privs, privilege drop and seccomp, in the right order
+ * (security.c). */
 int qp_process_lockdown(const struct qp_process *p, const struct qp_seccomp *sc, qp_error **err);
 
 /* The error for a failed qp_find_executable(): QP_E_EXEC with errnum e. */

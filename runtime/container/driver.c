@@ -187,6 +187,8 @@ static int ct_create(struct pod *pod, qp_error **err)
 	if (pod_net_config(pod, &net, &ip) && qp_net_config_validate(&net, err) < 0)
 		return -1;
 	ctx.new_userns = flags & CLONE_NEWUSER;
+	if (qp_process_check_host(spec, ctx.new_userns, err) < 0)
+		return -1;
 
 	free(pod->state->cgroup);
 	pod->state->cgroup = spec->cgroups_path ? strdup(spec->cgroups_path) : default_cgroup_path(pod->id);

@@ -17,6 +17,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "container/lsm.h"
 #include "container/mounts.h"
 #include "util/cleanup.h"
 #include "util/safepath.h"
@@ -146,7 +147,20 @@ static int set_recursive_readonly(int dfd, const char *what, qp_error **err)
 	return 0;
 }
 
-static int do_one_mount(int rootfd, const struct qp_mount *m, bool cgroupns, qp_error **err)
+/* runc's choice: the mount label goes on the pod's own filesystems (tmpfs,
+ * devpts, ...), not on proc, sysfs, mqueue or cgroup */
+static bool takes_mount_label(const char *type)
+{
+	static const char *const no[] = { "proc", "sysfs", "mqueue", "cgroup", "cgroup2" };
+
+	for (size_t i = 0; i < QP_ARRAY_SIZE(no); i++)
+		if (!strcmp(type, no[i]))
+			return false;
+	return true;
+}
+
+static int do_one_mount(int rootfd, const struct qp_mount *m, bool cgroupns, const char *label,
+			qp_error **err)
 {
 	struct qp_mount_flags mf;
 	char target[64];
@@ -158,6 +172,9 @@ static int do_one_mount(int rootfd, const struct qp_mount *m, bool cgroupns, qp_
 		return qp_error_prefix(err, "mount \"%s\"", m->destination);
 	if (type && !strcmp(type, "bind"))
 		mf.bind = true, type = NULL;
+	if (!mf.bind && type && takes_mount_label(type) &&
+	    qp_lsm_mount_data(label, mf.data, sizeof(mf.data), err) < 0)
+		return qp_error_prefix(err, "mount \"%s\"", m->destination);
 	if (mf.bind) {
 		struct stat st;
 		if (!m->source || stat(m->source, &st) < 0)
@@ -325,7 +342,7 @@ int qp_mounts_prepare(const struct pod_spec *spec, const char *rootfs, bool in_u
 
 	for (size_t i = 0; i < spec->n_mounts; i++) {
 		const struct qp_mount *m = &spec->mounts[i];
-		if (do_one_mount(rootfd, m, spec->ns[QP_NS_CGROUP].enabled, err) < 0)
+		if (do_one_mount(rootfd, m, spec->ns[QP_NS_CGROUP].enabled, spec->mount_label, err) < 0)
 			return -1;
 		if (!strcmp(m->destination, "/dev") && m->type && !strcmp(m->type, "tmpfs"))
 			dev_is_tmpfs = true;

@@ -147,7 +147,9 @@ static int create_detached(struct pod *pod, qp_error **err)
 static int cgroup_prepare(struct pod *pod, qp_error **err)
 {
 	struct qp_cgroup *cg = NULL;
-	struct qp_resources none = { 0 };
+	/* no limits, and no device rules: QEMU is a host process that opens
+	 * /dev/kvm, vhost and tun (the guest's devices are the VM's own) */
+	struct qp_resources none = { .skip_devices = true };
 
 	free(pod->state->cgroup);
 	if (pod->spec->cgroups_path)

@@ -83,6 +83,18 @@ qp_detached() {
 	qp "$@" </dev/null >"$TEST_DIR/pod.out" 2>"$TEST_DIR/pod.err"
 }
 
+# `run qp_stdio_files ARGS...` then `qp_file_stderr`: a command that must
+# fail, but whose pod, should it be created after all, holds no pipe of
+# bats' (which would hang the test instead of failing it); its stderr lines
+# land in $stderr / $stderr_lines as after `run --separate-stderr`.
+qp_stdio_files() {
+	qp "$@" </dev/null >"$TEST_DIR/cmd.out" 2>"$TEST_DIR/cmd.err"
+}
+qp_file_stderr() {
+	stderr=$(cat "$TEST_DIR/cmd.err")
+	mapfile -t stderr_lines <"$TEST_DIR/cmd.err"
+}
+
 # the same inside the network namespace $NS (tests/cli/net.bats)
 qp_detached_ns() {
 	nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" "$@" </dev/null >"$TEST_DIR/pod.out" 2>"$TEST_DIR/pod.err"

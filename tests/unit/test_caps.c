@@ -166,6 +166,42 @@ static void test_caps_validate(void **state)
 	assert_int_equal(qp_caps_validate(NULL, &err), 0);
 }
 
+/* a capability missing from our bounding set is refused at create, naming
+ * the set; a new user namespace gets every capability, so it passes */
+static void test_caps_check_host(void **state)
+{
+	char *some[] = { "CAP_CHOWN", NULL }, *missing[2] = { NULL, NULL };
+	struct qp_caps caps = { .present = true, .bounding = some, .effective = some, .permitted = some };
+	qp_error *err = NULL;
+	int c;
+
+	(void)state;
+	assert_int_equal(qp_caps_check_host(&caps, false, &err), geteuid() == 0 ? 0 : -1);
+	qp_error_free(&err);
+	for (c = 0; c <= qp_cap_last_cap() && prctl(PR_CAPBSET_READ, (unsigned long)c, 0, 0, 0) == 1; c++)
+		;
+	if (c > qp_cap_last_cap()) {
+		print_message("every capability is in our bounding set: the refusal is not tested\n");
+		return;
+	}
+	missing[0] = (char *)qp_cap_name(c);
+	caps.permitted = missing;
+	assert_int_equal(qp_caps_check_host(&caps, false, &err), -1);
+	assert_int_equal(err->code, QP_E_INVALID);
+	assert_non_null(strstr(err->msg, "process.capabilities.permitted: "));
+	assert_non_null(strstr(err->msg, missing[0]));
+	assert_non_null(strstr(err->msg, "bounding set"));
+	qp_error_free(&err);
+	caps.permitted = some;
+	caps.inheritable = missing;
+	assert_int_equal(qp_caps_check_host(&caps, false, &err), -1);
+	assert_non_null(strstr(err->msg, "process.capabilities.inheritable: "));
+	qp_error_free(&err);
+	assert_int_equal(qp_caps_check_host(&caps, true, &err), 0);
+	caps.present = false;
+	assert_int_equal(qp_caps_check_host(&caps, false, &err), 0);
+}
+
 /* --- privilege drop ------------------------------------------------------- */
 
 static int do_drop(void *arg, qp_error **err)
@@ -373,6 +409,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cap_names),
 		cmocka_unit_test(test_caps_validate),
+		cmocka_unit_test(test_caps_check_host),
 		cmocka_unit_test(test_drop_privileges),
 		cmocka_unit_test(test_drop_everything),
 		cmocka_unit_test(test_drop_keeps_caps_when_absent),

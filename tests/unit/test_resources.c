@@ -82,7 +82,17 @@ static void test_parse_refusals(void **state)
 	BAD("{\"memory\": {\"checkBeforeUpdate\": 1}}", "checkBeforeUpdate: expected true or false");
 	BAD("{\"pids\": 5}", "pids: expected an object");
 	BAD("{\"devices\": {}}", "devices: expected an array of objects");
-	BAD("{\"devices\": [1]}", "devices: expected an array of objects");
+	BAD("{\"devices\": [1]}", "devices[0]: expected an object");
+	BAD("{\"devices\": [{\"access\": \"rwm\"}]}", "devices[0].allow: missing");
+	BAD("{\"devices\": [{\"allow\": true, \"type\": \"u\", \"access\": \"r\"}]}",
+	    "devices[0].type: expected \"a\", \"c\" or \"b\"");
+	BAD("{\"devices\": [{\"allow\": true, \"type\": \"c\", \"major\": -2, \"access\": \"r\"}]}",
+	    "devices[0].major: expected -1 (any)");
+	BAD("{\"devices\": [{\"allow\": true, \"type\": \"c\", \"minor\": 4294967296, \"access\": \"r\"}]}",
+	    "devices[0].minor: expected -1 (any)");
+	BAD("{\"devices\": [{\"allow\": true, \"type\": \"c\", \"access\": \"rwx\"}]}",
+	    "devices[0].access: expected one or more of r, w, m");
+	BAD("{\"devices\": [{\"allow\": true, \"type\": \"b\"}]}", "devices[0].access: missing");
 	BAD("[1]", "expected a JSON object");
 	BAD("7", "expected a JSON object");
 	BAD("{\"memory\": ", "parse error");
@@ -126,6 +136,45 @@ static void test_lenient(void **state)
 	assert_non_null(strstr(err->msg, "config.json: linux.resources.pids.limit: expected an integer"));
 	qp_error_free(&err);
 	yajl_tree_free(v);
+	spec_resources_clear(&r);
+}
+
+/* config.json's device rules are kept, in order, with their defaults */
+static void test_device_rules(void **state)
+{
+	struct qp_resources r = { 0 }, m = { 0 };
+	qp_error *err = NULL;
+	yajl_val v = NULL;
+
+	(void)state;
+	assert_int_equal(qp_json_parse("{\"devices\": [{\"allow\": false, \"access\": \"rwm\"},"
+				       " {\"allow\": true, \"type\": \"c\", \"major\": 10, \"minor\": 237,"
+				       " \"access\": \"rw\"}, {\"allow\": false, \"type\": \"b\", \"access\": \"m\"},"
+				       " {\"allow\": true}]}",
+				       "t", &v, &err), 0);
+	assert_int_equal(spec_resources_parse(v, "config.json", "linux.resources", false, &r, &err), 0);
+	yajl_tree_free(v);
+	assert_int_equal(r.n_dev_rules, 4);
+	assert_false(r.dev_rules[0].allow);
+	assert_int_equal(r.dev_rules[0].type, 'a');
+	assert_int_equal(r.dev_rules[1].type, 'c');
+	assert_int_equal(r.dev_rules[1].major, 10);
+	assert_int_equal(r.dev_rules[1].minor, 237);
+	assert_int_equal(r.dev_rules[1].access, QP_DEV_READ | QP_DEV_WRITE);
+	assert_int_equal(r.dev_rules[2].major, QP_DEV_ANY);
+	assert_int_equal(r.dev_rules[2].access, QP_DEV_MKNOD);
+	assert_int_equal(r.dev_rules[3].access, QP_DEV_RWM); /* "a" without access: all */
+	/* an update keeps the pod's rules (runc's update does not touch them) */
+	assert_int_equal(spec_resources_merge(&m, &r), 0);
+	assert_int_equal(m.n_dev_rules, 4);
+	assert_null(spec_resources_changed(&m, &r));
+	m.dev_rules[1].access = QP_DEV_READ;
+	assert_string_equal(spec_resources_changed(&m, &r), "devices");
+	spec_resources_clear(&m);
+	spec_resources_clear(&r);
+	/* --resources: checked, not kept */
+	parse_ok("{\"devices\": [{\"allow\": true, \"type\": \"c\", \"access\": \"r\"}]}", &r);
+	assert_int_equal(r.n_dev_rules, 0);
 	spec_resources_clear(&r);
 }
 
@@ -261,7 +310,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_fields),	cmocka_unit_test(test_parse_refusals),
-		cmocka_unit_test(test_lenient),		cmocka_unit_test(test_merge_changed),
+		cmocka_unit_test(test_lenient),		cmocka_unit_test(test_device_rules),
+		cmocka_unit_test(test_merge_changed),
 		cmocka_unit_test(test_update_flags),	cmocka_unit_test(test_integers),
 		cmocka_unit_test(test_durations),
 	};

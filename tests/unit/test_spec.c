@@ -221,6 +221,13 @@ static void test_full_config(void **state)
 	assert_int_equal(s->seccomp->rules[5].args[0].index, 1);
 	assert_int_equal(s->seccomp->rules[4].errno_ret, 38);
 	assert_string_equal(s->rootfs_propagation, "rslave");
+	assert_string_equal(s->process.apparmor_profile, "docker-default");
+	assert_string_equal(s->process.selinux_label, "");
+	assert_string_equal(s->mount_label, "");
+	assert_int_equal(s->resources.n_dev_rules, 2);
+	assert_false(s->resources.dev_rules[0].allow);
+	assert_int_equal(s->resources.dev_rules[0].type, 'a');
+	assert_int_equal(s->resources.dev_rules[1].minor, 3);
 	assert_int_equal(s->opts.vcpus, 2);
 	assert_string_equal(s->opts.net, "bridge");
 	assert_string_equal(spec_annotation(s, "io.kubernetes.cri.container-type"), "container");
@@ -231,6 +238,10 @@ static void test_full_config(void **state)
 	back = round_trip(s);
 	assert_true(back->process.rlimits[1].hard == UINT64_MAX);
 	assert_int_equal(back->opts.vcpus, 2);
+	assert_string_equal(back->process.apparmor_profile, "docker-default");
+	assert_int_equal(back->resources.n_dev_rules, 2);
+	assert_true(back->resources.dev_rules[1].allow);
+	assert_int_equal(back->resources.dev_rules[1].access, QP_DEV_RWM);
 	spec_free(back);
 	spec_free(s);
 }
