@@ -80,6 +80,34 @@ static void set_sh(struct qp_hook *h, const char *script)
 	h->args = qp_strv_dup(argv);
 }
 
+/* A spec whose one `kind` hook is the shell script printf(fmt, ...). */
+static struct pod_spec *spec_sh(enum qp_hook_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static struct pod_spec *spec_sh(enum qp_hook_kind kind, const char *fmt, ...)
+{
+	struct pod_spec *s = spec_with(kind, 1);
+	char script[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(script, sizeof(script), fmt, ap);
+	va_end(ap);
+	set_sh(&s->hooks[kind][0], script);
+	return s;
+}
+
+/* The pid a hook wrote into tmpdir/name. */
+static pid_t read_pid(const char *name)
+{
+	_cleanup_free_ char *text = slurp(tmp(name));
+	pid_t pid;
+
+	assert_non_null(text);
+	pid = (pid_t)atoi(text);
+	assert_true(pid > 0);
+	return pid;
+}
+
 static const struct qp_kv annotations[] = { { "org.example.key", "value \"quoted\"" } };
 static const struct qp_oci_state st = { .id = "pod-1", .status = QP_STATUS_CREATING, .pid = 4242,
 					.bundle = "/srv/bundle", .annotations = annotations,
@@ -222,26 +250,20 @@ static bool pid_gone(pid_t pid)
 static void test_timeout(void **state)
 {
 	(void)state;
-	struct pod_spec *s = spec_with(QP_HOOK_CREATE_CONTAINER, 1);
-	char script[256];
-	_cleanup_free_ char *pidtext = NULL;
-	long long t0;
+	struct pod_spec *s = spec_sh(QP_HOOK_CREATE_CONTAINER, "sleep 30 & echo $! > %s/bgpid; sleep 30",
+					 tmpdir);
+	long long t0 = vm_tl_now();
 	char *msg;
+	pid_t bg;
 
-	snprintf(script, sizeof(script), "sleep 30 & echo $! > %s/bgpid; sleep 30", tmpdir);
-	set_sh(&s->hooks[QP_HOOK_CREATE_CONTAINER][0], script);
 	s->hooks[QP_HOOK_CREATE_CONTAINER][0].timeout = 1;
-	t0 = vm_tl_now();
 	msg = run_err(s, QP_HOOK_CREATE_CONTAINER);
 	assert_true(vm_tl_now() - t0 < 3000000000LL);
 	assert_true(vm_tl_now() - t0 >= 1000000000LL);
 	assert_string_equal(msg, "createContainer hook #0 \"/bin/sh\": did not finish within its timeout of 1 s "
 				 "(killed)");
 	free(msg);
-	pidtext = slurp(tmp("bgpid"));
-	assert_non_null(pidtext);
-	pid_t bg = (pid_t)atoi(pidtext);
-	assert_true(bg > 0);
+	bg = read_pid("bgpid");
 	for (int i = 0; i < 100 && !pid_gone(bg); i++)
 		usleep(10000);
 	assert_true(pid_gone(bg));
@@ -252,20 +274,15 @@ static void test_timeout(void **state)
 static void test_output_outlives_hook(void **state)
 {
 	(void)state;
-	struct pod_spec *s = spec_with(QP_HOOK_POSTSTART, 1);
-	char script[256];
-	_cleanup_free_ char *pidtext = NULL;
-	long long t0;
+	struct pod_spec *s = spec_sh(QP_HOOK_POSTSTART, "sleep 20 & echo $! > %s/holder; echo hi", tmpdir);
+	long long t0 = vm_tl_now();
+	pid_t holder;
 
-	snprintf(script, sizeof(script), "sleep 20 & echo $! > %s/holder; echo hi", tmpdir);
-	set_sh(&s->hooks[QP_HOOK_POSTSTART][0], script);
-	t0 = vm_tl_now();
 	run_ok(s, QP_HOOK_POSTSTART, NULL);
 	assert_true(vm_tl_now() - t0 < 2000000000LL);
-	pidtext = slurp(tmp("holder"));
-	assert_non_null(pidtext);
-	kill(-(pid_t)atoi(pidtext), SIGKILL);
-	kill((pid_t)atoi(pidtext), SIGKILL);
+	holder = read_pid("holder");
+	kill(-holder, SIGKILL);
+	kill(holder, SIGKILL);
 	spec_free(s);
 }
 
