@@ -156,12 +156,14 @@ int qp_exec_lookup_error(const char *cmd, int e, qp_error **err)
  * tell a `start` that did not create us what went wrong after it (sync.h) */
 static int fifo_wr = -1;
 
-/* A failure after start, to both who may wait for it. */
+/* A failure after start, to both who may wait for it; whichever is gone
+ * must not turn into SIGPIPE (we exit next anyway) */
 static void report(uint32_t type, const qp_error *e)
 {
-	qp_sync_send(CHILD_SYNC_FD, type, e);
+	signal(SIGPIPE, SIG_IGN);
 	if (fifo_wr >= 0)
 		qp_sync_write(fifo_wr, type, e);
+	qp_sync_send(CHILD_SYNC_FD, type, e);
 }
 
 struct workload {
