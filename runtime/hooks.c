@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -302,6 +303,14 @@ int pod_hooks_run(struct pod *pod, enum qp_hook_kind kind, enum qp_status status
 {
 	struct qp_oci_state st = pod_oci_state(pod, status, pid);
 
+	if (!pod->spec->n_hooks[kind])
+		return 0;
+	/* A hook may ask qpod about its pod (`qpod state ID`; runc takes no
+	 * lock at all): from here on the lock is shared.  That still keeps
+	 * out every command that changes the pod (start, delete, pause,
+	 * update take it exclusive) and gc (which skips a locked pod). */
+	if (flock(pod->dirfd, LOCK_SH) < 0)
+		return qp_fail(err, errno, "lock pod \"%s\"", pod->id);
 	return qp_hooks_run(pod->spec, kind, &st, NULL, err);
 }
 

@@ -48,7 +48,9 @@ int qp_hooks_run(const struct pod_spec *spec, enum qp_hook_kind kind, const stru
 int qp_hooks_wait_ms(const struct pod_spec *spec, enum qp_hook_kind kind, int base_ms);
 
 /* The pod's hooks of `kind` run by qpod itself (the runtime namespace),
- * with the pod's OCI state at this status and pid. */
+ * with the pod's OCI state at this status and pid.  If there are any, the
+ * pod's lock (exclusive, from create, start or delete) is shared from then
+ * on, so that a hook can run `qpod state ID` of its own pod. */
 int pod_hooks_run(struct pod *pod, enum qp_hook_kind kind, enum qp_status status, pid_t pid,
 		  qp_error **err);
 /* The same for hooks whose failure is only a warning (poststart, poststop):

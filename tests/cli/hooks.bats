@@ -153,6 +153,28 @@ EOF
 		"no args: argv = {path}; no env: qpod's environment"
 }
 
+@test "hooks: a hook may ask qpod about its own pod (no deadlock on the pod's lock)" {
+	cat >"$TEST_DIR/ask.sh" <<'EOF'
+#!/bin/sh
+cat >/dev/null
+printf '%s\t{}\t%s\n' "$1" "$("$2" --root "$3" state "$4" | jq -r .status)" >>"$(dirname "$0")/shared/log"
+EOF
+	chmod +x "$TEST_DIR/ask.sh"
+	local k hooks="{"
+	for k in prestart poststart poststop; do
+		hooks+="\"$k\": [$(jq -nc --arg p "$TEST_DIR/ask.sh" --arg k $k --arg q "$QPOD" --arg r "$ROOT" --arg id "$ID" \
+			'{path: $p, args: [$p, $k, $q, $r, $id], timeout: 20}')],"
+	done
+	hook_bundle "${hooks%,}}" '.process.args = ["sleep", "1"]'
+	run --separate-stderr qp run --bundle "$BUNDLE" "$ID"
+	assert_status 0
+	assert_eq "$stderr" "" "run's stderr"
+	assert_eq "$(kinds)" "prestart poststart poststop " "hooks"
+	assert_eq "$(extra_of prestart) $(extra_of poststart) $(extra_of poststop)" "created running stopped" \
+		"qpod state from the hooks"
+	assert_no_pods
+}
+
 @test "hooks: a hook past its timeout is killed and fails create; nothing is left" {
 	cat >"$TEST_DIR/sleeper.sh" <<'EOF'
 #!/bin/sh
