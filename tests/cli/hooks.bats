@@ -295,4 +295,14 @@ EOF
 	assert_match "$(jq -r .pid <<<"$(state_of prestart)")" '^[1-9][0-9]*$' "prestart pid"
 	assert_state poststop stopped none
 	assert_no_pods
+
+	# a failing createRuntime stops the booted VM (its monitor and QEMU)
+	hook_bundle "{\"createRuntime\": [{\"path\": \"/bin/false\"}], \"poststop\": [$(host_hook poststop)]}" \
+		'.annotations["qpod.mode"] = "vm" | .mounts |= map(select(.destination != "/mnt"))'
+	run --separate-stderr qp create --bundle "$BUNDLE" "$ID"
+	assert_qpod_error 125
+	assert_eq "${stderr_lines[0]}" "qpod: create: createRuntime hook #0 \"/bin/false\": exit status 1"
+	assert_eq "$(kinds)" "poststop " "hooks after the failed create"
+	assert_eq "$(pgrep -f "qemu-system-x86_64.*$TEST_DIR")" "" "QEMU of the failed create"
+	assert_no_pods
 }
