@@ -314,6 +314,13 @@ int pod_hooks_run(struct pod *pod, enum qp_hook_kind kind, enum qp_status status
 	return qp_hooks_run(pod->spec, kind, &st, NULL, err);
 }
 
+int pod_hooks_create_runtime(struct pod *pod, pid_t pid, qp_error **err)
+{
+	if (pod_hooks_run(pod, QP_HOOK_PRESTART, QP_STATUS_CREATING, pid, err) < 0)
+		return -1;
+	return pod_hooks_run(pod, QP_HOOK_CREATE_RUNTIME, QP_STATUS_CREATING, pid, err);
+}
+
 void pod_hooks_warn(struct pod *pod, enum qp_hook_kind kind, enum qp_status status, pid_t pid)
 {
 	qp_error *err = NULL;

@@ -53,6 +53,9 @@ int qp_hooks_wait_ms(const struct pod_spec *spec, enum qp_hook_kind kind, int ba
  * on, so that a hook can run `qpod state ID` of its own pod. */
 int pod_hooks_run(struct pod *pod, enum qp_hook_kind kind, enum qp_status status, pid_t pid,
 		  qp_error **err);
+/* create's hooks in the runtime namespace: prestart, then createRuntime,
+ * status "creating" with the pod's pid. */
+int pod_hooks_create_runtime(struct pod *pod, pid_t pid, qp_error **err);
 /* The same for hooks whose failure is only a warning (poststart, poststop):
  * it is logged, and the caller goes on. */
 void pod_hooks_warn(struct pod *pod, enum qp_hook_kind kind, enum qp_status status, pid_t pid);

@@ -162,8 +162,7 @@ static char *default_cgroup_path(const char *id)
  * then createRuntime, here in the runtime namespace (runc's procHooks). */
 static int run_create_hooks(struct pod *pod, pid_t pid, int sync_fd, qp_error **err)
 {
-	if (pod_hooks_run(pod, QP_HOOK_PRESTART, QP_STATUS_CREATING, pid, err) < 0 ||
-	    pod_hooks_run(pod, QP_HOOK_CREATE_RUNTIME, QP_STATUS_CREATING, pid, err) < 0)
+	if (pod_hooks_create_runtime(pod, pid, err) < 0)
 		return -1;
 	if (qp_sync_send(sync_fd, QP_SYNC_HOOKS_DONE, NULL) < 0)
 		return qp_fail(err, errno, "signal the pod process");

@@ -170,8 +170,7 @@ static int vm_create(struct pod *pod, qp_error **err)
 	}
 	/* the VM is booted and waits for its workload: what comes closest to
 	 * "the namespaces exist, pivot_root has not happened" */
-	if (pod_hooks_run(pod, QP_HOOK_PRESTART, QP_STATUS_CREATING, pod->state->pid, err) < 0 ||
-	    pod_hooks_run(pod, QP_HOOK_CREATE_RUNTIME, QP_STATUS_CREATING, pod->state->pid, err) < 0) {
+	if (pod_hooks_create_runtime(pod, pod->state->pid, err) < 0) {
 		vm_destroy(pod, NULL);
 		return -1;
 	}
