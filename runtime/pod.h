@@ -16,6 +16,9 @@ struct pod_io {
 	const char *console_socket;   /* OCI --console-socket */
 	const char *pid_file;         /* OCI --pid-file */
 	bool foreground;              /* qpod stays the parent and waits */
+	int preserve_fds;             /* OCI --preserve-fds (container pods) */
+	bool no_pivot;                /* OCI --no-pivot: MS_MOVE + chroot, not pivot_root */
+	bool no_new_keyring;          /* OCI --no-new-keyring: keep the caller's session keyring */
 };
 
 struct pod {

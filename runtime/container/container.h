@@ -17,6 +17,9 @@ struct qp_child_ctx {
 	int sync_fd;          /* child's end of the sync socketpair */
 	int fifo_fd;          /* O_PATH fd of exec.fifo */
 	bool new_userns;
+	int preserve_fds;     /* --preserve-fds: fds 3..3+N-1 go to the workload */
+	bool no_pivot;        /* --no-pivot */
+	bool no_new_keyring;  /* --no-new-keyring */
 };
 
 /* Entry point of the cloned child; never returns normally. */

@@ -173,7 +173,9 @@ static int ct_create(struct pod *pod, qp_error **err)
 {
 	const struct pod_spec *spec = pod->spec;
 	struct qp_child_ctx ctx = { .spec = spec, .id = pod->id, .rootfs = pod->rootfs,
-				    .bundle = pod->bundle ? pod->bundle : pod->rootfs };
+				    .bundle = pod->bundle ? pod->bundle : pod->rootfs,
+				    .preserve_fds = pod->io.preserve_fds, .no_pivot = pod->io.no_pivot,
+				    .no_new_keyring = pod->io.no_new_keyring };
 	/* the child runs the createContainer hooks before it reports */
 	int setup_ms = qp_hooks_wait_ms(spec, QP_HOOK_CREATE_CONTAINER, SETUP_TIMEOUT_MS);
 	struct qp_cgroup *cg = NULL;

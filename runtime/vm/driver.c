@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "container/cgroup.h"
 #include "hooks.h"
 #include "net/net.h"
 #include "pod.h"
@@ -62,6 +63,10 @@ static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 	 * the state dir (a new open file description), no inherited fds but
 	 * stdio: the workload's output goes where the creator's went */
 	setsid();
+	if (vm_cgroup_enter(pod, getpid(), &err) < 0) {
+		qp_report_err(wfd, err, "");
+		_exit(1);
+	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -134,6 +139,70 @@ static int create_detached(struct pod *pod, qp_error **err)
 	return -1;
 }
 
+/* ---- the pod's cgroup ----
+ * The monitor and QEMU live in a cgroup of the pod's own (cgroupsPath, or
+ * qpod/ID), without limits: the guest's RAM is its limit, and a cgroup cap
+ * on QEMU would only OOM-kill it.  A client that reads the pod's cgroup
+ * from its pid (containerd's shim, for `ctr task metrics` and CRI stats)
+ * then sees the VMM's usage, and delete takes what is left with it. */
+static int cgroup_prepare(struct pod *pod, qp_error **err)
+{
+	struct qp_cgroup *cg = NULL;
+	struct qp_resources none = { 0 };
+
+	free(pod->state->cgroup);
+	if (pod->spec->cgroups_path)
+		pod->state->cgroup = strdup(pod->spec->cgroups_path);
+	else if (asprintf(&pod->state->cgroup, QP_CGROUP_DEFAULT_PARENT "/%s", pod->id) < 0)
+		pod->state->cgroup = NULL;
+	if (!pod->state->cgroup)
+		return qp_fail(err, ENOMEM, "cgroup path");
+	if (state_save(pod->dirfd, pod->state, err) < 0)
+		return -1;
+	if (qp_cgroup_create(pod->state->cgroup, &none, &cg, err) < 0) {
+		int e = *err ? (*err)->errnum : 0;
+		if (geteuid() == 0 || (e != EACCES && e != EPERM && e != EROFS))
+			return -1;
+		/* rootless without a delegated cgroup: the VM runs without one */
+		qp_error_free(err);
+		free(pod->state->cgroup);
+		pod->state->cgroup = NULL;
+		return state_save(pod->dirfd, pod->state, err);
+	}
+	qp_cgroup_free(cg);
+	return 0;
+}
+
+int vm_cgroup_enter(struct pod *pod, pid_t pid, qp_error **err)
+{
+	struct qp_cgroup *cg = NULL;
+	int r = 0;
+
+	if (!pod->state->cgroup)
+		return 0;
+	r = qp_cgroup_open(pod->state->cgroup, &cg, err);
+	if (r == 0)
+		r = qp_cgroup_enter(cg, pid, err);
+	qp_cgroup_free(cg);
+	return r < 0 ? qp_error_prefix(err, "enter the pod's cgroup") : 0;
+}
+
+/* Once QEMU and the monitor are gone: kill what is left, remove it. */
+static int cgroup_remove(struct pod *pod, qp_error **err)
+{
+	struct qp_cgroup *cg = NULL;
+	int r = 0;
+
+	if (!pod->state->cgroup || qp_cgroup_open(pod->state->cgroup, &cg, NULL) < 0)
+		return 0;
+	for (int i = 0; i < 200 && state_pid_alive(pod->state) && pod->state->pid != getpid(); i++)
+		usleep(5000);
+	qp_cgroup_signal_all(cg, SIGKILL, NULL);
+	r = qp_cgroup_destroy(cg, err);
+	qp_cgroup_free(cg);
+	return r;
+}
+
 /* ---- driver ops ---- */
 
 static int vm_destroy(struct pod *pod, qp_error **err);
@@ -157,15 +226,22 @@ static int refuse_guest_hooks(const struct pod_spec *spec, qp_error **err)
 
 static int vm_create(struct pod *pod, qp_error **err)
 {
-	if (refuse_guest_hooks(pod->spec, err) < 0)
+	if (pod->io.preserve_fds > 0)
+		return qp_error_set(err, QP_E_INVALID, 0, "--preserve-fds is not supported for vm pods "
+				    "(host fds cannot reach the guest)");
+	if (refuse_guest_hooks(pod->spec, err) < 0 || cgroup_prepare(pod, err) < 0)
 		return -1;
 	pod->building = true;
 	if (!pod->io.foreground) {
-		if (create_detached(pod, err) < 0)
+		if (create_detached(pod, err) < 0) {
+			cgroup_remove(pod, NULL);
 			return -1;
+		}
 	} else {
-		if (vm_mon_boot(pod, &self_mon, err) < 0)
+		if (vm_mon_boot(pod, &self_mon, err) < 0) {
+			cgroup_remove(pod, NULL);
 			return -1;
+		}
 		pod->wait_fd = -1; /* the monitor owns its fds */
 	}
 	/* the VM is booted and waits for its workload: what comes closest to
@@ -269,7 +345,7 @@ static int vm_destroy(struct pod *pod, qp_error **err)
 	unlinkat(pod->dirfd, QP_VM_CHAN_SOCK, 0);
 	unlinkat(pod->dirfd, QP_VM_CTL_SOCK, 0);
 	unlinkat(pod->dirfd, QP_VM_INITRD, 0);
-	return 0;
+	return cgroup_remove(pod, err);
 }
 
 static int vm_wait_fd(struct pod *pod, qp_error **err)
@@ -386,8 +462,9 @@ static int vm_resume(struct pod *pod, qp_error **err)
 	return vm_freeze(pod, false, err);
 }
 
-/* QEMU runs in no cgroup of its own and the guest has no balloon: nothing
- * can change while the VM runs.  An update that changes nothing is fine. */
+/* The guest has no balloon and its vCPUs are fixed at boot; the pod's
+ * cgroup carries no limits (see cgroup_prepare): nothing can change while
+ * the VM runs.  An update that changes nothing is fine. */
 static int vm_update(struct pod *pod, const struct qp_resources *res, qp_error **err)
 {
 	const char *changed = spec_resources_changed(&pod->spec->resources, res);
@@ -400,8 +477,8 @@ static int vm_update(struct pod *pod, const struct qp_resources *res, qp_error *
 				    "boot: no memory balloon)",
 				    changed, pod->id);
 	return qp_error_set(err, QP_E_INVALID, 0,
-			    "%s of vm pod \"%s\" cannot change while the VM runs (its VMM has no cgroup "
-			    "of its own)",
+			    "%s of vm pod \"%s\" cannot change while the VM runs (its vCPUs are fixed "
+			    "at boot)",
 			    changed, pod->id);
 }
 

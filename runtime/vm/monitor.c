@@ -122,14 +122,19 @@ static void qemu_reason(struct vm_mon *m)
 {
 	int st = m->qemu_status;
 
-	if (WIFSIGNALED(st))
+	char tail[200];
+
+	vm_qemu_log_tail(m->pod->dirfd, tail, sizeof(tail));
+	/* QEMU's own last words, unless it was killed from outside */
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		set_reason(m, "qemu killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
-	else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
-		char tail[200];
-		vm_qemu_log_tail(m->pod->dirfd, tail, sizeof(tail));
+	else if (WIFSIGNALED(st))
+		set_reason(m, "qemu killed by signal %d (%s)%s%s", WTERMSIG(st), strsignal(WTERMSIG(st)),
+			   tail[0] ? ": " : "", tail);
+	else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
 		set_reason(m, "qemu exited with status %d%s%s", WEXITSTATUS(st), tail[0] ? ": " : "",
 			   tail);
-	} else
+	else
 		set_reason(m, "the VM powered off");
 }
 
@@ -345,6 +350,9 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	if ((m->qemu = vm_spawn_qemu(&o, err)) < 0)
 		goto fail;
 	m->tl.spawned = vm_tl_now();
+	/* a foreground run's monitor stays where its caller is; QEMU goes in */
+	if (vm_cgroup_enter(pod, m->qemu, err) < 0)
+		goto fail;
 	m->qemu_pidfd = (int)syscall(SYS_pidfd_open, m->qemu, 0);
 	/* the pod's pid is the monitor (this process): the one whose exit
 	 * status is the workload's, that a shim or conmon can wait on */
@@ -369,7 +377,15 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	*out = m;
 	return 0;
 fail:
-	vm_mon_free(m);
+	/* the pod never ran: nobody will delete it, so its address goes now
+	 * (the tap dies with QEMU, in vm_mon_free) */
+	{
+		struct qp_net_config net = m->net; /* its strings belong to the pod */
+		bool had_net = m->has_net;
+		vm_mon_free(m);
+		if (had_net)
+			qp_net_detach(&net, pod->id, NULL);
+	}
 	return -1;
 }
 
@@ -549,7 +565,8 @@ static void begin_stop(struct vm_mon *m)
 		vm_mon_pause(m, false, NULL);
 	m->stopping = true;
 	m->stop_deadline = now_ms() + QP_VM_STOP_TIMEOUT_MS;
-	if (!m->chan->broken)
+	/* no channel yet (QEMU never opened it): nothing to tell the guest */
+	if (m->chan && !m->chan->broken)
 		qp_chan_send(m->chan, &msg, 100, NULL);
 }
 

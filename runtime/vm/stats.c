@@ -44,7 +44,7 @@ int vm_stats(struct pod *pod, struct qp_stats *st, qp_error **err)
 	memset(st, 0, sizeof(*st));
 	if (!state_pid_alive(pod->state))
 		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is not running", pod->id);
-	if (proc_cpu_ticks(pod->state->pid, &ut, &stt)) {
+	if (state_vmm_alive(pod->state) && proc_cpu_ticks(pod->state->vmm_pid, &ut, &stt)) {
 		st->has_cpu = true;
 		st->cpu_user = ut * ns_per_tick;
 		st->cpu_kernel = stt * ns_per_tick;

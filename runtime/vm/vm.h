@@ -74,9 +74,11 @@ char *vm_find_guest_init(qp_error **err);
 char *vm_find_firmware(const char *name, qp_error **err);
 
 /* Accelerator for `want` = "auto" (or NULL), "kvm" or "tcg": auto picks KVM
- * when /dev/kvm opens read-write ($QPOD_ACCEL overrides auto).  kvm without
- * a usable /dev/kvm is an error. */
+ * when a probe boot under KVM works (kvm_probe.c; $QPOD_ACCEL overrides
+ * auto).  kvm without a /dev/kvm that opens is an error. */
 int vm_pick_accel(const char *want, bool *kvm, qp_error **err);
+/* Whether KVM really runs a guest here (cached probe boot); why says why not. */
+bool vm_kvm_usable(char *why, size_t size);
 
 struct vm_qemu_opts {
 	const char *statedir;   /* absolute path of the pod's state dir */
@@ -94,7 +96,8 @@ struct vm_qemu_opts {
  * socket path stays short, SIGKILLed if the caller dies).  Returns the pid. */
 pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err);
 
-/* The last non-empty line of qemu.log (printable, bounded) into buf; "" if none. */
+/* The last "error:" line of qemu.log's tail, else its last non-empty line
+ * (printable, bounded), into buf; "" if none. */
 void vm_qemu_log_tail(int dirfd, char *buf, size_t size);
 
 /* ---- monitor.c ---- */
@@ -140,6 +143,9 @@ void vm_qmp_free(struct vm_qmp *q);
 
 /* Build the RUN/EXEC fields from an OCI process (pointers into proc). */
 void vm_run_from_process(const struct qp_process *proc, struct qp_run *run);
+
+/* Move pid into the pod's cgroup (driver.c; none: nothing to do). */
+int vm_cgroup_enter(struct pod *pod, pid_t pid, qp_error **err);
 
 /* ---- ctl.c ---- */
 

@@ -111,3 +111,20 @@ load helpers
 	assert_eq "${out[3]}" 0 "cgroup directories below the pod's roots"
 	assert_eq "${out[4]}" read-only "the cgroup view"
 }
+
+@test "without a cgroup namespace (podman's default on v1) the pod's /sys/fs/cgroup still shows its own cgroup" {
+	make_bundle "$BUNDLE" '.process.args = ["sh", "-c", "cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max; touch /sys/fs/cgroup/x 2>/dev/null && echo writable || echo read-only"]
+		| .linux.namespaces = [.linux.namespaces[] | select(.type != "cgroup")]
+		| .linux.cgroupsPath = "/qpod-test-parent/'"$ID"'"
+		| .linux.resources.memory.limit = 50331648
+		| .mounts = [.mounts[] | if .destination == "/sys/fs/cgroup" then .options = ["rprivate", "nosuid", "noexec", "nodev", "relatime", "ro"] else . end]'
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_status 0
+	assert_eq "${lines[0]}" 50331648 "the pod's memory limit, read inside"
+	assert_eq "${lines[1]}" read-only "the cgroup view"
+	local d
+	for d in /sys/fs/cgroup/*/qpod-test-parent /sys/fs/cgroup/qpod-test-parent; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null
+	done
+	true
+}
