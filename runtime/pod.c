@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hooks.h"
 #include "net/net.h"
 #include "pod.h"
 #include "spec_resources.h"
@@ -99,6 +100,16 @@ static int copy_annotations(struct pod_state *st, const struct pod_spec *spec)
 	return 0;
 }
 
+struct qp_oci_state pod_oci_state(const struct pod *pod, enum qp_status status, pid_t pid)
+{
+	const struct pod_state *st = pod->state;
+
+	/* the friendly form has no bundle: its rootfs stands for it */
+	return (struct qp_oci_state){ .id = pod->id, .status = status, .pid = pid,
+				      .bundle = st->bundle ? st->bundle : st->rootfs,
+				      .annotations = st->annotations, .n_annotations = st->n_annotations };
+}
+
 int pod_write_pid_file(const char *path, pid_t pid, qp_error **err)
 {
 	char tmp[4096], buf[32];
@@ -154,7 +165,7 @@ int pod_create(int rootfd, const char *root, const char *id, struct pod_spec *sp
 		goto fail;
 	pod->t_create = vm_tl_now();
 	if (pod->drv->create(pod, err) < 0)
-		goto fail;
+		goto fail_stopped;
 	pod->t_created = vm_tl_now();
 	pod->state->status = QP_STATUS_CREATED;
 	if (state_save(pod->dirfd, pod->state, err) < 0)
@@ -169,6 +180,13 @@ oom:
 	goto fail;
 fail_destroy:
 	pod->drv->destroy(pod, NULL);
+fail_stopped:
+	/* runtime.md: a create that fails once the pod exists (a prestart,
+	 * createRuntime or createContainer hook among others) ends as a
+	 * delete does, with the pod gone and then the poststop hooks (runc's
+	 * destroy); one refused before that runs none */
+	if (pod->building)
+		pod_hooks_warn(pod, QP_HOOK_POSTSTOP, QP_STATUS_STOPPED, 0);
 fail:
 	if (claimed)
 		state_remove(rootfd, id, NULL);
@@ -237,7 +255,11 @@ int pod_start(struct pod *pod, qp_error **err)
 				 (double)(t - pod->t_created) / 1e6, (double)(t - qp_request_ns) / 1e6);
 		state_write_file(pod->dirfd, QP_TIMELINE_FILE, tl, (size_t)n, NULL);
 	}
-	return state_save(pod->dirfd, pod->state, err);
+	if (state_save(pod->dirfd, pod->state, err) < 0)
+		return -1;
+	/* runtime-spec 1.2: a failed poststart hook is a warning */
+	pod_hooks_warn(pod, QP_HOOK_POSTSTART, QP_STATUS_RUNNING, pod->state->pid);
+	return 0;
 }
 
 int pod_kill(struct pod *pod, int sig, bool all, qp_error **err)
@@ -336,6 +358,8 @@ int pod_delete(struct pod *pod, bool force, qp_error **err)
 				    qp_status_name(s));
 	if (pod->drv->destroy(pod, err) < 0)
 		return -1;
+	/* the pod is gone, its state not yet: a failure is a warning */
+	pod_hooks_warn(pod, QP_HOOK_POSTSTOP, QP_STATUS_STOPPED, 0);
 	return state_remove(pod->rootfd, pod->id, err);
 }
 

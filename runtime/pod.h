@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "driver.h"
+#include "oci_state.h"
 #include "spec.h"
 #include "state.h"
 
@@ -35,6 +36,9 @@ struct pod {
 	/* driver-private, valid in the creating process only */
 	int sync_fd;                  /* container: child's sync socket, -1 if none */
 	int wait_fd;                  /* pidfd or similar for drv->wait_fd */
+	bool building;                /* drv->create got as far as a pod process
+				       * (clone, VMM fork): a failed create then
+				       * runs the poststop hooks, as a delete would */
 	long long t_create, t_created; /* CLOCK_MONOTONIC ns around drv->create */
 };
 
@@ -64,6 +68,9 @@ int pod_stats(struct pod *pod, struct qp_stats *st, qp_error **err);
 int pod_delete(struct pod *pod, bool force, qp_error **err);
 enum qp_status pod_status(struct pod *pod);
 void pod_free(struct pod *pod);
+/* The pod's OCI state (id, bundle, annotations) with this status and pid;
+ * it points into pod->state. */
+struct qp_oci_state pod_oci_state(const struct pod *pod, enum qp_status status, pid_t pid);
 /* Write PID to path atomically (tmp + rename), as --pid-file wants. */
 int pod_write_pid_file(const char *path, pid_t pid, qp_error **err);
 

@@ -173,6 +173,25 @@ struct qp_kv {
 	char *key, *value;
 };
 
+/* OCI hooks (config.md "POSIX-platform Hooks"), in the order of the
+ * lifecycle; runtime/hooks.h runs them. */
+enum qp_hook_kind {
+	QP_HOOK_PRESTART = 0,     /* deprecated; runtime namespace, as createRuntime */
+	QP_HOOK_CREATE_RUNTIME,   /* create, runtime namespace, before pivot_root */
+	QP_HOOK_CREATE_CONTAINER, /* create, container's mount namespace, before pivot_root */
+	QP_HOOK_START_CONTAINER,  /* start, in the container, before the workload's exec */
+	QP_HOOK_POSTSTART,        /* start, runtime namespace, after the exec */
+	QP_HOOK_POSTSTOP,         /* delete, runtime namespace, after the pod is gone */
+	QP_HOOK_COUNT
+};
+
+struct qp_hook {
+	char *path;       /* absolute */
+	char **args;      /* NULL-terminated argv; NULL or empty: { path } */
+	char **env;       /* NULL-terminated; NULL: the runtime's (startContainer: process.env) */
+	int timeout;      /* seconds; 0 = none */
+};
+
 /* qpod-specific settings that have no OCI field (annotations "qpod.*" carry
  * them through bundles) */
 #define QP_VCPUS_MAX 255
@@ -210,6 +229,8 @@ struct pod_spec {
 	char **readonly_paths;        /* NULL-terminated */
 	struct qp_device *devices;
 	size_t n_devices;
+	struct qp_hook *hooks[QP_HOOK_COUNT];
+	size_t n_hooks[QP_HOOK_COUNT];
 
 	struct qp_pod_opts opts;
 };
@@ -240,6 +261,7 @@ const char *spec_annotation(const struct pod_spec *spec, const char *key);
 /* Add or replace an annotation; -1 on ENOMEM. */
 int spec_set_annotation(struct pod_spec *spec, const char *key, const char *value);
 const char *qp_ns_name(enum qp_ns ns);     /* "pid", "network", ... OCI names */
+const char *qp_hook_name(enum qp_hook_kind k); /* "prestart", "createRuntime", ... */
 int qp_ns_from_name(const char *name);     /* -1 if unknown */
 
 #endif

@@ -616,6 +616,42 @@ static int parse_linux(yajl_val top, struct pod_spec *s, qp_error **err)
 		       : 0;
 }
 
+static int parse_hook(yajl_val o, const char *p, void *elem, size_t i, void *ctx, qp_error **err)
+{
+	struct qp_hook *h = elem;
+	char q[JPATH_MAX];
+	long long timeout = 0;
+
+	if (get_str(F(o, "path"), jkey(q, p, "path"), &h->path, err) < 0 ||
+	    get_strv(F(o, "args"), jkey(q, p, "args"), &h->args, err) < 0 ||
+	    get_strv(F(o, "env"), jkey(q, p, "env"), &h->env, err) < 0 ||
+	    get_int_range(F(o, "timeout"), jkey(q, p, "timeout"), 1, INT32_MAX, &timeout, NULL, err) < 0)
+		return -1;
+	if (!h->path)
+		return bad(err, jkey(q, p, "path"), "missing");
+	if (h->path[0] != '/')
+		return bad(err, jkey(q, p, "path"), "must be an absolute path");
+	h->timeout = (int)timeout;
+	return 0;
+}
+
+/* hooks.{prestart,createRuntime,...}: arrays of hooks; other keys ignored */
+static int parse_hooks(yajl_val o, struct pod_spec *s, qp_error **err)
+{
+	char p[JPATH_MAX];
+
+	if (absent(o))
+		return 0;
+	if (!YAJL_IS_OBJECT(o))
+		return bad(err, "hooks", "expected an object");
+	for (int k = 0; k < QP_HOOK_COUNT; k++)
+		if (parse_objects(F(o, qp_hook_name(k)), jkey(p, "hooks", qp_hook_name(k)),
+				  sizeof(*s->hooks[k]), (void **)&s->hooks[k], &s->n_hooks[k], parse_hook,
+				  NULL, err) < 0)
+			return -1;
+	return 0;
+}
+
 /* qpod.* annotations -> opts */
 static int parse_opts(struct pod_spec *s, qp_error **err)
 {
@@ -692,7 +728,8 @@ static int parse_tree(yajl_val top, struct pod_spec *s, qp_error **err)
 	    get_str(F(top, "domainname"), "domainname", &s->domainname, err) < 0 ||
 	    parse_mounts(top, s, err) < 0 || parse_process(top, s, err) < 0 ||
 	    get_kv(F(top, "annotations"), "annotations", &s->annotations, &s->n_annotations, err) < 0 ||
-	    parse_linux(top, s, err) < 0 || parse_opts(s, err) < 0)
+	    parse_hooks(F(top, "hooks"), s, err) < 0 || parse_linux(top, s, err) < 0 ||
+	    parse_opts(s, err) < 0)
 		return -1;
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* runtime/spec_util.c — freeing a pod_spec, annotation lookup and the
- * namespace name table shared by the parser, the writer and the drivers. */
+ * namespace and hook name tables shared by the parser, the writer and the
+ * drivers. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,21 @@ int qp_ns_from_name(const char *name)
 		if (strcmp(name, ns_names[i]) == 0)
 			return i;
 	return -1;
+}
+
+/* OCI names of the hook kinds, indexed by enum qp_hook_kind */
+static const char *const hook_names[QP_HOOK_COUNT] = {
+	[QP_HOOK_PRESTART] = "prestart",
+	[QP_HOOK_CREATE_RUNTIME] = "createRuntime",
+	[QP_HOOK_CREATE_CONTAINER] = "createContainer",
+	[QP_HOOK_START_CONTAINER] = "startContainer",
+	[QP_HOOK_POSTSTART] = "poststart",
+	[QP_HOOK_POSTSTOP] = "poststop",
+};
+
+const char *qp_hook_name(enum qp_hook_kind k)
+{
+	return (unsigned)k < QP_HOOK_COUNT ? hook_names[k] : "unknown";
 }
 
 const char *spec_annotation(const struct pod_spec *spec, const char *key)
@@ -144,6 +160,14 @@ void spec_free(struct pod_spec *spec)
 	for (size_t i = 0; spec->devices && i < spec->n_devices; i++)
 		free(spec->devices[i].path);
 	free(spec->devices);
+	for (int k = 0; k < QP_HOOK_COUNT; k++) {
+		for (size_t i = 0; spec->hooks[k] && i < spec->n_hooks[k]; i++) {
+			free(spec->hooks[k][i].path);
+			qp_strv_free(spec->hooks[k][i].args);
+			qp_strv_free(spec->hooks[k][i].env);
+		}
+		free(spec->hooks[k]);
+	}
 	free(spec->opts.net);
 	free(spec);
 }

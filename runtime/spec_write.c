@@ -186,6 +186,36 @@ static void write_annotations(struct wr *w, const struct pod_spec *s)
 	yajl_gen_map_close(w->g);
 }
 
+static void write_hooks(struct wr *w, const struct pod_spec *s)
+{
+	bool any = false;
+
+	for (int k = 0; k < QP_HOOK_COUNT; k++)
+		any |= s->n_hooks[k] > 0;
+	if (!any)
+		return;
+	jkey(w, "hooks");
+	yajl_gen_map_open(w->g);
+	for (int k = 0; k < QP_HOOK_COUNT; k++) {
+		if (!s->n_hooks[k])
+			continue;
+		jkey(w, qp_hook_name(k));
+		yajl_gen_array_open(w->g);
+		for (size_t i = 0; i < s->n_hooks[k]; i++) {
+			const struct qp_hook *h = &s->hooks[k][i];
+			yajl_gen_map_open(w->g);
+			kstr(w, "path", h->path);
+			kstrv(w, "args", h->args);
+			kstrv(w, "env", h->env);
+			if (h->timeout)
+				kint(w, "timeout", h->timeout);
+			yajl_gen_map_close(w->g);
+		}
+		yajl_gen_array_close(w->g);
+	}
+	yajl_gen_map_close(w->g);
+}
+
 static void write_idmaps(struct wr *w, const char *key, const struct qp_idmap *m, size_t n)
 {
 	if (!n)
@@ -403,6 +433,7 @@ int spec_write(const struct pod_spec *s, char **out, size_t *len, qp_error **err
 	kstr_opt(&w, "domainname", s->domainname);
 	write_mounts(&w, s);
 	write_annotations(&w, s);
+	write_hooks(&w, s);
 	write_linux(&w, s);
 	yajl_gen_map_close(w.g);
 	if (w.bad) {

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "oci_state.h"
 #include "state.h"
 #include "util/io.h"
 #include "util/cleanup.h"
@@ -232,11 +233,7 @@ int state_save(int dirfd, const struct pod_state *st, qp_error **err)
 	qp_json_kstr(g, "accel", st->accel);
 	qp_json_kstr(g, "stop_reason", st->stop_reason);
 	qp_json_kstr(g, "owner", st->owner);
-	qp_json_key(g, "annotations");
-	yajl_gen_map_open(g);
-	for (size_t i = 0; i < st->n_annotations; i++)
-		qp_json_kstr(g, st->annotations[i].key, st->annotations[i].value);
-	yajl_gen_map_close(g);
+	qp_oci_put_annotations(g, "annotations", st->annotations, st->n_annotations);
 	yajl_gen_map_close(g);
 	if (qp_json_gen_finish(g, &text, &len, err) < 0)
 		return qp_error_prefix(err, "save state");

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "oci_state.h"
 #include "pod.h"
 #include "util/json.h"
 
@@ -82,16 +83,9 @@ int cmd_state(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	enum qp_status s = pod_status(pod);
 	yajl_gen g = qp_json_gen_new(true);
 	yajl_gen_map_open(g);
-	qp_json_kstr(g, "ociVersion", "1.2.0");
-	qp_json_kstr(g, "id", pod->id);
-	qp_json_kstr(g, "status", qp_status_name(s == QP_STATUS_CREATING ? QP_STATUS_CREATED : s));
-	qp_json_kint(g, "pid", s == QP_STATUS_STOPPED ? 0 : pod->state->pid);
-	qp_json_kstr(g, "bundle", pod->state->bundle ? pod->state->bundle : pod->state->rootfs);
-	qp_json_key(g, "annotations");
-	yajl_gen_map_open(g);
-	for (size_t i = 0; i < pod->state->n_annotations; i++)
-		qp_json_kstr(g, pod->state->annotations[i].key, pod->state->annotations[i].value);
-	yajl_gen_map_close(g);
+	struct qp_oci_state oci = pod_oci_state(pod, s == QP_STATUS_CREATING ? QP_STATUS_CREATED : s,
+						s == QP_STATUS_STOPPED ? 0 : pod->state->pid);
+	qp_oci_state_put(g, &oci, false);
 	qp_json_kstr(g, "created", pod->state->created);
 	qp_json_kstr(g, "mode", qp_mode_name(pod->state->mode));
 	qp_json_kstr(g, "accel", pod->state->accel ? pod->state->accel : "none");

@@ -79,7 +79,6 @@ int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	};
 	static const char *const namespaces[] = { "cgroup", "ipc", "mount", "network", "pid",
 						  "user", "uts", NULL };
-	static const char *const none[] = { NULL };
 	char *text = NULL;
 	int r;
 
@@ -94,7 +93,13 @@ int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	yajl_gen_map_open(g);
 	qp_json_kstr(g, "ociVersionMin", "1.0.0");
 	qp_json_kstr(g, "ociVersionMax", "1.2.0");
-	strings(g, "hooks", none);
+	/* every kind runs in container pods; vm pods refuse the two that
+	 * would run inside the guest (createContainer, startContainer) */
+	qp_json_key(g, "hooks");
+	yajl_gen_array_open(g);
+	for (int k = 0; k < QP_HOOK_COUNT; k++)
+		qp_json_str(g, qp_hook_name(k));
+	yajl_gen_array_close(g);
 	strings(g, "mountOptions", mount_opts);
 	qp_json_key(g, "linux");
 	yajl_gen_map_open(g);

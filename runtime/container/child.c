@@ -1,7 +1,8 @@
 /* runtime/container/child.c — the container child, in order: wait for the
- * parent's GO, join/finish namespaces, build the filesystem, pivot_root,
- * hostname, sysctls, loopback, rlimits; report READY; wait on exec.fifo for
- * `start`; drop privileges, load seccomp; then exec the workload, which is
+ * parent's GO, join/finish namespaces, build the filesystem, the create
+ * hooks (child_hooks.c), pivot_root, hostname, sysctls, loopback, rlimits;
+ * report READY; wait on exec.fifo for `start`; drop privileges, load
+ * seccomp, the startContainer hooks; then exec the workload, which is
  * the pod's PID 1 as under runc (the pid clients wait on is the workload's),
  * or, with qpod.init=true / `run --init`, become a tiny init
  * (guest-init/tinyinit.c) that forks the workload, reaps zombies and
@@ -158,6 +159,20 @@ int qp_exec_lookup_error(const char *cmd, int e, qp_error **err)
 	return -1;
 }
 
+/* exec.fifo's write end once `start` opened it: kept (close-on-exec) to
+ * tell a `start` that did not create us what went wrong after it (sync.h) */
+static int fifo_wr = -1;
+
+/* A failure after start, to both who may wait for it; whichever is gone
+ * must not turn into SIGPIPE (we exit next anyway) */
+static void report(uint32_t type, const qp_error *e)
+{
+	signal(SIGPIPE, SIG_IGN);
+	if (fifo_wr >= 0)
+		qp_sync_write(fifo_wr, type, e);
+	qp_sync_send(CHILD_SYNC_FD, type, e);
+}
+
 struct workload {
 	const struct pod_spec *spec;
 	char exe[4096];
@@ -174,30 +189,31 @@ static void exec_workload(void *arg)
 	e.errnum = errno;
 	e.msg = (char[1200]){ 0 };
 	snprintf(e.msg, 1200, "exec \"%s\": %s", w->spec->process.args[0], strerror(errno));
-	qp_sync_send(CHILD_SYNC_FD, QP_SYNC_EXEC_FAILED, &e);
-	_exit(errno == ENOENT ? 127 : 126);
+	report(QP_SYNC_EXEC_FAILED, &e);
+	_exit(e.errnum == ENOENT ? 127 : 126);
 }
 
 static void after_spawn(pid_t pid, void *arg)
 {
 	(void)pid;
 	(void)arg;
-	/* the workload holds the (close-on-exec) sync socket now; PID 1 lets
-	 * go of it, so the parent sees EOF exactly when the workload exec'd */
+	/* the workload holds the (close-on-exec) sync socket and fifo now;
+	 * PID 1 lets go of them, so the parent sees EOF exactly when the
+	 * workload exec'd */
 	close(CHILD_SYNC_FD);
+	close(fifo_wr);
 }
 
 /* Wait until `qpod start` opens the fifo for reading. */
 static int wait_for_start(qp_error **err)
 {
 	char path[64];
-	_cleanup_close_ int fd = -1;
 
 	qp_fd_path(CHILD_FIFO_FD, path, sizeof(path));
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
+	fifo_wr = open(path, O_WRONLY | O_CLOEXEC);
+	if (fifo_wr < 0)
 		return qp_fail(err, errno, "open exec.fifo");
-	if (write(fd, "0", 1) != 1)
+	if (write(fifo_wr, "0", 1) != 1)
 		return qp_fail(err, errno, "write exec.fifo");
 	close(CHILD_FIFO_FD);
 	return 0;
@@ -234,6 +250,7 @@ static int setup(struct qp_child_ctx *c, struct workload *w, qp_error **err)
 			return qp_fail(err, errno, "set oom_score_adj");
 	}
 	if (qp_mounts_prepare(spec, c->rootfs, c->new_userns, err) < 0 ||
+	    qp_child_create_hooks(c, CHILD_SYNC_FD, err) < 0 ||
 	    qp_mounts_pivot(c->rootfs, c->no_pivot, err) < 0)
 		return -1;
 	if (spec->ns[QP_NS_UTS].enabled) {
@@ -374,7 +391,8 @@ int qp_container_child(void *arg)
 		_exit(125);
 	if (wait_for_start(&err) < 0)
 		goto fail;
-	if (qp_process_lockdown(&c->spec->process, c->spec->seccomp, &err) < 0)
+	if (qp_process_lockdown(&c->spec->process, c->spec->seccomp, &err) < 0 ||
+	    qp_child_start_hooks(c, &err) < 0)
 		goto fail;
 	if (!c->spec->opts.init) {
 		exec_workload(&w); /* PID 1 is the workload */
@@ -388,6 +406,6 @@ int qp_container_child(void *arg)
 	}
 	_exit(code);
 fail:
-	qp_sync_send(CHILD_SYNC_FD, QP_SYNC_ERROR, err);
+	report(QP_SYNC_ERROR, err);
 	_exit(125);
 }

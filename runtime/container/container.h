@@ -11,6 +11,8 @@
 
 struct qp_child_ctx {
 	const struct pod_spec *spec;
+	const char *id;       /* the pod's, and its bundle (or rootfs): for the hooks' state */
+	const char *bundle;
 	const char *rootfs;   /* absolute, resolved */
 	int sync_fd;          /* child's end of the sync socketpair */
 	int fifo_fd;          /* O_PATH fd of exec.fifo */
@@ -22,6 +24,13 @@ struct qp_child_ctx {
 
 /* Entry point of the cloned child; never returns normally. */
 int qp_container_child(void *arg);
+
+/* The hooks of create and start as the child sees them (child_hooks.c):
+ * before pivot_root, ask the parent (sync_fd) to run prestart and
+ * createRuntime, then run createContainer in the rootfs; just before the
+ * exec, run startContainer. */
+int qp_child_create_hooks(const struct qp_child_ctx *c, int sync_fd, qp_error **err);
+int qp_child_start_hooks(const struct qp_child_ctx *c, qp_error **err);
 
 /* Resolve the executable like execvp would, inside the current root, with
  * PATH from env (NULL-terminated "K=V").  Returns 0 and the path in buf,

@@ -23,6 +23,7 @@
 #include "container/container.h"
 #include "container/seccomp.h"
 #include "container/sync.h"
+#include "hooks.h"
 #include "net/net.h"
 #include "pod.h"
 #include "util/log.h"
@@ -158,12 +159,26 @@ static char *default_cgroup_path(const char *id)
 	return asprintf(&p, QP_CGROUP_DEFAULT_PARENT "/%s", id) < 0 ? NULL : p;
 }
 
+/* The child's namespaces and mounts exist, pivot_root is next: prestart,
+ * then createRuntime, here in the runtime namespace (runc's procHooks). */
+static int run_create_hooks(struct pod *pod, pid_t pid, int sync_fd, qp_error **err)
+{
+	if (pod_hooks_create_runtime(pod, pid, err) < 0)
+		return -1;
+	if (qp_sync_send(sync_fd, QP_SYNC_HOOKS_DONE, NULL) < 0)
+		return qp_fail(err, errno, "signal the pod process");
+	return 0;
+}
+
 static int ct_create(struct pod *pod, qp_error **err)
 {
 	const struct pod_spec *spec = pod->spec;
-	struct qp_child_ctx ctx = { .spec = spec, .rootfs = pod->rootfs,
+	struct qp_child_ctx ctx = { .spec = spec, .id = pod->id, .rootfs = pod->rootfs,
+				    .bundle = pod->bundle ? pod->bundle : pod->rootfs,
 				    .preserve_fds = pod->io.preserve_fds, .no_pivot = pod->io.no_pivot,
 				    .no_new_keyring = pod->io.no_new_keyring };
+	/* the child runs the createContainer hooks before it reports */
+	int setup_ms = qp_hooks_wait_ms(spec, QP_HOOK_CREATE_CONTAINER, SETUP_TIMEOUT_MS);
 	struct qp_cgroup *cg = NULL;
 	_cleanup_close_ int fifo = -1;
 	int sv[2] = { -1, -1 };
@@ -246,6 +261,7 @@ static int ct_create(struct pod *pod, qp_error **err)
 		qp_fail(err, clone_errno, "clone the pod process");
 		goto fail;
 	}
+	pod->building = true;
 	close(sv[1]);
 	sv[1] = -1;
 
@@ -268,9 +284,14 @@ static int ct_create(struct pod *pod, qp_error **err)
 	}
 	for (;;) {
 		int console = -1;
-		r = qp_sync_recv_fd(sv[0], &m, SETUP_TIMEOUT_MS, &console);
-		if (r <= 0 || m.type != QP_SYNC_CONSOLE)
+		r = qp_sync_recv_fd(sv[0], &m, setup_ms, &console);
+		if (r <= 0 || (m.type != QP_SYNC_CONSOLE && m.type != QP_SYNC_HOOKS))
 			break;
+		if (m.type == QP_SYNC_HOOKS) {
+			if (run_create_hooks(pod, pid, sv[0], err) < 0)
+				goto fail;
+			continue;
+		}
 		r = console < 0 ? qp_error_set(err, QP_E_GENERIC, 0, "no console fd received")
 				: qp_console_send(pod->io.console_socket, console, err);
 		if (console >= 0)
@@ -333,20 +354,23 @@ static int ct_start(struct pod *pod, qp_error **err)
 		return qp_error_set(err, QP_E_STATE, 0, "the pod process is gone");
 	unlinkat(pod->dirfd, QP_EXEC_FIFO, 0);
 
-	if (pod->sync_fd >= 0) {
-		/* we created it: learn whether the workload exec'd */
-		struct qp_sync_msg m;
-		int r = qp_sync_recv(pod->sync_fd, &m, SETUP_TIMEOUT_MS);
+	/* learn whether the workload exec'd: from the sync socket if we
+	 * created the pod, else from the fifo the child still holds (sync.h);
+	 * the startContainer hooks run in between */
+	struct qp_sync_msg m;
+	int wait_ms = qp_hooks_wait_ms(pod->spec, QP_HOOK_START_CONTAINER, SETUP_TIMEOUT_MS);
+	int r = pod->sync_fd >= 0 ? qp_sync_recv(pod->sync_fd, &m, wait_ms)
+				  : qp_sync_read(fd, &m, wait_ms);
+	if (pod->sync_fd >= 0)
 		close(pod->sync_fd);
-		pod->sync_fd = -1;
-		if (r < 0)
-			return qp_fail(err, errno, "wait for the workload to start");
-		if (r > 0 && (m.type == QP_SYNC_ERROR || m.type == QP_SYNC_EXEC_FAILED)) {
-			qp_error_set(err, m.code ? m.code : QP_E_GENERIC, 0, "%s", m.msg);
-			if (*err)
-				(*err)->errnum = m.errnum;
-			return -1;
-		}
+	pod->sync_fd = -1;
+	if (r < 0)
+		return qp_fail(err, errno, "wait for the workload to start");
+	if (r > 0 && (m.type == QP_SYNC_ERROR || m.type == QP_SYNC_EXEC_FAILED)) {
+		qp_error_set(err, m.code ? m.code : QP_E_GENERIC, 0, "%s", m.msg);
+		if (*err)
+			(*err)->errnum = m.errnum;
+		return -1;
 	}
 	return 0;
 }

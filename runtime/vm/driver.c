@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "container/cgroup.h"
+#include "hooks.h"
 #include "net/net.h"
 #include "pod.h"
 #include "spec_resources.h"
@@ -206,25 +207,51 @@ static int cgroup_remove(struct pod *pod, qp_error **err)
 
 /* ---- driver ops ---- */
 
+static int vm_destroy(struct pod *pod, qp_error **err);
+
+/* createContainer and startContainer hooks run in the container's
+ * namespaces, which are the guest's: the host has none to run them in
+ * (docs/DECISIONS.md "Hooks"). */
+static int refuse_guest_hooks(const struct pod_spec *spec, qp_error **err)
+{
+	static const enum qp_hook_kind in_guest[] = { QP_HOOK_CREATE_CONTAINER,
+						      QP_HOOK_START_CONTAINER };
+
+	for (size_t i = 0; i < QP_ARRAY_SIZE(in_guest); i++)
+		if (spec->n_hooks[in_guest[i]])
+			return qp_error_set(err, QP_E_INVALID, 0,
+					    "hooks.%s: not supported in vm pods (they would run inside "
+					    "the guest)",
+					    qp_hook_name(in_guest[i]));
+	return 0;
+}
+
 static int vm_create(struct pod *pod, qp_error **err)
 {
 	if (pod->io.preserve_fds > 0)
 		return qp_error_set(err, QP_E_INVALID, 0, "--preserve-fds is not supported for vm pods "
 				    "(host fds cannot reach the guest)");
-	if (cgroup_prepare(pod, err) < 0)
+	if (refuse_guest_hooks(pod->spec, err) < 0 || cgroup_prepare(pod, err) < 0)
 		return -1;
+	pod->building = true;
 	if (!pod->io.foreground) {
 		if (create_detached(pod, err) < 0) {
 			cgroup_remove(pod, NULL);
 			return -1;
 		}
-		return 0;
+	} else {
+		if (vm_mon_boot(pod, &self_mon, err) < 0) {
+			cgroup_remove(pod, NULL);
+			return -1;
+		}
+		pod->wait_fd = -1; /* the monitor owns its fds */
 	}
-	if (vm_mon_boot(pod, &self_mon, err) < 0) {
-		cgroup_remove(pod, NULL);
+	/* the VM is booted and waits for its workload: what comes closest to
+	 * "the namespaces exist, pivot_root has not happened" */
+	if (pod_hooks_create_runtime(pod, pod->state->pid, err) < 0) {
+		vm_destroy(pod, NULL);
 		return -1;
 	}
-	pod->wait_fd = -1; /* the monitor owns its fds */
 	return 0;
 }
 

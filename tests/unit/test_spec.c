@@ -232,6 +232,10 @@ static void test_full_config(void **state)
 	assert_string_equal(s->opts.net, "bridge");
 	assert_string_equal(spec_annotation(s, "io.kubernetes.cri.container-type"), "container");
 	assert_null(spec_annotation(s, "nope"));
+	assert_int_equal(s->n_hooks[QP_HOOK_PRESTART], 1);
+	assert_string_equal(s->hooks[QP_HOOK_PRESTART][0].path, "/usr/bin/true");
+	assert_int_equal(s->hooks[QP_HOOK_PRESTART][0].timeout, 5);
+	assert_int_equal(s->n_hooks[QP_HOOK_POSTSTOP], 0);
 	if (spec_validate(s, &err) < 0)
 		fail_msg("validate: %s", err->msg);
 
@@ -266,6 +270,59 @@ static void test_minimal_and_versions(void **state)
 			 bad_versions[i]);
 		EXPECT(buf, want);
 	}
+}
+
+/* hooks: every kind, in the order given, args/env/timeout as written;
+ * absent args/env stay absent (hooks.c's defaults), unknown kinds are
+ * ignored like any unknown key */
+static void test_hooks(void **state)
+{
+	(void)state;
+	struct pod_spec *s, *back;
+
+	s = parse_ok(MIN_HEAD "\"hooks\": {"
+			      "\"prestart\": [{\"path\": \"/a\"}, {\"path\": \"/b\", \"args\": [\"b\", \"-x\"]}],"
+			      "\"createRuntime\": [{\"path\": \"/c\", \"env\": [\"K=V\"], \"timeout\": 3}],"
+			      "\"createContainer\": [{\"path\": \"/d\", \"env\": []}],"
+			      "\"startContainer\": [{\"path\": \"/e\"}], \"poststart\": [],"
+			      "\"poststop\": [{\"path\": \"/f\"}], \"futureKind\": [{\"x\": 1}]}, " MIN_PROC "}");
+	assert_int_equal(s->n_hooks[QP_HOOK_PRESTART], 2);
+	assert_string_equal(s->hooks[QP_HOOK_PRESTART][1].path, "/b");
+	assert_string_equal(s->hooks[QP_HOOK_PRESTART][1].args[1], "-x");
+	assert_null(s->hooks[QP_HOOK_PRESTART][0].args);
+	assert_null(s->hooks[QP_HOOK_PRESTART][0].env);
+	assert_int_equal(s->hooks[QP_HOOK_PRESTART][0].timeout, 0);
+	assert_string_equal(s->hooks[QP_HOOK_CREATE_RUNTIME][0].env[0], "K=V");
+	assert_int_equal(s->hooks[QP_HOOK_CREATE_RUNTIME][0].timeout, 3);
+	assert_non_null(s->hooks[QP_HOOK_CREATE_CONTAINER][0].env);
+	assert_int_equal(qp_strv_len(s->hooks[QP_HOOK_CREATE_CONTAINER][0].env), 0);
+	assert_int_equal(s->n_hooks[QP_HOOK_START_CONTAINER], 1);
+	assert_int_equal(s->n_hooks[QP_HOOK_POSTSTART], 0);
+	assert_string_equal(s->hooks[QP_HOOK_POSTSTOP][0].path, "/f");
+	back = round_trip(s);
+	assert_int_equal(back->n_hooks[QP_HOOK_PRESTART], 2);
+	assert_non_null(back->hooks[QP_HOOK_CREATE_CONTAINER][0].env);
+	spec_free(back);
+	spec_free(s);
+	assert_string_equal(qp_hook_name(QP_HOOK_CREATE_CONTAINER), "createContainer");
+	assert_string_equal(qp_hook_name(QP_HOOK_COUNT), "unknown");
+
+	EXPECT(MIN_HEAD "\"hooks\": [], " MIN_PROC "}", "config.json: hooks: expected an object");
+	EXPECT(MIN_HEAD "\"hooks\": {\"poststop\": {}}, " MIN_PROC "}",
+	       "config.json: hooks.poststop: expected an array of objects");
+	EXPECT(MIN_HEAD "\"hooks\": {\"prestart\": [{\"args\": [\"x\"]}]}, " MIN_PROC "}",
+	       "config.json: hooks.prestart[0].path: missing");
+	EXPECT(MIN_HEAD "\"hooks\": {\"createRuntime\": [{\"path\": \"bin/x\"}]}, " MIN_PROC "}",
+	       "config.json: hooks.createRuntime[0].path: must be an absolute path");
+	EXPECT(MIN_HEAD "\"hooks\": {\"poststart\": [{\"path\": \"/x\"}, {\"path\": \"/x\", \"timeout\": 0}]}, "
+			MIN_PROC "}",
+	       "config.json: hooks.poststart[1].timeout: expected an integer in 1..2147483647");
+	EXPECT(MIN_HEAD "\"hooks\": {\"startContainer\": [{\"path\": \"/x\", \"timeout\": -5}]}, " MIN_PROC "}",
+	       "hooks.startContainer[0].timeout: expected an integer in 1..");
+	EXPECT(MIN_HEAD "\"hooks\": {\"createContainer\": [{\"path\": \"/x\", \"env\": [1]}]}, " MIN_PROC "}",
+	       "config.json: hooks.createContainer[0].env: expected an array of strings");
+	EXPECT(MIN_HEAD "\"hooks\": {\"prestart\": [\"/x\"]}, " MIN_PROC "}",
+	       "config.json: hooks.prestart[0]: expected an object");
 }
 
 /* opts set from flags survive write + parse as qpod.* annotations */
@@ -678,6 +735,7 @@ int main(void)
 		cmocka_unit_test(test_full_config),
 		cmocka_unit_test(test_minimal_and_versions),
 		cmocka_unit_test(test_opts_round_trip),
+		cmocka_unit_test(test_hooks),
 		cmocka_unit_test(test_null_and_unknown),
 		cmocka_unit_test(test_write_bad_utf8),
 		cmocka_unit_test(test_malformed),
