@@ -26,7 +26,7 @@
 #include "pod.h"
 #include "util/cleanup.h"
 #include "util/log.h"
-#include "vm/timeline.h"
+#include "util/clock.h"
 
 #define OUT_KEEP 4096   /* bytes of a hook's stdout / stderr kept */
 #define OUT_SHOWN 200   /* of which an error message shows */
@@ -164,7 +164,7 @@ static __attribute__((noreturn)) void exec_hook(const struct qp_hook *h, char *c
  * output.  Returns its wait status, or -1 if it timed out and was killed. */
 static int wait_hook(pid_t pid, int timeout_s, struct capture *out, struct capture *errc)
 {
-	long long deadline = timeout_s ? vm_tl_now() + timeout_s * 1000000000LL : 0;
+	long long deadline = timeout_s ? qp_now_ns() + timeout_s * 1000000000LL : 0;
 	_cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	int status;
 
@@ -172,7 +172,7 @@ static int wait_hook(pid_t pid, int timeout_s, struct capture *out, struct captu
 		struct pollfd p[3] = { { .fd = pidfd, .events = POLLIN },
 				       { .fd = out->fd, .events = POLLIN },
 				       { .fd = errc->fd, .events = POLLIN } };
-		long long left = deadline ? (deadline - vm_tl_now()) / 1000000 + 1 : -1;
+		long long left = deadline ? (deadline - qp_now_ns()) / 1000000 + 1 : -1;
 		int ms = left < 0 ? -1 : left > INT_MAX ? INT_MAX : (int)left;
 
 		if (pidfd < 0 && (ms < 0 || ms > POLL_FALLBACK_MS))
@@ -185,7 +185,7 @@ static int wait_hook(pid_t pid, int timeout_s, struct capture *out, struct captu
 			drain(errc, 16);
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			break;
-		if (deadline && vm_tl_now() >= deadline) {
+		if (deadline && qp_now_ns() >= deadline) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 	bool root_given = false;
 	int i, ret;
 
-	qp_request_ns = vm_tl_now(); /* "request received": the start timeline's zero */
+	qp_request_ns = qp_now_ns(); /* "request received": the start timeline's zero */
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];

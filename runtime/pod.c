@@ -163,10 +163,10 @@ int pod_create(int rootfd, const char *root, const char *id, struct pod_spec *sp
 	    state_write_file(pod->dirfd, CONFIG_COPY, config, config_len, err) < 0 ||
 	    state_save(pod->dirfd, pod->state, err) < 0)
 		goto fail;
-	pod->t_create = vm_tl_now();
+	pod->t_create = qp_now_ns();
 	if (pod->drv->create(pod, err) < 0)
 		goto fail_stopped;
-	pod->t_created = vm_tl_now();
+	pod->t_created = qp_now_ns();
 	pod->state->status = QP_STATUS_CREATED;
 	if (state_save(pod->dirfd, pod->state, err) < 0)
 		goto fail_destroy;
@@ -247,7 +247,7 @@ int pod_start(struct pod *pod, qp_error **err)
 	/* a VM pod's monitor writes its own, finer timeline */
 	if (pod->state->mode == QP_MODE_CONTAINER && pod->t_created && qp_request_ns) {
 		char tl[256];
-		long long t = vm_tl_now();
+		long long t = qp_now_ns();
 		int n = snprintf(tl, sizeof(tl),
 				 "{\"prepare\":%.3f,\"namespaces\":%.3f,\"workload\":%.3f,\"start_total\":%.3f}",
 				 (double)(pod->t_create - qp_request_ns) / 1e6,

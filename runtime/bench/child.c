@@ -12,14 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vm/timeline.h"
+#include "util/clock.h"
 #include "bench/bench.h"
 
 #define OUT_MAX (64 * 1024)
 
 static double now_ms(void)
 {
-	return (double)vm_tl_now() / 1e6;
+	return (double)qp_now_ns() / 1e6;
 }
 
 /* The first OUT_MAX bytes of a memfd, NUL-terminated, malloc'ed. */

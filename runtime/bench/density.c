@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vm/timeline.h"
+#include "util/clock.h"
 #include "bench/bench.h"
 #include "bench/density.h"
 #include "util/report.h"
@@ -45,7 +45,7 @@ struct worker {
 
 static double now_ms(void)
 {
-	return (double)vm_tl_now() / 1e6;
+	return (double)qp_now_ns() / 1e6;
 }
 
 /* The run's pods are density-<pid of the density process>-<n>. */

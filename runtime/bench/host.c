@@ -14,6 +14,7 @@
 
 #include "bench/result.h"
 #include "util/cleanup.h"
+#include "util/report.h"
 
 #define QEMU_BIN "qemu-system-x86_64"
 #define QEMU_TIMEOUT_MS 5000
@@ -42,29 +43,6 @@ static void proc_value(const char *path, const char *key, char *out, size_t size
 	}
 }
 
-/* Read the child's first line within the deadline; "" on timeout or EOF. */
-static void read_first_line(int fd, char *out, size_t size)
-{
-	struct timespec start, now;
-	size_t len = 0;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	out[0] = '\0';
-	while (len + 1 < size && !memchr(out, '\n', len)) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		long spent = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		if (spent >= QEMU_TIMEOUT_MS || poll(&p, 1, (int)(QEMU_TIMEOUT_MS - spent)) <= 0)
-			break;
-		ssize_t n = read(fd, out + len, size - 1 - len);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-		out[len] = '\0';
-	}
-	out[strcspn(out, "\n")] = '\0';
-}
-
 /* First line of `qemu-system-x86_64 --version`, or "" if it cannot run. */
 static void qemu_version(char *out, size_t size)
 {
@@ -84,7 +62,9 @@ static void qemu_version(char *out, size_t size)
 	posix_spawn_file_actions_destroy(&fa);
 	close(pipefd[1]);
 	if (r == 0) {
-		read_first_line(pipefd[0], out, size);
+		if (qp_report_read(pipefd[0], QEMU_TIMEOUT_MS, out, size) < 0)
+			out[0] = '\0';
+		out[strcspn(out, "\n")] = '\0';
 		kill(pid, SIGKILL); /* harmless if it already exited; bounds a hung one */
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;

@@ -24,7 +24,7 @@
 #include "pod.h"
 #include "util/cleanup.h"
 #include "util/strv.h"
-#include "vm/timeline.h"
+#include "util/clock.h"
 #include "vm/vm.h"
 
 #define REPLACE_TIMEOUT_MS 60000
@@ -56,7 +56,7 @@ static int warm(struct pod *pod, char **cmd, qp_error **err)
 
 static double ms_since(long long t0)
 {
-	return (double)(vm_tl_now() - t0) / 1e6;
+	return (double)(qp_now_ns() - t0) / 1e6;
 }
 
 static int cold(struct qp_cli *cli, struct pod *pod, char **cmd, const char *image, qp_error **err)
@@ -67,7 +67,7 @@ static int cold(struct qp_cli *cli, struct pod *pod, char **cmd, const char *ima
 	struct pod *fresh = NULL;
 	_cleanup_free_ char *rootfs = NULL, *bundle = NULL, *id = NULL;
 	char addr[16];
-	long long t0 = vm_tl_now();
+	long long t0 = qp_now_ns();
 	double stop_ms;
 
 	if (pod_status(pod) != QP_STATUS_RUNNING)
@@ -90,14 +90,14 @@ static int cold(struct qp_cli *cli, struct pod *pod, char **cmd, const char *ima
 	if (pod_delete(pod, true, err) < 0)
 		return -1;
 	stop_ms = ms_since(t0);
-	long long t1 = vm_tl_now();
+	long long t1 = qp_now_ns();
 	pod->spec = NULL; /* handed to the new pod */
 	if (pod_create(cli->rootfd, cli->root, id, spec, bundle, rootfs, &io, &fresh, err) < 0) {
 		spec_free(spec);
 		return qp_error_prefix(err, "create the new pod (the old one is gone)");
 	}
 	int r = pod_start(fresh, err);
-	double gap = (double)(vm_tl_now() - t1) / 1e6;
+	double gap = (double)(qp_now_ns() - t1) / 1e6;
 	pod_free(fresh);
 	if (r < 0)
 		return -1;

@@ -28,24 +28,25 @@ static const char usage[] =
 	"Change the limits of a created, running or paused pod (runc's flags and meaning).\n"
 	"  --resources FILE|-  an OCI LinuxResources JSON object (- = stdin), alone;\n"
 	"                      unknown fields, and fields qpod cannot apply (blockIO,\n"
-	"                      hugepageLimits, memory.reservation, ...), are refused;\n"
+	"                      hugepageLimits, network, ...), are refused;\n"
 	"                      device rules stay as created (as with runc)\n"
 	"  --memory N          memory limit: bytes or 64M, 1G...; -1 = unlimited\n"
 	"  --memory-swap N     memory + swap limit, the same way\n"
+	"  --memory-reservation N  soft limit (v1 soft_limit_in_bytes, v2 memory.low)\n"
 	"  --cpu-shares N      relative weight 2..262144 (--cpu-share as runc spells it)\n"
 	"  --cpu-quota N       CPU time per period, µs (>= 1000; -1 = unlimited)\n"
 	"  --cpu-period N      the period, µs (1000..1000000)\n"
 	"  --cpuset-cpus LIST  CPUs, such as 0-1,3\n"
 	"  --cpuset-mems LIST  memory nodes\n"
 	"  --pids-limit N      most processes (-1 or 0 = unlimited)\n"
-	"vm pods: nothing can change while the VM runs (no memory balloon, no cgroup for\n"
-	"the VMM), so only an update that changes nothing succeeds.  Exit status 1 on\n"
+	"vm pods: nothing can change while the VM runs (no memory balloon, vCPUs fixed\n"
+	"at boot), so only an update that changes nothing succeeds.  Exit status 1 on\n"
 	"failure, as runc.";
 
 /* runc's update flags that qpod has no writer for */
 static const char *const unsupported[] = {
 	"blkio-weight", "cpu-rt-period", "cpu-rt-runtime", "cpu-burst", "cpu-idle",
-	"memory-reservation", "kernel-memory", "kernel-memory-tcp", "l3-cache-schema",
+	"kernel-memory", "kernel-memory-tcp", "l3-cache-schema",
 	"mem-bw-schema",
 };
 
@@ -59,6 +60,7 @@ static const struct {
 } flags[] = {
 	{ "memory", F_MEMORY, R(memory_limit), R(has_memory_limit) },
 	{ "memory-swap", F_MEMORY, R(memory_swap), R(has_memory_swap) },
+	{ "memory-reservation", F_MEMORY, R(memory_reservation), R(has_memory_reservation) },
 	{ "cpu-shares", F_U64, R(cpu_shares), R(has_cpu_shares) },
 	{ "cpu-share", F_U64, R(cpu_shares), R(has_cpu_shares) },
 	{ "cpu-quota", F_I64, R(cpu_quota), R(has_cpu_quota) },

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "container/cgroup.h"
+#include "util/clock.h"
 #include "util/cleanup.h"
 #include "util/log.h"
 
@@ -669,13 +670,6 @@ static void sleep_ms(long ms)
 		;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static bool file_matches(int dirfd, const char *file, const char *key, const char *want)
 {
 	char buf[1024];
@@ -698,12 +692,12 @@ static bool file_matches(int dirfd, const char *file, const char *key, const cha
 bool qp_cg_wait_for(int dirfd, const char *file, const char *key, const char *want,
 		    int timeout_ms)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = qp_now_ms() + timeout_ms;
 
 	for (;;) {
 		if (file_matches(dirfd, file, key, want))
 			return true;
-		if (now_ms() >= deadline)
+		if (qp_now_ms() >= deadline)
 			return false;
 		sleep_ms(10);
 	}
@@ -753,7 +747,7 @@ static int rmtree(int parentfd, const char *name, struct rm_ctx *c)
 			return -1;
 		if (unlinkat(parentfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
 			return 0;
-		if (errno != EBUSY || now_ms() >= c->deadline)
+		if (errno != EBUSY || qp_now_ms() >= c->deadline)
 			return qp_fail(c->err, errno, "rmdir \"%s\"", name);
 		kill_inside(fd);
 		sleep_ms(10);
@@ -763,7 +757,7 @@ static int rmtree(int parentfd, const char *name, struct rm_ctx *c)
 int qp_cg_remove(int rootfd, const char *path, qp_error **err)
 {
 	const char *slash = strrchr(path, '/');
-	struct rm_ctx c = { 0, now_ms() + 1000, err };
+	struct rm_ctx c = { 0, qp_now_ms() + 1000, err };
 	_cleanup_close_ int parent = -1;
 
 	if (slash) {

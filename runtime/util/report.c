@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "util/report.h"
-#include "vm/timeline.h"
+#include "util/clock.h"
 
 static int send_line(int fd, char *buf, int n, size_t size)
 {
@@ -81,20 +81,15 @@ int qp_report_parse(char *line, const char **rest, const char *none, qp_error **
 	return qp_error_set(err, QP_E_GENERIC, 0, "%s", none);
 }
 
-static long long now_ms(void)
-{
-	return vm_tl_now() / 1000000; /* the project's one monotonic clock */
-}
-
 int qp_report_read(int fd, int timeout_ms, char *buf, size_t size)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = qp_now_ms() + timeout_ms;
 	size_t have = 0;
 
 	buf[0] = '\0';
 	while (have + 1 < size && !memchr(buf, '\n', have)) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		long long left = timeout_ms < 0 ? -1 : deadline - now_ms();
+		long long left = timeout_ms < 0 ? -1 : deadline - qp_now_ms();
 		if (timeout_ms >= 0 && left <= 0)
 			return -1;
 		int r = poll(&p, 1, (int)left);

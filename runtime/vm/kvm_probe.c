@@ -26,7 +26,7 @@
 
 #include "util/cleanup.h"
 #include "util/log.h"
-#include "vm/timeline.h"
+#include "util/clock.h"
 #include "vm/vm.h"
 
 #define PROBE_TIMEOUT_MS 8000
@@ -137,11 +137,11 @@ static int probe_boot(const char *kernel, const char *firmware, char *why, size_
 		_exit(127);
 	}
 	close(pipefd[1]);
-	long long deadline = vm_tl_now() / 1000000 + PROBE_TIMEOUT_MS;
+	long long deadline = qp_now_ms() + PROBE_TIMEOUT_MS;
 	bool done = false;
 	_cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	while (!done) {
-		long long left = deadline - vm_tl_now() / 1000000;
+		long long left = deadline - qp_now_ms();
 		struct pollfd p[2] = { { .fd = pipefd[0], .events = POLLIN }, { .fd = pidfd, .events = POLLIN } };
 		if (left <= 0)
 			break;

@@ -75,11 +75,6 @@ struct vm_mon {
 	long long rep_request, rep_exit, rep_kill_at;
 };
 
-static long long now_ms(void)
-{
-	return vm_tl_now() / 1000000;
-}
-
 pid_t vm_mon_qemu_pid(const struct vm_mon *m)
 {
 	return m->qemu;
@@ -151,9 +146,9 @@ static void qemu_kill(struct vm_mon *m)
 /* Wait up to timeout_ms for QEMU to exit by itself, then kill it. */
 static void qemu_stop(struct vm_mon *m, int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = qp_now_ms() + timeout_ms;
 
-	while (!qemu_gone(m) && now_ms() < deadline) {
+	while (!qemu_gone(m) && qp_now_ms() < deadline) {
 		struct pollfd p = { .fd = m->qemu_pidfd, .events = POLLIN };
 		poll(&p, m->qemu_pidfd >= 0 ? 1 : 0, 10);
 	}
@@ -176,7 +171,7 @@ static int with_qemu_log(struct vm_mon *m, qp_error **err)
 static int chan_connect(struct vm_mon *m, qp_error **err)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	long long deadline = now_ms() + CONNECT_TIMEOUT_MS;
+	long long deadline = qp_now_ms() + CONNECT_TIMEOUT_MS;
 	int fd;
 
 	/* through the dir fd: the state dir's own path may not fit sun_path */
@@ -199,7 +194,7 @@ static int chan_connect(struct vm_mon *m, qp_error **err)
 			return qp_error_set(err, QP_E_GENERIC, 0, "qemu exited before it opened the VM channel: %s",
 					    m->reason);
 		}
-		if (now_ms() >= deadline) {
+		if (qp_now_ms() >= deadline) {
 			close(fd);
 			return qp_error_set(err, QP_E_TIMEOUT, 0,
 					    "qemu did not open the VM channel within %d s",
@@ -269,8 +264,8 @@ static int wait_hello(struct vm_mon *m, qp_error **err)
 		qp_error_prefix(err, "wait for the VM's hello");
 		/* did QEMU die (the usual cause of EOF)?  Its last words then
 		 * reach the log */
-		long long deadline = now_ms() + 200;
-		while (!qemu_gone(m) && now_ms() < deadline)
+		long long deadline = qp_now_ms() + 200;
+		while (!qemu_gone(m) && qp_now_ms() < deadline)
 			usleep(5000);
 		if (m->qemu_reaped) {
 			qemu_reason(m);
@@ -283,7 +278,7 @@ static int wait_hello(struct vm_mon *m, qp_error **err)
 	if (msg.type != QP_MSG_HELLO)
 		return qp_error_set(err, QP_E_GUEST, 0, "the VM sent %s instead of HELLO",
 				    qp_msg_type_name(msg.type));
-	m->tl.hello = vm_tl_now();
+	m->tl.hello = qp_now_ns();
 	m->tl.guest_init_ns = msg.u.hello.init_ns;
 	m->tl.guest_hello_ns = msg.u.hello.hello_ns;
 	return 0;
@@ -303,7 +298,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 		return qp_fail(err, ENOMEM, "vm");
 	m->pod = pod;
 	m->qemu_pidfd = m->listen_fd = -1;
-	m->tl.request = qp_request_ns ? qp_request_ns : vm_tl_now();
+	m->tl.request = qp_request_ns ? qp_request_ns : qp_now_ns();
 	if (spec->process.terminal) {
 		qp_error_set(err, QP_E_INVALID, 0, "vm pods have no terminal support yet");
 		goto fail;
@@ -318,7 +313,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 		qp_fail(err, ENOMEM, "vm");
 		goto fail;
 	}
-	m->tl.prepared = vm_tl_now();
+	m->tl.prepared = qp_now_ns();
 	if (pod_net_config(pod, &m->net, &ip)) {
 		m->net.tap_vnet_hdr = 1;
 		if (qp_net_config_validate(&m->net, err) < 0 ||
@@ -335,7 +330,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 			tap = t;
 		}
 	}
-	m->tl.network = vm_tl_now();
+	m->tl.network = qp_now_ns();
 
 	o.statedir = m->statedir;
 	o.kernel = kernel;
@@ -349,7 +344,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	unlinkat(pod->dirfd, QP_VM_CHAN_SOCK, 0);
 	if ((m->qemu = vm_spawn_qemu(&o, err)) < 0)
 		goto fail;
-	m->tl.spawned = vm_tl_now();
+	m->tl.spawned = qp_now_ns();
 	/* a foreground run's monitor stays where its caller is; QEMU goes in */
 	if (vm_cgroup_enter(pod, m->qemu, err) < 0)
 		goto fail;
@@ -451,7 +446,7 @@ int vm_mon_run(struct vm_mon *m, qp_error **err)
 	if (send_run(m, NULL, err) < 0)
 		return -1;
 	m->run_sent = true;
-	m->tl.run = vm_tl_now();
+	m->tl.run = qp_now_ns();
 	return 0;
 }
 
@@ -490,8 +485,8 @@ static int replace_begin(struct vm_mon *m, struct vm_client *c, const struct qp_
 				return qp_fail(err, ENOMEM, "replace");
 			}
 	}
-	m->rep_request = vm_tl_now();
-	m->rep_kill_at = now_ms() + REPLACE_KILL_MS;
+	m->rep_request = qp_now_ns();
+	m->rep_kill_at = qp_now_ms() + REPLACE_KILL_MS;
 	if (qp_chan_send(m->chan, &sig, QP_VM_SEND_TIMEOUT_MS, err) < 0) {
 		replace_free(m);
 		return qp_error_prefix(err, "send a signal to the VM");
@@ -507,7 +502,7 @@ static void replace_exit(struct vm_mon *m)
 {
 	qp_error *e = NULL;
 
-	m->rep_exit = vm_tl_now();
+	m->rep_exit = qp_now_ns();
 	m->started = false;
 	if (send_run(m, m->rep_argv, &e) < 0) {
 		client_reply_err(m->rep_client, e);
@@ -522,7 +517,7 @@ static void replace_exit(struct vm_mon *m)
 static void replace_done(struct vm_mon *m, qp_error *e)
 {
 	char text[256];
-	long long t = vm_tl_now();
+	long long t = qp_now_ns();
 
 	if (e)
 		client_reply_err(m->rep_client, e);
@@ -564,7 +559,7 @@ static void begin_stop(struct vm_mon *m)
 	if (m->paused)
 		vm_mon_pause(m, false, NULL);
 	m->stopping = true;
-	m->stop_deadline = now_ms() + QP_VM_STOP_TIMEOUT_MS;
+	m->stop_deadline = qp_now_ms() + QP_VM_STOP_TIMEOUT_MS;
 	/* no channel yet (QEMU never opened it): nothing to tell the guest */
 	if (m->chan && !m->chan->broken)
 		qp_chan_send(m->chan, &msg, 100, NULL);
@@ -788,7 +783,7 @@ static int guest_message(struct vm_mon *m, const struct qp_msg *msg, qp_error **
 			replace_done(m, NULL);
 			return 0;
 		}
-		m->tl.started = vm_tl_now();
+		m->tl.started = qp_now_ns();
 		m->tl.guest_exec_ns = msg->u.started.exec_ns;
 		/* now, for `qpod state`; with create + start, the request is
 		 * create's, so start_total includes the wait for start */
@@ -890,15 +885,15 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 		if (m->exited)
 			begin_stop(m); /* SHUTDOWN: the guest waits for it after EXIT */
 		if (m->replacing && !m->rep_exit) {
-			long long left = m->rep_kill_at - now_ms();
+			long long left = m->rep_kill_at - qp_now_ms();
 			if (left <= 0) {
 				vm_mon_signal(m, SIGKILL, NULL);
-				m->rep_kill_at = now_ms() + 3600 * 1000LL;
+				m->rep_kill_at = qp_now_ms() + 3600 * 1000LL;
 			} else
 				timeout = (int)left;
 		}
 		if (m->stopping) {
-			long long left = m->stop_deadline - now_ms();
+			long long left = m->stop_deadline - qp_now_ms();
 			if (left <= 0) {
 				qemu_kill(m);
 				set_reason(m, "qemu killed after a %d ms stop timeout", QP_VM_STOP_TIMEOUT_MS);
@@ -958,7 +953,7 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 			m->over = true;
 		}
 	}
-	m->tl.ended = vm_tl_now();
+	m->tl.ended = qp_now_ns();
 	write_stopped(m);
 	vm_tl_save(m->pod->dirfd, &m->tl);
 	/* clients still waiting learn the end */

@@ -16,7 +16,7 @@
 
 #include "util/io.h"
 #include "util/json.h"
-#include "vm/timeline.h"
+#include "util/clock.h"
 #include "vm/vm.h"
 
 #define QMP_LINE_MAX 65536
@@ -50,7 +50,7 @@ static int read_line(struct vm_qmp *q, size_t *used, long long deadline_ms, qp_e
 	}
 	while (!(nl = memchr(q->buf, '\n', q->len))) {
 		struct pollfd p = { .fd = q->fd, .events = POLLIN };
-		long long left = deadline_ms - vm_tl_now() / 1000000;
+		long long left = deadline_ms - qp_now_ms();
 		ssize_t n;
 
 		if (q->len >= sizeof(q->buf) - 1)
@@ -76,7 +76,7 @@ static int read_line(struct vm_qmp *q, size_t *used, long long deadline_ms, qp_e
 /* Send one command and wait for its answer ("return" or "error"). */
 static int exchange(struct vm_qmp *q, const char *json, qp_error **err)
 {
-	long long deadline = vm_tl_now() / 1000000 + QMP_TIMEOUT_MS;
+	long long deadline = qp_now_ms() + QMP_TIMEOUT_MS;
 	size_t used = 0;
 
 	if (qp_write_all(q->fd, json, strlen(json)) < 0)

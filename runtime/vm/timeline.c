@@ -10,13 +10,6 @@
 
 long long qp_request_ns;
 
-long long vm_tl_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static double ms(long long a, long long b)
 {
 	return (double)(b - a) / 1e6;

@@ -7,10 +7,9 @@
 
 #include <stdint.h>
 
+#include "util/clock.h"
 #include "util/error.h"
 
-/* Host CLOCK_MONOTONIC in ns. */
-long long vm_tl_now(void);
 
 /* When this qpod process began handling its command (set by main()). */
 extern long long qp_request_ns;

@@ -168,8 +168,8 @@ frozen_state() { # freezer state of pod $ID as the kernel says it
 	for json in '{"memory": {"limit": "big"}}' '{"pids": {"limit": 1.5}}' '{"cpu": {"shares": -5}}' \
 		'{"cpu": {"cpus": 3}}' '{"pids": 7}' '[1]' '{"memory": {"limit": -7}}' \
 		'{"pids": {"limit": -3}}' '{"cpu": {"quota": 10}}' '{"memroy": {"limit": 1}}' \
-		'{"memory": {"reservation": 1048576}}' '{"blockIO": {"weight": 10}}' \
-		'{"hugepageLimits": [{"pageSize": "2MB", "limit": 0}]}' '{"unified": {"memory.high": "1"}}' \
+		'{"memory": {"kernel": 1048576}}' '{"blockIO": {"weight": 10}}' \
+		'{"hugepageLimits": [{"pageSize": "2MB", "limit": 2097152}]}' '{"unified": {"memory.high": "1"}}' \
 		'{"memory": {"limit": 4096, "checkBeforeUpdate": true}}' 'not json'; do
 		run --separate-stderr qp update --resources - "$ID" <<<"$json"
 		assert_qpod_error 1
@@ -177,7 +177,7 @@ frozen_state() { # freezer state of pod $ID as the kernel says it
 	done
 	for want in "--memory -5" "--memory 0" "--pids-limit -3" "--pids-limit x" "--cpu-shares -1" \
 		"--cpu-quota 5" "--cpu-period 1" "--cpuset-cpus all" "--blkio-weight 100" \
-		"--memory-reservation 1M" "--resources - --memory 1G"; do
+		"--kernel-memory 1M" "--resources - --memory 1G"; do
 		# shellcheck disable=SC2086 # the flag and its value
 		run --separate-stderr qp update $want "$ID" </dev/null
 		assert_qpod_error 1

@@ -20,7 +20,7 @@
 #include "hooks.h"
 #include "util/cleanup.h"
 #include "util/strv.h"
-#include "vm/timeline.h"
+#include "util/clock.h"
 
 static char tmpdir[] = "/tmp/qpod-test-hooks.XXXXXX";
 
@@ -252,14 +252,14 @@ static void test_timeout(void **state)
 	(void)state;
 	struct pod_spec *s = spec_sh(QP_HOOK_CREATE_CONTAINER, "sleep 30 & echo $! > %s/bgpid; sleep 30",
 					 tmpdir);
-	long long t0 = vm_tl_now();
+	long long t0 = qp_now_ns();
 	char *msg;
 	pid_t bg;
 
 	s->hooks[QP_HOOK_CREATE_CONTAINER][0].timeout = 1;
 	msg = run_err(s, QP_HOOK_CREATE_CONTAINER);
-	assert_true(vm_tl_now() - t0 < 3000000000LL);
-	assert_true(vm_tl_now() - t0 >= 1000000000LL);
+	assert_true(qp_now_ns() - t0 < 3000000000LL);
+	assert_true(qp_now_ns() - t0 >= 1000000000LL);
 	assert_string_equal(msg, "createContainer hook #0 \"/bin/sh\": did not finish within its timeout of 1 s "
 				 "(killed)");
 	free(msg);
@@ -275,11 +275,11 @@ static void test_output_outlives_hook(void **state)
 {
 	(void)state;
 	struct pod_spec *s = spec_sh(QP_HOOK_POSTSTART, "sleep 20 & echo $! > %s/holder; echo hi", tmpdir);
-	long long t0 = vm_tl_now();
+	long long t0 = qp_now_ns();
 	pid_t holder;
 
 	run_ok(s, QP_HOOK_POSTSTART, NULL);
-	assert_true(vm_tl_now() - t0 < 2000000000LL);
+	assert_true(qp_now_ns() - t0 < 2000000000LL);
 	holder = read_pid("holder");
 	kill(-holder, SIGKILL);
 	kill(holder, SIGKILL);
