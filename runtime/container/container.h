@@ -4,6 +4,7 @@
 #define QPOD_CONTAINER_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "spec.h"
 
@@ -42,6 +43,11 @@ int qp_process_check_host(const struct pod_spec *spec, bool new_userns, qp_error
 /* LSM label, no_new_privs, privilege drop and seccomp, in the right order
  * (security.c). */
 int qp_process_lockdown(const struct qp_process *p, const struct qp_seccomp *sc, qp_error **err);
+
+/* Before a signal to the pod's PID 1: if it started less than a second
+ * ago and has no handler for sig yet, wait (at most 250 ms) for one
+ * (signal_grace.c explains why). */
+void qp_signal_grace(pid_t pid, int sig);
 
 /* The error for a failed qp_find_executable(): QP_E_EXEC with errnum e. */
 int qp_exec_lookup_error(const char *cmd, int e, qp_error **err);

@@ -99,9 +99,12 @@ static int clone_flags(const struct pod_spec *spec, qp_error **err)
 	if (spec->opts.net && !strcmp(spec->opts.net, "bridge") && !(flags & CLONE_NEWNET))
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "qpod.net=bridge needs a new network namespace (linux.namespaces)");
-	/* qpod needs its own mount namespace for pivot_root */
-	if (!(flags & CLONE_NEWNS))
-		return qp_error_set(err, QP_E_INVALID, 0, "linux.namespaces: a new mount namespace is required");
+	/* the rootfs is built in a mount namespace of the pod's: a new one, or
+	 * one joined by path (as runc); never the host's own */
+	if (!(flags & CLONE_NEWNS) && !(spec->ns[QP_NS_MOUNT].enabled && spec->ns[QP_NS_MOUNT].path))
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "linux.namespaces: a mount namespace (new, or joined by path) is required: "
+				    "qpod does not build a rootfs in the host's");
 	return flags;
 }
 
@@ -406,6 +409,8 @@ static int ct_kill(struct pod *pod, int sig, int all, qp_error **err)
 	if (!state_pid_alive(pod->state))
 		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is not running", pod->id);
 	_cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pod->state->pid, 0);
+	if (faccessat(pod->dirfd, QP_EXEC_FIFO, F_OK, 0) != 0)
+		qp_signal_grace(pod->state->pid, sig); /* started: the workload itself */
 	/* pidfd: the signal reaches exactly the process we checked, never a
 	 * recycled PID */
 	if (pidfd >= 0 && state_pid_alive(pod->state)) {

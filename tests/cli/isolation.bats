@@ -262,3 +262,20 @@ prun() {
 	qp delete --force "$ID"
 	assert_eq "$(qp list --quiet)" "" "pods left"
 }
+
+@test "a mount namespace joined by path: the pod's rootfs is built in it" {
+	# a namespace to join: a process of ours that sleeps in a new one
+	unshare --mount --propagation private sleep 60 &
+	local holder=$!
+	wait_for 100 test "$(readlink /proc/$holder/ns/mnt)" != "$(readlink /proc/self/ns/mnt)"
+	make_bundle "$BUNDLE" "$(helper_args hostname) | .linux.namespaces = [.linux.namespaces[] | if .type == \"mount\" then .path = \"/proc/$holder/ns/mnt\" else . end]"
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	kill "$holder"
+	wait "$holder" 2>/dev/null || true
+	assert_status 0
+	# and no mount namespace at all is refused, not built in the host's
+	make_bundle "$BUNDLE" '.linux.namespaces = [.linux.namespaces[] | select(.type != "mount")]'
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_qpod_error 125
+	assert_contains "$stderr" "mount namespace"
+}

@@ -397,3 +397,18 @@ load helpers
 	[ -n "$mine" ] && [ "$mine" != "$host" ] || flunk "the pod shares the host's session keyring ($host)"
 	assert_eq "$kept" "$host" "--no-new-keyring keeps the caller's"
 }
+
+@test "kill right after start reaches a workload that traps the signal (runtime-tools' killsig)" {
+	local out=$TEST_DIR/out sig
+	mkdir -p "$out"
+	for sig in TERM USR1 USR2; do
+		make_bundle "$BUNDLE" ".process.args = [\"sh\", \"-c\", \"trap 'touch /out/$sig' $sig; sleep 10 & wait \$!\"]
+			| .mounts += [{\"destination\": \"/out\", \"type\": \"bind\", \"source\": \"$out\", \"options\": [\"rbind\"]}]"
+		qp create "$ID" --bundle "$BUNDLE"
+		qp start "$ID"
+		qp kill "$ID" "$sig"
+		wait_for 100 status_is "$ID" stopped
+		[ -e "$out/$sig" ] || flunk "the workload did not get $sig"
+		qp delete "$ID"
+	done
+}
