@@ -319,7 +319,10 @@ static int vm_kill(struct pod *pod, int sig, int all, qp_error **err)
 		kill_qemu(pod, 0);
 		return 0;
 	}
-	*err = e;
+	if (err)
+		*err = e;
+	else
+		qp_error_free(&e); /* kill --all of a stopped pod: no error wanted */
 	return -1;
 }
 

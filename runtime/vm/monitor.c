@@ -336,6 +336,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	o.kernel = kernel;
 	o.firmware = firmware;
 	o.rootfs = pod->rootfs;
+	o.rootfs_ro = spec->root_readonly;
 	o.kvm = m->kvm;
 	o.vcpus = spec->opts.vcpus > 0 ? spec->opts.vcpus : 1;
 	o.mem_mib = mem_mib(spec);

@@ -190,8 +190,10 @@ pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
 	if (asprintf(&initrd, "%s/%s", o->statedir, QP_VM_INITRD) < 0 ||
 	    !(rootfs = qemu_escape(o->rootfs)))
 		return qp_fail(err, ENOMEM, "qemu arguments");
-	if ((size_t)snprintf(fsdev, sizeof(fsdev), "local,id=r,path=%s,security_model=none,readonly=on",
-			     rootfs) >= sizeof(fsdev))
+	/* the share is as writable as the spec's root (root.readonly), as a
+	 * container's rootfs is */
+	if ((size_t)snprintf(fsdev, sizeof(fsdev), "local,id=r,path=%s,security_model=none%s", rootfs,
+			     o->rootfs_ro ? ",readonly=on" : "") >= sizeof(fsdev))
 		return qp_error_set(err, QP_E_INVALID, 0, "rootfs path too long");
 	snprintf(mem, sizeof(mem), "%lluM", o->mem_mib);
 	snprintf(smp, sizeof(smp), "%d", o->vcpus);

@@ -84,6 +84,7 @@ struct vm_qemu_opts {
 	const char *statedir;   /* absolute path of the pod's state dir */
 	int dirfd;              /* the same, open */
 	const char *kernel, *rootfs, *firmware;
+	bool rootfs_ro;         /* root.readonly: a read-only 9p share */
 	bool kvm;
 	int vcpus;
 	unsigned long long mem_mib;

@@ -270,3 +270,28 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	assert_eq "$(cat "$ROOT/.net/ipam" 2>/dev/null)" "" "leases left"
 	! pgrep -f "$TEST_DIR/sleeping-qemu" >/dev/null || flunk "the fake QEMU is still running"
 }
+
+@test "vm: the 9p rootfs is writable unless root.readonly, as a container's; kill --all of a stopped vm pod succeeds" {
+	local rfs=$TEST_DIR/rootfs
+	cp -a "$ROOTFS" "$rfs"
+	make_bundle "$BUNDLE" ".root.path = \"$rfs\" | .root.readonly = false | .annotations[\"qpod.mode\"] = \"vm\" | .process.terminal = false | .process.args = [\"sh\", \"-c\", \"echo from-guest >/root/written\"]"
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_status 0
+	assert_eq "$(cat "$rfs/root/written")" from-guest "the guest's write, on the host"
+	make_bundle "$BUNDLE" ".root.path = \"$rfs\" | .root.readonly = true | .annotations[\"qpod.mode\"] = \"vm\" | .process.terminal = false | .process.args = [\"sh\", \"-c\", \"echo again >/root/written\"]"
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	[ "$status" -ne 0 ] || flunk "a write to a read-only root succeeded"
+	assert_eq "$(cat "$rfs/root/written")" from-guest "a read-only root is not written"
+
+	# containerd's exit handler: kill --all of a stopped pod (was a crash, 139)
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["sh", "-c", "exit 2"]'
+	qp_detached create --bundle "$BUNDLE" "$ID"
+	qp start "$ID"
+	wait_for 200 status_is "$ID" stopped
+	run --separate-stderr qp kill --all "$ID" KILL
+	assert_status 0
+	run --separate-stderr qp kill "$ID" KILL
+	assert_status 1
+	assert_eq "$stderr" "qpod: kill: container not running"
+	qp delete "$ID"
+}
