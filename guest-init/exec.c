@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "guest-init/tinyinit.h"
 #include "guest-init/guest.h"
 
 #define EXEC_DRAIN_MS 1000
@@ -50,13 +51,8 @@ static void send_exit(uint32_t id, int code, int errnum, const char *text)
 void gi_exec_child(const struct qp_run *r, int in, int out, int err, int rep_w)
 {
 	struct gi_exec_report rep = { GI_STEP_STDIO, 0 };
-	sigset_t none;
 
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	tinyinit_reset_signals();
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		goto fail;
 	setsid();

@@ -19,6 +19,17 @@ int tinyinit_exit_code(int status)
 	return 255;
 }
 
+void tinyinit_reset_signals(void)
+{
+	sigset_t none;
+
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			signal(s, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 int tinyinit_run(tinyinit_exec_fn fn, void *arg, const struct tinyinit_hooks *hooks)
 {
 	sigset_t all, old;
@@ -36,12 +47,7 @@ int tinyinit_run(tinyinit_exec_fn fn, void *arg, const struct tinyinit_hooks *ho
 	}
 	if (child == 0) {
 		/* the workload starts with every signal at its default */
-		for (int s = 1; s < NSIG; s++)
-			if (s != SIGKILL && s != SIGSTOP)
-				signal(s, SIG_DFL);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		tinyinit_reset_signals();
 		fn(arg);
 		_exit(127);
 	}

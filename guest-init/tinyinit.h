@@ -25,6 +25,10 @@ struct tinyinit_hooks {
  * hooks may be NULL. */
 int tinyinit_run(tinyinit_exec_fn fn, void *arg, const struct tinyinit_hooks *hooks);
 
+/* Every signal back to its default action, none blocked: the state a
+ * workload is exec'd with. */
+void tinyinit_reset_signals(void);
+
 /* 0..255 for an exit, 128+N for death by signal N, from a wait status. */
 int tinyinit_exit_code(int status);
 

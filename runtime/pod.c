@@ -243,8 +243,15 @@ int pod_kill(struct pod *pod, int sig, bool all, qp_error **err)
 {
 	enum qp_status s = pod_status(pod);
 
+	/* runc's semantics, which containerd's shim relies on when it stops a
+	 * pod: `kill --all` of a stopped pod signals whatever is left and
+	 * succeeds; a plain kill fails with runc's text and status */
+	if (s == QP_STATUS_STOPPED && all) {
+		pod->drv->kill(pod, sig, all, NULL);
+		return 0;
+	}
 	if (s != QP_STATUS_CREATED && s != QP_STATUS_RUNNING)
-		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is %s", pod->id, qp_status_name(s));
+		return qp_error_set(err, QP_E_NOTRUNNING, 0, "container not running");
 	return pod->drv->kill(pod, sig, all, err);
 }
 

@@ -146,6 +146,7 @@ struct qp_pod_opts {
 	enum qp_mode mode;
 	int vcpus;             /* VM only; 0 = default */
 	char *net;             /* "none", "bridge", "host"; NULL = from namespaces */
+	bool init;             /* qpod.init=true: a tiny init is PID 1 (container pods) */
 };
 
 struct pod_spec {

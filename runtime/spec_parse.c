@@ -657,7 +657,15 @@ static int parse_opts(struct pod_spec *s, qp_error **err)
 	const char *mode = spec_annotation(s, "qpod.mode");
 	const char *vcpus = spec_annotation(s, "qpod.vcpus");
 	const char *net = spec_annotation(s, "qpod.net");
+	const char *init = spec_annotation(s, "qpod.init");
 	char sbuf[QP_SHOWN_MAX];
+
+	if (init) {
+		if (strcmp(init, "true") && strcmp(init, "false"))
+			return bad(err, "annotations", "qpod.init \"%s\" is not \"true\" or \"false\"",
+				   qp_shown(init, sbuf));
+		s->opts.init = !strcmp(init, "true");
+	}
 
 	if (mode) {
 		if (strcmp(mode, "container") == 0)

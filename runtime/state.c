@@ -235,6 +235,10 @@ int state_save(int dirfd, const struct pod_state *st, qp_error **err)
 	qp_json_kstr(g, "status", qp_status_name(st->status));
 	qp_json_kint(g, "pid", st->pid);
 	qp_json_kint(g, "pid_start", (long long)st->pid_start);
+	if (st->vmm_pid > 0) {
+		qp_json_kint(g, "vmm_pid", st->vmm_pid);
+		qp_json_kint(g, "vmm_pid_start", (long long)st->vmm_pid_start);
+	}
 	qp_json_kstr(g, "bundle", st->bundle);
 	qp_json_kstr(g, "rootfs", st->rootfs);
 	qp_json_kstr(g, "mode", qp_mode_name(st->mode));
@@ -303,6 +307,10 @@ int state_load(int dirfd, struct pod_state **out, qp_error **err)
 		st->pid = (pid_t)v;
 	if (qp_json_get_int(root, "pid_start", &v) && v > 0)
 		st->pid_start = (unsigned long long)v;
+	if (qp_json_get_int(root, "vmm_pid", &v) && v > 0 && v < (1 << 30))
+		st->vmm_pid = (pid_t)v;
+	if (qp_json_get_int(root, "vmm_pid_start", &v) && v > 0)
+		st->vmm_pid_start = (unsigned long long)v;
 	ann = qp_json_get(root, "annotations");
 	if (YAJL_IS_OBJECT(ann) && ann->u.object.len) {
 		st->annotations = calloc(ann->u.object.len, sizeof(*st->annotations));
@@ -436,10 +444,18 @@ unsigned long long proc_start_time(pid_t pid)
 	return start;
 }
 
+static bool pid_is(pid_t pid, unsigned long long start)
+{
+	unsigned long long now = pid > 0 ? proc_start_time(pid) : 0;
+	return now != 0 && now == start;
+}
+
 bool state_pid_alive(const struct pod_state *st)
 {
-	if (!st || st->pid <= 0)
-		return false;
-	unsigned long long now = proc_start_time(st->pid);
-	return now != 0 && now == st->pid_start;
+	return st && pid_is(st->pid, st->pid_start);
+}
+
+bool state_vmm_alive(const struct pod_state *st)
+{
+	return st && pid_is(st->vmm_pid, st->vmm_pid_start);
 }

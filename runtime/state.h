@@ -32,8 +32,12 @@ struct pod_state {
 	char *rootfs;              /* absolute rootfs path */
 	enum qp_mode mode;
 	enum qp_status status;     /* as last recorded; see state_live_status() */
-	pid_t pid;                 /* pod init (container) or VMM (vm); 0 = none */
+	pid_t pid;                 /* the process whose exit is the pod's exit, as
+				    * runc's pid: the workload (container; or its
+				    * tiny init) or the pod's monitor (vm); 0 = none */
 	unsigned long long pid_start; /* /proc/PID/stat starttime: detects PID reuse */
+	pid_t vmm_pid;             /* vm: QEMU, the monitor's child; 0 = none */
+	unsigned long long vmm_pid_start;
 	char *created;             /* RFC 3339 */
 	char *cgroup;              /* cgroup path relative to the hierarchy root */
 	char *accel;               /* "kvm", "tcg" or NULL (containers) */
@@ -76,6 +80,8 @@ int state_list(int rootfd, char ***ids, qp_error **err);
 unsigned long long proc_start_time(pid_t pid);
 /* True if PID is alive, not a zombie, and still the process we started. */
 bool state_pid_alive(const struct pod_state *st);
+/* The same for the VMM (vm pods). */
+bool state_vmm_alive(const struct pod_state *st);
 
 const char *qp_status_name(enum qp_status s);
 const char *qp_mode_name(enum qp_mode m);

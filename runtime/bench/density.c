@@ -21,6 +21,7 @@
 #include "vm/timeline.h"
 #include "bench/bench.h"
 #include "bench/density.h"
+#include "util/report.h"
 #include "bench/ksm.h"
 #include "bench/podmem.h"
 #include "pod.h"
@@ -81,28 +82,6 @@ fail:
 	return NULL;
 }
 
-static void report_line(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void report_line(int fd, const char *fmt, ...)
-{
-	char buf[LINE_MAX_];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n > sizeof(buf) - 2)
-		n = (int)sizeof(buf) - 2;
-	for (int i = 0; i < n; i++)
-		if (buf[i] == '\n')
-			buf[i] = ' ';
-	buf[n++] = '\n';
-	if (write(fd, buf, (size_t)n) < 0)
-		_exit(1);
-}
-
 static __attribute__((noreturn)) void worker_main(const struct qp_density_opts *o, long index, int wfd)
 {
 	struct pod_io io = { .foreground = false };
@@ -122,7 +101,8 @@ static __attribute__((noreturn)) void worker_main(const struct qp_density_opts *
 		_exit(1);
 	pod_id(id, sizeof(id), index);
 	if (!spec) {
-		report_line(wfd, "err %d %d out of memory building the spec", QP_E_NOMEM, ENOMEM);
+		qp_error_set(&e, QP_E_NOMEM, ENOMEM, "build the spec");
+		qp_report_err(wfd, e, "");
 		_exit(1);
 	}
 	if (pod_create(o->rootfd, o->root, id, spec, NULL, o->image, &io, &pod, &e) < 0) {
@@ -134,33 +114,24 @@ static __attribute__((noreturn)) void worker_main(const struct qp_density_opts *
 		pod_free(pod);
 		goto fail;
 	}
-	report_line(wfd, "ok %.3f", now_ms() - t0);
+	qp_report_ok(wfd, "%.3f", now_ms() - t0);
 	pod_free(pod);
 	_exit(0);
 fail:
-	report_line(wfd, "err %d %d %s", e ? e->code : QP_E_GENERIC, e ? e->errnum : 0,
-		    e && e->msg ? e->msg : "failed");
+	qp_report_err(wfd, e, "failed");
 	_exit(1);
 }
 
 static int spawn(const struct qp_density_opts *o, long index, struct worker *w, qp_error **err)
 {
-	int p[2];
+	int fd;
 
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return qp_fail(err, errno, "pipe");
-	w->pid = fork();
-	if (w->pid < 0) {
-		int e = errno;
-		close(p[0]), close(p[1]);
-		return qp_fail(err, e, "fork");
-	}
-	if (w->pid == 0) {
-		close(p[0]);
-		worker_main(o, index, p[1]);
-	}
-	close(p[1]);
-	w->fd = p[0];
+	w->pid = qp_report_fork(&fd, "a start worker", err);
+	if (w->pid < 0)
+		return -1;
+	if (w->pid == 0)
+		worker_main(o, index, fd);
+	w->fd = fd;
 	w->index = index;
 	w->len = 0;
 	return 0;
@@ -224,26 +195,26 @@ static int note_ok(struct run *run, long index, double ms, qp_error **err)
 /* A worker's line is complete (or it closed): account for it. */
 static int finish_worker(struct run *run, struct worker *w, qp_error **err)
 {
-	int code = 0, errnum = 0, off = 0, r = 0;
+	qp_error *e = NULL;
+	const char *rest;
 	double ms;
 
 	w->line[w->len] = '\0';
-	w->line[strcspn(w->line, "\n")] = '\0';
 	close(w->fd);
 	w->fd = -1;
 	waitpid(w->pid, NULL, 0);
 	w->pid = 0;
-	if (sscanf(w->line, "ok %lf", &ms) == 1)
-		return note_ok(run, w->index, ms, err);
-	if (sscanf(w->line, "err %d %d %n", &code, &errnum, &off) < 2 || !off) {
-		off = 0;
-		snprintf(w->line, sizeof(w->line), "the start worker died without a report");
+	if (qp_report_parse(w->line, &rest, "the start worker died without a report", &e) == 0) {
+		if (sscanf(rest, "%lf", &ms) == 1)
+			return note_ok(run, w->index, ms, err);
+		qp_error_set(&e, QP_E_GENERIC, 0, "the start worker sent a malformed report");
 	}
 	if (!run->stop) {
-		run->stop = classify(code, errnum, w->line + off);
-		snprintf(run->detail, run->detail_size, "pod %ld: %s", w->index + 1, w->line + off);
+		run->stop = classify(e->code, e->errnum, e->msg);
+		snprintf(run->detail, run->detail_size, "pod %ld: %s", w->index + 1, e->msg);
 	}
-	return r;
+	qp_error_free(&e);
+	return 0;
 }
 
 static bool reserve_crossed(struct run *run, int in_flight)

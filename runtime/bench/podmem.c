@@ -63,7 +63,7 @@ int qp_pod_mem(struct pod *pod, struct qp_pod_mem *out, qp_error **err)
 		return r;
 	}
 	struct qp_msg req = { .type = QP_MSG_MEMINFO_REQ }, m;
-	pid_t pid = pod->state->pid;
+	pid_t pid = pod->state->vmm_pid;
 
 	if (vm_ctl_call(pod->dirfd, &req, &m, NULL, 10000, err) < 0)
 		return -1;

@@ -23,6 +23,9 @@ int cli_exit_code(const qp_error *err)
 {
 	if (err && err->code == QP_E_EXEC)
 		return err->errnum == ENOENT ? 127 : 126;
+	/* clients (containerd's shim, podman) match runc's status and text */
+	if (err && err->code == QP_E_NOTRUNNING)
+		return 1;
 	return QP_EXIT_FAILURE;
 }
 

@@ -20,6 +20,9 @@ static const char exec_usage[] =
 	"       qpod exec [OPTIONS] --process FILE ID\n"
 	"  -p, --process FILE   the process as OCI process JSON (args, env, cwd, user, caps...)\n"
 	"  -d, --detach         return once it runs; --pid-file F gets its host pid\n"
+	"  -t, --tty            a terminal (container pods); its master goes to\n"
+	"                       --console-socket S, as with runc\n"
+	"  --console-socket S   unix socket that receives the terminal's master fd\n"
 	"  -e, --env K=V        add or replace an environment variable (repeatable)\n"
 	"  -w, --cwd DIR        working directory (default: the pod's)\n"
 	"  -u, --user UID[:GID] run as this user (default: the pod's)\n";
@@ -90,7 +93,7 @@ static int exec_opt(int c, const char *arg, char ***envs, size_t *n_env, const c
 	case 'u':
 		*user = arg;
 		return 0;
-	case 'p': case 'd': case 'P': case 't':
+	case 'p': case 'd': case 'P': case 't': case 'C':
 		return 0; /* handled by the caller */
 	default:
 		return qp_error_set(err, QP_E_INVALID, 0, "unknown or incomplete option (see qpod exec --help)");
@@ -103,12 +106,14 @@ int cmd_exec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		{ "env", required_argument, NULL, 'e' }, { "cwd", required_argument, NULL, 'w' },
 		{ "user", required_argument, NULL, 'u' }, { "help", no_argument, NULL, 'h' },
 		{ "process", required_argument, NULL, 'p' }, { "detach", no_argument, NULL, 'd' },
-		{ "pid-file", required_argument, NULL, 'P' }, { "tty", no_argument, NULL, 't' }, { 0 },
+		{ "pid-file", required_argument, NULL, 'P' }, { "tty", no_argument, NULL, 't' },
+		{ "console-socket", required_argument, NULL, 'C' }, { 0 },
 	};
 	struct pod *pod = NULL;
 	struct qp_process *p;
 	const char *cwd = NULL, *user = NULL, *id = NULL, *process_file = NULL, *pid_file = NULL;
-	bool detach = false;
+	const char *console = NULL;
+	bool detach = false, tty = false;
 	char **envs = NULL;
 	size_t n_env = 0;
 	int c, status = -1;
@@ -125,6 +130,10 @@ int cmd_exec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 				detach = true;
 			else if (c == 'P')
 				pid_file = optarg;
+			else if (c == 't')
+				tty = true;
+			else if (c == 'C')
+				console = optarg;
 			if (c == 'h') {
 				free(envs);
 				return 0;
@@ -154,6 +163,7 @@ int cmd_exec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		goto out;
 	pod->io.foreground = !detach;
 	pod->io.pid_file = pid_file;
+	pod->io.console_socket = console;
 	p = &pod->spec->process;
 	if (process_file) {
 		if (load_process(process_file, p, err) < 0)
@@ -165,8 +175,16 @@ int cmd_exec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 			goto out;
 		}
 	}
-	if (p->terminal) {
-		qp_error_set(err, QP_E_INVALID, 0, "exec with a terminal is not supported yet");
+	if (tty)
+		p->terminal = true;
+	/* runc: a terminal needs the socket that takes its master, and the
+	 * socket is only for a terminal */
+	if (p->terminal && !console) {
+		qp_error_set(err, QP_E_INVALID, 0, "a terminal (--tty or process.terminal) needs --console-socket");
+		goto out;
+	}
+	if (console && !p->terminal) {
+		qp_error_set(err, QP_E_INVALID, 0, "--console-socket needs a terminal (--tty or process.terminal)");
 		goto out;
 	}
 	for (size_t i = 0; i < n_env; i++)

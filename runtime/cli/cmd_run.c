@@ -20,7 +20,7 @@
 struct run_opts {
 	const char *bundle, *name, *workdir, *hostname, *user, *mode;
 	const char *net, *ip, *subnet, *bridge, *firmware, *accel, *vcpus;
-	bool rm, detach, memory_set, cpus_set, pids_set, read_only, timeline;
+	bool rm, detach, init, memory_set, cpus_set, pids_set, read_only, timeline;
 	int64_t memory;
 	double cpus;
 	long pids;
@@ -32,7 +32,7 @@ struct run_opts {
 enum { OPT_PIDFILE = 256, OPT_CONSOLE, OPT_RM, OPT_MEMORY, OPT_CPUS, OPT_PIDS, OPT_HOSTNAME,
        OPT_MODE, OPT_NAME, OPT_USER, OPT_READONLY, OPT_NO_PIVOT, OPT_NO_NEW_KEYRING,
        OPT_PRESERVE_FDS, OPT_NET, OPT_IP, OPT_SUBNET, OPT_BRIDGE, OPT_FIRMWARE, OPT_ACCEL,
-       OPT_VCPUS, OPT_TIMELINE };
+       OPT_VCPUS, OPT_TIMELINE, OPT_INIT };
 
 static const struct option run_longopts[] = {
 	{ "bundle", required_argument, NULL, 'b' },
@@ -58,6 +58,7 @@ static const struct option run_longopts[] = {
 	{ "accel", required_argument, NULL, OPT_ACCEL },
 	{ "vcpus", required_argument, NULL, OPT_VCPUS },
 	{ "timeline", no_argument, NULL, OPT_TIMELINE },
+	{ "init", no_argument, NULL, OPT_INIT },
 	/* accepted for runc compatibility (containerd passes them) */
 	{ "no-pivot", no_argument, NULL, OPT_NO_PIVOT },
 	{ "no-new-keyring", no_argument, NULL, OPT_NO_NEW_KEYRING },
@@ -87,6 +88,10 @@ static const char run_usage[] =
 	"  --ip ADDR            address on the bridge (default: the next free one)\n"
 	"  --subnet CIDR        pod subnet (default 10.88.0.0/16, one /22 per bridge)\n"
 	"  --bridge PREFIX      bridge name prefix (default qpod: qpod0, qpod1, ...)\n"
+	"  --init               container pods: a tiny init is PID 1 and forks the\n"
+	"                       workload (reaps zombies, forwards signals); default:\n"
+	"                       the workload is PID 1, as under runc (annotation\n"
+	"                       qpod.init=true in a bundle)\n"
 	"  --timeline           when the pod ends, print its start timeline (phases in\n"
 	"                       ms) as one line \"qpod-timeline: {JSON}\" on stderr\n"
 	"Options of vm pods (both forms; annotations qpod.vm.firmware, qpod.vm.accel,\n"
@@ -108,9 +113,9 @@ static int parse_mode(const char *s, enum qp_mode *m, qp_error **err)
 	return 0;
 }
 
-/* --firmware/--accel/--vcpus -> annotations, checked by the spec parser and
- * the VM driver like those of a bundle */
-static int apply_vm_opts(const struct run_opts *o, struct pod_spec *spec, qp_error **err)
+/* --init/--firmware/--accel/--vcpus -> annotations, checked by the spec
+ * parser and the drivers like those of a bundle */
+static int apply_pod_opts(const struct run_opts *o, struct pod_spec *spec, qp_error **err)
 {
 	if (o->accel && strcmp(o->accel, "auto") && strcmp(o->accel, "kvm") && strcmp(o->accel, "tcg"))
 		return qp_error_set(err, QP_E_INVALID, 0, "--accel must be auto, kvm or tcg, not \"%s\"",
@@ -128,7 +133,10 @@ static int apply_vm_opts(const struct run_opts *o, struct pod_spec *spec, qp_err
 					    QP_VCPUS_MAX, o->vcpus);
 		spec->opts.vcpus = (int)v;
 	}
-	if ((o->firmware && spec_set_annotation(spec, "qpod.vm.firmware", o->firmware) < 0) ||
+	if (o->init)
+		spec->opts.init = true;
+	if ((o->init && spec_set_annotation(spec, "qpod.init", "true") < 0) ||
+	    (o->firmware && spec_set_annotation(spec, "qpod.vm.firmware", o->firmware) < 0) ||
 	    (o->accel && spec_set_annotation(spec, "qpod.vm.accel", o->accel) < 0))
 		return qp_fail(err, ENOMEM, "vm options");
 	return 0;
@@ -163,6 +171,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, qp_error **err)
 		case OPT_ACCEL: o->accel = optarg; break;
 		case OPT_VCPUS: o->vcpus = optarg; break;
 		case OPT_TIMELINE: o->timeline = true; break;
+		case OPT_INIT: o->init = true; break;
 		case OPT_NO_PIVOT: case OPT_NO_NEW_KEYRING: case OPT_PRESERVE_FDS: break;
 		case OPT_MEMORY:
 			if (cli_parse_size(optarg, "--memory", &o->memory, err) < 0)
@@ -281,7 +290,7 @@ static int friendly_spec(const struct run_opts *o, char **cmd, struct pod_spec *
 	if (o->mode && parse_mode(o->mode, &spec->opts.mode, err) < 0)
 		goto fail;
 	spec->root_readonly = o->read_only;
-	if (apply_net_opts(o, spec, err) < 0 || apply_vm_opts(o, spec, err) < 0)
+	if (apply_net_opts(o, spec, err) < 0 || apply_pod_opts(o, spec, err) < 0)
 		goto fail;
 	res = &spec->resources;
 	if (o->memory_set) {
@@ -339,7 +348,7 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 		if (load_bundle(o.bundle ? o.bundle : ".", &spec, &bundle, &rootfs, err) < 0)
 			goto out;
 		if ((o.mode && parse_mode(o.mode, &spec->opts.mode, err) < 0) ||
-		    apply_vm_opts(&o, spec, err) < 0)
+		    apply_pod_opts(&o, spec, err) < 0)
 			goto out;
 		delete_after = !create_only && !o.detach;
 	} else {

@@ -1,8 +1,11 @@
 /* runtime/container/child.c — the container child, in order: wait for the
  * parent's GO, join/finish namespaces, build the filesystem, pivot_root,
  * hostname, sysctls, loopback, rlimits; report READY; wait on exec.fifo for
- * `start`; drop privileges, load seccomp; then become the pod's PID 1
- * (guest-init/tinyinit.c) and exec the workload.
+ * `start`; drop privileges, load seccomp; then exec the workload, which is
+ * the pod's PID 1 as under runc (the pid clients wait on is the workload's),
+ * or, with qpod.init=true / `run --init`, become a tiny init
+ * (guest-init/tinyinit.c) that forks the workload, reaps zombies and
+ * forwards signals.
  *
  * Security reasoning: the child stays non-dumpable until exec so nothing in
  * the pod can open its /proc/PID/{exe,fd,cwd} (CVE-2019-5736 class; qpod
@@ -260,6 +263,70 @@ static int setup(struct qp_child_ctx *c, struct workload *w, qp_error **err)
 	return 0;
 }
 
+/* Until the workload is exec'd, a terminating signal (`qpod kill` of a
+ * created pod, or right after start) ends the pod with 128+N, as it would
+ * have ended the workload.  As PID 1 of a new pid namespace the child would
+ * drop such a signal from the host unless it has a handler; execve resets
+ * the handlers, so the workload itself starts with default dispositions. */
+static void die_of_signal(int sig)
+{
+	_exit(128 + sig);
+}
+
+static void handle_signals_until_exec(void)
+{
+	static const int harmless[] = { SIGCHLD, SIGCONT, SIGURG, SIGWINCH, SIGKILL, SIGSTOP,
+					SIGTSTP, SIGTTIN, SIGTTOU };
+	struct sigaction sa = { .sa_handler = die_of_signal };
+	sigset_t none;
+
+	sigfillset(&sa.sa_mask);
+	for (int s = 1; s < SIGRTMIN; s++) {
+		bool skip = false;
+		for (size_t i = 0; i < sizeof(harmless) / sizeof(harmless[0]); i++)
+			skip |= harmless[i] == s;
+		if (!skip)
+			sigaction(s, &sa, NULL);
+	}
+	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+		sigaction(s, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Hide qpod's host command line: /proc/PID/cmdline of the pod's process
+ * (and of an init pod's PID 1 inside) reads "qpod-init", not the host path
+ * of qpod and its arguments.  The
+ * argument area (arg_start..arg_end, /proc/self/stat fields 48-49) is ours
+ * after clone; its last byte non-NUL makes the kernel stop at the first
+ * NUL (the setproctitle convention). */
+static void set_init_cmdline(void)
+{
+	char buf[2048], *p;
+	unsigned long start = 0, end = 0;
+	FILE *f = fopen("/proc/self/stat", "re");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p)
+		return;
+	/* after ") ": field 3 onwards; arg_start is field 48 */
+	p += 2;
+	for (int field = 3; field < 48 && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (!p || sscanf(p, "%lu %lu", &start, &end) != 2 || end <= start + 10)
+		return;
+	memset((void *)start, 0, end - start);
+	strcpy((char *)start, "qpod-init");
+	((char *)end)[-1] = ' ';
+}
+
 int qp_container_child(void *arg)
 {
 	struct qp_child_ctx *c = arg;
@@ -268,13 +335,10 @@ int qp_container_child(void *arg)
 	int code;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	/* As PID 1 of a pid namespace we would silently drop every signal
-	 * from outside that has no handler; blocked signals stay pending
-	 * instead, and tinyinit forwards them once the workload exists.
-	 * (SIGKILL and SIGSTOP cannot be blocked: delete still works.) */
-	sigset_t all;
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, NULL);
+	handle_signals_until_exec();
+	/* until the workload's exec, the host's ps shows "qpod-init" (like
+	 * "runc init"), never qpod's command line with host paths */
+	set_init_cmdline();
 	/* keep only the sync socket (3) and the fifo (4) */
 	if (dup3(c->sync_fd, CHILD_SYNC_FD, O_CLOEXEC) < 0 ||
 	    dup3(c->fifo_fd, CHILD_FIFO_FD, O_CLOEXEC) < 0)
@@ -292,6 +356,10 @@ int qp_container_child(void *arg)
 		goto fail;
 	if (qp_process_lockdown(&c->spec->process, c->spec->seccomp, &err) < 0)
 		goto fail;
+	if (!c->spec->opts.init) {
+		exec_workload(&w); /* PID 1 is the workload */
+		_exit(127);
+	}
 	prctl(PR_SET_NAME, "qpod-init");
 	code = tinyinit_run(exec_workload, &w, &(struct tinyinit_hooks){ .on_spawn = after_spawn });
 	if (code < 0) {

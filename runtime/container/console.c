@@ -41,18 +41,33 @@ void qp_console_make_controlling(void)
 	ioctl(0, TIOCSCTTY, 0);
 }
 
-int qp_console_send(const char *socket_path, int master, qp_error **err)
+int qp_console_connect(const char *socket_path, qp_error **err)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	_cleanup_close_ int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	static const char name[] = "/dev/pts/ptmx";
 
 	if (strlen(socket_path) >= sizeof(addr.sun_path))
 		return qp_error_set(err, QP_E_INVALID, 0, "console socket path too long");
 	strcpy(addr.sun_path, socket_path);
 	if (s < 0 || connect(s, (struct sockaddr *)&addr, sizeof(addr)) < 0)
 		return qp_fail(err, errno, "connect to console socket \"%s\"", socket_path);
-	if (qp_send_with_fd(s, name, sizeof(name) - 1, master) < 0)
-		return qp_fail(err, errno, "send the console to \"%s\"", socket_path);
+	return steal_fd(&s);
+}
+
+int qp_console_send_fd(int sock, int master, qp_error **err)
+{
+	static const char name[] = "/dev/pts/ptmx";
+
+	if (qp_send_with_fd(sock, name, sizeof(name) - 1, master) < 0)
+		return qp_fail(err, errno, "send the console to the console socket");
 	return 0;
+}
+
+int qp_console_send(const char *socket_path, int master, qp_error **err)
+{
+	_cleanup_close_ int s = qp_console_connect(socket_path, err);
+
+	if (s < 0)
+		return -1;
+	return qp_console_send_fd(s, master, err);
 }

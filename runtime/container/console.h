@@ -13,5 +13,9 @@ int qp_console_setup(int *master, qp_error **err);
 void qp_console_make_controlling(void);
 /* Host side: send the master to the unix socket at path. */
 int qp_console_send(const char *socket_path, int master, qp_error **err);
+/* The same in two steps, for a sender that must connect (on the host)
+ * before it enters the pod's mount namespace: the connected socket fd. */
+int qp_console_connect(const char *socket_path, qp_error **err);
+int qp_console_send_fd(int sock, int master, qp_error **err);
 
 #endif

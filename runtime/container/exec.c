@@ -17,6 +17,7 @@
 
 #include "container/caps.h"
 #include "container/cgroup.h"
+#include "container/console.h"
 #include "container/container.h"
 #include "container/seccomp.h"
 #include "container/sync.h"
@@ -64,7 +65,8 @@ static int join_pod(pid_t pid, qp_error **err)
 	return r;
 }
 
-static void exec_child(const struct pod_spec *spec, const struct qp_process *proc, int syncfd)
+static void exec_child(const struct pod_spec *spec, const struct qp_process *proc, int syncfd,
+		       int console_sock)
 {
 	qp_error *err = NULL;
 	char exe[4096];
@@ -81,6 +83,17 @@ static void exec_child(const struct pod_spec *spec, const struct qp_process *pro
 			qp_fail(&err, errno, "chdir");
 		goto fail;
 	}
+	if (console_sock >= 0) {
+		/* the pty is made in the pod's devpts (we are in its mount
+		 * namespace); its slave becomes stdio, the master goes out */
+		int master, r;
+		if (qp_console_setup(&master, &err) < 0)
+			goto fail;
+		r = qp_console_send_fd(console_sock, master, &err);
+		close(master);
+		if (r < 0)
+			goto fail;
+	}
 	/* nothing of the caller's but stdio reaches the process */
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	if (qp_find_executable(proc->args[0], proc->env, exe, sizeof(exe)) < 0) {
@@ -90,6 +103,8 @@ static void exec_child(const struct pod_spec *spec, const struct qp_process *pro
 	if (qp_rlimits_apply(proc->rlimits, proc->n_rlimits, &err) < 0 ||
 	    qp_process_lockdown(proc, spec->seccomp, &err) < 0)
 		goto fail;
+	if (console_sock >= 0)
+		qp_console_make_controlling();
 	execve(exe, proc->args, proc->env);
 	qp_error_set(&err, QP_E_EXEC, errno, "exec \"%s\"", proc->args[0]);
 fail:
@@ -121,6 +136,13 @@ int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *statu
 		prctl(PR_SET_DUMPABLE, 0);
 		if (pod->io.foreground)
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
+		int console = -1;
+		/* the console socket is a host path: connect before entering the pod */
+		if (proc->terminal && pod->io.console_socket &&
+		    (console = qp_console_connect(pod->io.console_socket, &e)) < 0) {
+			qp_sync_send(sv[1], QP_SYNC_EXEC_FAILED, e);
+			_exit(125);
+		}
 		if ((pod->state->cgroup && qp_cgroup_open(pod->state->cgroup, &cg, &e) == 0 &&
 		     qp_cgroup_enter(cg, getpid(), &e) < 0) ||
 		    join_pod(pod->state->pid, &e) < 0) {
@@ -132,7 +154,9 @@ int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *statu
 		if (inner < 0)
 			_exit(125);
 		if (inner == 0)
-			exec_child(pod->spec, proc, sv[1]);
+			exec_child(pod->spec, proc, sv[1], console);
+		if (console >= 0)
+			close(console);
 		/* its host pid (fork answers in our own, the host's, namespace) */
 		qp_error pidmsg = { .code = (int)inner };
 		qp_sync_send(sv[1], QP_SYNC_READY, &pidmsg);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <linux/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -20,9 +21,6 @@
 #include "util/cleanup.h"
 #include "util/safepath.h"
 
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
 
 static const struct {
 	const char *name;
@@ -81,9 +79,17 @@ int qp_mount_parse_options(char *const *options, struct qp_mount_flags *out, qp_
 				out->propagation = propagation_opts[k].flag;
 			}
 		}
-		/* runtime-only hints with no kernel meaning here */
-		if (!known && (!strcmp(o, "tmpcopyup") || !strcmp(o, "idmap") || !strcmp(o, "ridmap")))
+		if (!known && !strcmp(o, "rro")) {
+			/* recursive read-only (mount_setattr, Linux >= 5.12) */
 			known = true;
+			out->rro = true;
+		}
+		if (!known && !strcmp(o, "tmpcopyup")) {
+			known = true; /* the image's files copied into the tmpfs (copyup.c) */
+			out->copyup = true;
+		}
+		if (!known && (!strcmp(o, "idmap") || !strcmp(o, "ridmap")))
+			return qp_error_set(err, QP_E_INVALID, 0, "mount option \"%s\" is not supported", o);
 		if (known)
 			continue;
 		size_t used = strlen(out->data), need = strlen(o) + (used ? 1 : 0);
@@ -129,30 +135,17 @@ static int remount_bind(const char *target, unsigned long flags, const char *wha
 	return 0;
 }
 
-static bool host_has_unified_cgroup(void)
+/* "rro": read-only for the mount and every mount below it. */
+static int set_recursive_readonly(int dfd, const char *what, qp_error **err)
 {
-	struct statfs sf;
-	return statfs("/sys/fs/cgroup", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
-}
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
 
-/* The pod's /sys/fs/cgroup: cgroup2 (the pod's cgroup namespace view).  On
- * v1/hybrid hosts the unified tree is mounted as well, which holds no
- * controllers there; v1 hierarchies are not exposed to pods (decision:
- * docs/DESIGN-NOTES.md).  If even that is refused, a read-only tmpfs. */
-static int mount_cgroup(const char *target, const struct qp_mount_flags *mf, qp_error **err)
-{
-	unsigned long fl = (mf->flags | MS_NOSUID | MS_NODEV | MS_NOEXEC);
-
-	if (mount("cgroup2", target, "cgroup2", fl, NULL) == 0)
-		return 0;
-	if (host_has_unified_cgroup())
-		return qp_fail(err, errno, "mount cgroup2");
-	if (mount("tmpfs", target, "tmpfs", fl | MS_RDONLY, "mode=755") < 0)
-		return qp_fail(err, errno, "mount tmpfs for cgroup");
+	if (syscall(SYS_mount_setattr, dfd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+		return qp_fail(err, errno, "make \"%s\" recursively read-only (rro)", what);
 	return 0;
 }
 
-static int do_one_mount(int rootfd, const struct qp_mount *m, qp_error **err)
+static int do_one_mount(int rootfd, const struct qp_mount *m, bool cgroupns, qp_error **err)
 {
 	struct qp_mount_flags mf;
 	char target[64];
@@ -181,18 +174,8 @@ static int do_one_mount(int rootfd, const struct qp_mount *m, qp_error **err)
 		if (mount(m->source, target, NULL, MS_BIND | (mf.rec ? MS_REC : 0), NULL) < 0)
 			return qp_fail(err, errno, "bind mount \"%s\" on \"%s\"", m->source,
 				       m->destination);
-		if (mf.flags & ~MS_REMOUNT) {
-			/* the new mount replaced the inode dfd pointed at: reopen */
-			close(dfd);
-			dfd = qp_open_in_root(rootfd, m->destination, QP_PATH_EXISTING, 0, err);
-			if (dfd < 0)
-				return qp_error_prefix(err, "mount \"%s\"", m->destination);
-			qp_fd_path(dfd, target, sizeof(target));
-			if (remount_bind(target, mf.flags & ~MS_REMOUNT, m->destination, err) < 0)
-				return -1;
-		}
 	} else if (type && (!strcmp(type, "cgroup") || !strcmp(type, "cgroup2"))) {
-		if (mount_cgroup(target, &mf, err) < 0)
+		if (qp_mount_cgroup_view(rootfd, m->destination, target, mf.flags, cgroupns, err) < 0)
 			return qp_error_prefix(err, "mount \"%s\"", m->destination);
 	} else {
 		const char *src = m->source ? m->source : (type ? type : "none");
@@ -208,8 +191,28 @@ static int do_one_mount(int rootfd, const struct qp_mount *m, qp_error **err)
 				       m->destination);
 		}
 	}
+	if (!(mf.bind && (mf.flags & ~MS_REMOUNT)) && !mf.propagation && !mf.rro && !mf.copyup)
+		return 0;
+	if (mf.copyup && (!type || strcmp(type, "tmpfs")))
+		return qp_error_set(err, QP_E_INVALID, 0, "mount \"%s\": tmpcopyup needs a tmpfs",
+				    m->destination);
+	/* The new mount covers the inode dfd points at: every later change
+	 * (flags, propagation, rro, copy-up) must go through the mount itself,
+	 * so resolve the destination again (still without leaving the root);
+	 * dfd stays the covered directory, the source of a copy-up. */
+	_cleanup_close_ int mfd = qp_open_in_root(rootfd, m->destination, QP_PATH_EXISTING, 0, err);
+	if (mfd < 0)
+		return qp_error_prefix(err, "mount \"%s\"", m->destination);
+	qp_fd_path(mfd, target, sizeof(target));
+	if (mf.copyup && qp_mount_copyup(dfd, target, m->destination, err) < 0)
+		return -1;
+	if (mf.bind && (mf.flags & ~MS_REMOUNT) &&
+	    remount_bind(target, mf.flags & ~MS_REMOUNT, m->destination, err) < 0)
+		return -1;
 	if (mf.propagation && mount(NULL, target, NULL, mf.propagation, NULL) < 0)
 		return qp_fail(err, errno, "set propagation of \"%s\"", m->destination);
+	if (mf.rro && set_recursive_readonly(mfd, m->destination, err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -321,7 +324,7 @@ int qp_mounts_prepare(const struct pod_spec *spec, const char *rootfs, bool in_u
 
 	for (size_t i = 0; i < spec->n_mounts; i++) {
 		const struct qp_mount *m = &spec->mounts[i];
-		if (do_one_mount(rootfd, m, err) < 0)
+		if (do_one_mount(rootfd, m, spec->ns[QP_NS_CGROUP].enabled, err) < 0)
 			return -1;
 		if (!strcmp(m->destination, "/dev") && m->type && !strcmp(m->type, "tmpfs"))
 			dev_is_tmpfs = true;

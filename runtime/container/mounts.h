@@ -24,8 +24,28 @@ struct qp_mount_flags {
 	unsigned long flags;      /* MS_* applied at mount time */
 	unsigned long propagation;/* MS_SHARED/SLAVE/PRIVATE/UNBINDABLE (| MS_REC) */
 	bool bind, rec;
+	bool rro;                 /* recursive read-only, after the mount */
+	bool copyup;              /* tmpcopyup: the covered dir's files into the tmpfs */
 	char data[1024];          /* unknown options, comma-joined, for the fs */
 };
+/* The pod's /sys/fs/cgroup (cgroup_mount.c): its own cgroup as the root of
+ * each host hierarchy, mounted on target ("/proc/self/fd/N" of dest, which
+ * is dest resolved in rootfd).  flags: MS_RDONLY etc. from the mount's
+ * options; cgroupns: the pod has a cgroup namespace of its own. */
+int qp_mount_cgroup_view(int rootfd, const char *dest, const char *target, unsigned long flags,
+			 bool cgroupns, qp_error **err);
+
+/* The pod's /sys/fs/cgroup (cgroup_mount.c): its own cgroup as the root of
+ * each host hierarchy, mounted on target ("/proc/self/fd/N" of dest, which
+ * is dest resolved in rootfd).  flags: MS_RDONLY etc. from the mount's
+ * options; cgroupns: the pod has a cgroup namespace of its own. */
+int qp_mount_cgroup_view(int rootfd, const char *dest, const char *target, unsigned long flags,
+			 bool cgroupns, qp_error **err);
+
+/* tmpcopyup: copy the directory covered_fd (O_PATH, opened before the
+ * mount) into the new mount at target (copyup.c). */
+int qp_mount_copyup(int covered_fd, const char *target, const char *what, qp_error **err);
+
 int qp_mount_parse_options(char *const *options, struct qp_mount_flags *out, qp_error **err);
 
 #endif

@@ -31,6 +31,7 @@ enum qp_error_code {
 	QP_E_TIMEOUT,     /* a peer (guest, child) did not answer in time */
 	QP_E_GUEST,       /* a guest sent something malformed */
 	QP_E_EXEC,        /* the workload could not be executed */
+	QP_E_NOTRUNNING,  /* runc's "container not running": exit status 1, as runc's */
 };
 
 typedef struct qp_error {

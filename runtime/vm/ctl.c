@@ -12,6 +12,7 @@
 
 #include "util/io.h"
 #include "util/cleanup.h"
+#include "util/report.h"
 #include "vm/vm.h"
 
 static int ctl_connect(int dirfd, qp_error **err)
@@ -77,7 +78,8 @@ out:
 	return r;
 }
 
-int vm_ctl_exec(int dirfd, const struct qp_process *proc, bool detach, int *status, qp_error **err)
+int vm_ctl_exec(int dirfd, const struct qp_process *proc, int started_fd, int *status,
+		qp_error **err)
 {
 	_cleanup_close_ int fd = ctl_connect(dirfd, err);
 	struct qp_msg m = { .type = QP_MSG_EXEC };
@@ -95,8 +97,6 @@ int vm_ctl_exec(int dirfd, const struct qp_process *proc, bool detach, int *stat
 	m.u.run.rootfs = QP_ROOTFS_INITRAMFS;
 	m.u.run.rootfs_tag = "";
 	m.u.run.hostname = "";
-	if (detach)
-		m.u.run.flags |= QP_RUN_F_DETACH;
 	if (qp_chan_send(ch, &m, QP_VM_SEND_TIMEOUT_MS, err) < 0)
 		goto out;
 	for (;;) {
@@ -115,10 +115,10 @@ int vm_ctl_exec(int dirfd, const struct qp_process *proc, bool detach, int *stat
 			r = -1;
 			goto out;
 		case QP_MSG_EXEC_STARTED:
-			if (detach) {
-				*status = 0;
-				r = 0;
-				goto out;
+			if (started_fd >= 0) {
+				qp_report_ok(started_fd, "started");
+				close(started_fd);
+				started_fd = -1;
 			}
 			break;
 		case QP_MSG_EXEC_OUT:

@@ -21,6 +21,7 @@
 #include "pod.h"
 #include "util/cleanup.h"
 #include "util/log.h"
+#include "util/report.h"
 #include "vm/timeline.h"
 #include "vm/vm.h"
 
@@ -48,20 +49,6 @@ static void close_fds_except(const int *keep, size_t n)
 	syscall(SYS_close_range, from, ~0U, 0);
 }
 
-static void report(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void report(int fd, const char *fmt, ...)
-{
-	char buf[QP_PROTO_MAX_TEXT];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0 && write(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) < 0)
-		_exit(1);
-}
-
 static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 {
 	struct vm_mon *m = NULL;
@@ -78,7 +65,8 @@ static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 	signal(SIGPIPE, SIG_IGN);
 	d = openat(pod->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d < 0) {
-		report(wfd, "err %d %d reopen the state dir\n", QP_E_GENERIC, errno);
+		qp_fail(&err, errno, "reopen the state dir");
+		qp_report_err(wfd, err, "");
 		_exit(1);
 	}
 	close(pod->dirfd);
@@ -89,84 +77,55 @@ static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 	keep[1] = d < wfd ? wfd : d;
 	close_fds_except(keep, 2);
 	if (chdir("/") < 0) {
-		report(wfd, "err %d %d chdir /\n", QP_E_GENERIC, errno);
+		qp_fail(&err, errno, "chdir /");
+		qp_report_err(wfd, err, "");
 		_exit(1);
 	}
 	if (vm_mon_boot(pod, &m, &err) < 0) {
-		report(wfd, "err %d %d %s\n", err ? err->code : QP_E_GENERIC, err ? err->errnum : 0,
-		       err && err->msg ? err->msg : "boot failed");
+		qp_report_err(wfd, err, "boot failed");
 		_exit(1);
 	}
-	report(wfd, "ok %d %llu %s\n", (int)vm_mon_qemu_pid(m),
-	       (unsigned long long)pod->state->pid_start, vm_mon_accel(m));
+	if (qp_report_ok(wfd, "%d %llu %s", (int)vm_mon_qemu_pid(m),
+			 (unsigned long long)pod->state->vmm_pid_start, vm_mon_accel(m)) < 0)
+		_exit(1); /* the creator is gone: it will not record this pod */
 	close(wfd);
-	vm_mon_serve(m, -1, &code, &err);
+	/* the monitor's exit status is the workload's: clients wait on it */
+	if (vm_mon_serve(m, -1, &code, &err) < 0)
+		code = 125; /* qpod's own failure status (cli.h) */
 	qp_error_free(&err);
 	vm_mon_free(m);
-	_exit(0);
-}
-
-/* Read the monitor's one-line report (bounded, with a deadline). */
-static int read_report(int fd, char *buf, size_t size)
-{
-	long long deadline = vm_tl_now() / 1000000 + CREATE_TIMEOUT_MS;
-	size_t have = 0;
-
-	while (have + 1 < size && !memchr(buf, '\n', have)) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		long long left = deadline - vm_tl_now() / 1000000;
-		if (left <= 0 || poll(&p, 1, (int)left) == 0)
-			return -1;
-		ssize_t n = read(fd, buf + have, size - 1 - have);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-	}
-	buf[have] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return (int)have;
+	_exit(code);
 }
 
 static int create_detached(struct pod *pod, qp_error **err)
 {
-	char buf[QP_PROTO_MAX_TEXT];
-	int p[2], code = 0, errnum = 0, off = 0, qpid = 0;
+	char buf[QP_REPORT_MAX], accel[8] = "";
+	const char *rest;
+	int fd, qpid = 0;
 	unsigned long long start = 0;
-	char accel[8] = "";
-	pid_t pid;
+	pid_t pid = qp_report_fork(&fd, "the VM monitor", err);
 
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return qp_fail(err, errno, "pipe");
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(p[0]);
-		close(p[1]);
-		return qp_fail(err, e, "fork the VM monitor");
-	}
-	if (pid == 0) {
-		close(p[0]);
-		monitor_main(pod, p[1]);
-	}
-	close(p[1]);
-	int n = read_report(p[0], buf, sizeof(buf));
-	close(p[0]);
-	if (n > 0 && sscanf(buf, "ok %d %llu %7s", &qpid, &start, accel) == 3 && qpid > 0) {
-		pod->state->pid = qpid;
-		pod->state->pid_start = start;
-		free(pod->state->accel);
-		pod->state->accel = strdup(accel);
-		return 0;
-	}
-	if (n > 0 && sscanf(buf, "err %d %d %n", &code, &errnum, &off) == 2 && off > 0) {
-		qp_error_set(err, code > 0 && code < 64 ? code : QP_E_GENERIC, 0, "%s", buf + off);
-		if (*err)
-			(*err)->errnum = errnum;
-	} else {
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		monitor_main(pod, fd);
+	int n = qp_report_read(fd, CREATE_TIMEOUT_MS, buf, sizeof(buf));
+	close(fd);
+	if (n < 0) {
 		qp_error_set(err, QP_E_TIMEOUT, 0, "the VM monitor did not report within %d s",
 			     CREATE_TIMEOUT_MS / 1000);
+		kill(pid, SIGKILL);
+	} else if (qp_report_parse(buf, &rest, "the VM monitor died without a report", err) == 0) {
+		if (sscanf(rest, "%d %llu %7s", &qpid, &start, accel) == 3 && qpid > 0) {
+			pod->state->pid = pid;
+			pod->state->pid_start = proc_start_time(pid);
+			pod->state->vmm_pid = qpid;
+			pod->state->vmm_pid_start = start;
+			free(pod->state->accel);
+			pod->state->accel = strdup(accel);
+			return 0;
+		}
+		qp_error_set(err, QP_E_GENERIC, 0, "the VM monitor sent a malformed report");
 		kill(pid, SIGKILL);
 	}
 	waitpid(pid, NULL, 0);
@@ -215,9 +174,9 @@ static void kill_qemu(struct pod *pod, int wait_ms)
 {
 	_cleanup_close_ int pidfd = -1;
 
-	if (!state_pid_alive(pod->state))
+	if (!state_vmm_alive(pod->state))
 		return;
-	pidfd = (int)syscall(SYS_pidfd_open, pod->state->pid, 0);
+	pidfd = (int)syscall(SYS_pidfd_open, pod->state->vmm_pid, 0);
 	if (pidfd < 0)
 		return;
 	/* first let it go by itself (the monitor stops it), then force */
@@ -242,7 +201,7 @@ static int vm_kill(struct pod *pod, int sig, int all, qp_error **err)
 	if (vm_ctl_call(pod->dirfd, &req, NULL, NULL, CTL_TIMEOUT_MS, &e) == 0)
 		return 0;
 	/* no monitor: only QEMU is left, and only SIGKILL is meaningful */
-	if (e->code == QP_E_STATE && state_pid_alive(pod->state) && sig == SIGKILL) {
+	if (e->code == QP_E_STATE && state_vmm_alive(pod->state) && sig == SIGKILL) {
 		qp_error_free(&e);
 		kill_qemu(pod, 0);
 		return 0;
@@ -258,13 +217,14 @@ static int vm_destroy(struct pod *pod, qp_error **err)
 	if (self_mon) {
 		vm_mon_free(self_mon);
 		self_mon = NULL;
-	} else if (state_pid_alive(pod->state)) {
+	} else if (state_vmm_alive(pod->state)) {
 		struct qp_msg req = { .type = QP_MSG_SHUTDOWN };
 		bool asked = vm_ctl_call(pod->dirfd, &req, NULL, NULL, CTL_TIMEOUT_MS, NULL) == 0;
 		kill_qemu(pod, asked ? QP_VM_STOP_TIMEOUT_MS + 1000 : 0);
 	}
-	if (state_pid_alive(pod->state))
-		return qp_error_set(err, QP_E_GENERIC, 0, "qemu (pid %d) is still alive", pod->state->pid);
+	if (state_vmm_alive(pod->state))
+		return qp_error_set(err, QP_E_GENERIC, 0, "qemu (pid %d) is still alive",
+				    pod->state->vmm_pid);
 	/* a detached monitor writes its last files after QEMU ends, then
 	 * removes ctl.sock: wait for that (bounded) before the dir goes */
 	for (int i = 0; i < 400 && faccessat(pod->dirfd, QP_VM_CTL_SOCK, F_OK, AT_SYMLINK_NOFOLLOW) == 0; i++)
@@ -309,9 +269,53 @@ static int vm_reap(struct pod *pod, int *code, qp_error **err)
 	return vm_mon_serve(self_mon, sfd, code, err);
 }
 
+/* A detached exec (what containerd's shim and conmon ask for): a relay
+ * process holds the exec's channel to the monitor, copies its output to
+ * the stdio we were given and exits with its status; the pid file names
+ * it, so a subreaper can wait on it like on runc's exec'd process. */
+static int exec_detached(struct pod *pod, const struct qp_process *proc, qp_error **err)
+{
+	char buf[QP_REPORT_MAX];
+	const char *rest;
+	int fd, st;
+	pid_t pid = qp_report_fork(&fd, "the exec relay", err);
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		qp_error *e = NULL;
+		int status = 0;
+		signal(SIGPIPE, SIG_IGN);
+		if (vm_ctl_exec(pod->dirfd, proc, fd, &status, &e) < 0) {
+			qp_report_err(fd, e, "exec failed"); /* unread once started */
+			_exit(e && e->code == QP_E_EXEC ? (e->errnum == ENOENT ? 127 : 126) : 125);
+		}
+		_exit(status);
+	}
+	int n = qp_report_read(fd, CTL_TIMEOUT_MS * 3, buf, sizeof(buf));
+	close(fd);
+	if (n < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return qp_error_set(err, QP_E_TIMEOUT, 0, "the exec did not start within %d s",
+				    CTL_TIMEOUT_MS * 3 / 1000);
+	}
+	if (qp_report_parse(buf, &rest, "the exec relay died", err) < 0) {
+		waitpid(pid, &st, 0);
+		return -1;
+	}
+	if (pod->io.pid_file && pod_write_pid_file(pod->io.pid_file, pid, err) < 0)
+		return -1;
+	return 0;
+}
+
 static int vm_exec(struct pod *pod, const struct qp_process *proc, int *status, qp_error **err)
 {
-	return vm_ctl_exec(pod->dirfd, proc, !pod->io.foreground, status, err);
+	if (!pod->io.foreground) {
+		*status = 0;
+		return exec_detached(pod, proc, err);
+	}
+	return vm_ctl_exec(pod->dirfd, proc, -1, status, err);
 }
 
 static int vm_pids(struct pod *pod, pid_t **pids, size_t *n, qp_error **err)
@@ -319,12 +323,12 @@ static int vm_pids(struct pod *pod, pid_t **pids, size_t *n, qp_error **err)
 	/* the guest's processes have no host pids: report the VMM */
 	*n = 0;
 	*pids = NULL;
-	if (!state_pid_alive(pod->state))
-		return 0;
-	if (!(*pids = malloc(sizeof(**pids))))
+	if (!(*pids = calloc(2, sizeof(**pids))))
 		return qp_fail(err, ENOMEM, "pids");
-	(*pids)[0] = pod->state->pid;
-	*n = 1;
+	if (state_pid_alive(pod->state))
+		(*pids)[(*n)++] = pod->state->pid;
+	if (state_vmm_alive(pod->state) && pod->state->vmm_pid != pod->state->pid)
+		(*pids)[(*n)++] = pod->state->vmm_pid;
 	return 0;
 }
 

@@ -344,8 +344,12 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 		goto fail;
 	m->tl.spawned = vm_tl_now();
 	m->qemu_pidfd = (int)syscall(SYS_pidfd_open, m->qemu, 0);
-	pod->state->pid = m->qemu;
-	pod->state->pid_start = proc_start_time(m->qemu);
+	/* the pod's pid is the monitor (this process): the one whose exit
+	 * status is the workload's, that a shim or conmon can wait on */
+	pod->state->pid = getpid();
+	pod->state->pid_start = proc_start_time(getpid());
+	pod->state->vmm_pid = m->qemu;
+	pod->state->vmm_pid_start = proc_start_time(m->qemu);
 	/* the tap lives as long as QEMU's copy of the fd */
 	close(tap);
 	tap = -1;

@@ -129,8 +129,9 @@ void vm_run_from_process(const struct qp_process *proc, struct qp_run *run);
 int vm_ctl_call(int dirfd, const struct qp_msg *req, struct qp_msg *reply, char **text,
 		int timeout_ms, qp_error **err);
 /* Run proc in the pod: its output goes to our stdout/stderr, *status gets
- * its exit code.  detach: return once it has started. */
-int vm_ctl_exec(int dirfd, const struct qp_process *proc, bool detach, int *status,
+ * its exit code.  started_fd >= 0: "ok started" (util/report.h) is written
+ * to it, and it is closed, once the guest has started the process. */
+int vm_ctl_exec(int dirfd, const struct qp_process *proc, int started_fd, int *status,
 		qp_error **err);
 
 #endif

@@ -101,3 +101,29 @@ cg_file() {
 	qp delete --force "$ID"
 	assert_eq "$(pod_cgroup_dirs "$ID")" "" "cgroup dirs after delete"
 }
+
+@test "the pod's /sys/fs/cgroup is its own cgroup, read-only, per host hierarchy (as under runc)" {
+	run --separate-stderr qp run --rm --name "$ID" --memory 48M --pids 77 "$ROOTFS" -- sh -c '
+		if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+			echo v2; cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/pids.max
+		else
+			echo v1; cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/pids/pids.max
+		fi
+		find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d | wc -l
+		touch /sys/fs/cgroup/x 2>/dev/null && echo writable || echo read-only'
+	assert_status 0
+	local out=("${lines[@]}")
+	if [ "${out[0]}" = v1 ]; then
+		# every hierarchy the host has is there
+		local h
+		for h in $(awk '$9 ~ /^cgroup2?$/ && $5 ~ "^/sys/fs/cgroup/[^/]+$" { sub("/sys/fs/cgroup/", "", $5); print $5 }' /proc/self/mountinfo); do
+			run qp run --rm "$ROOTFS" -- test -d "/sys/fs/cgroup/$h"
+			assert_status 0
+		done
+	fi
+	assert_eq "${out[1]}" $((48 * 1024 * 1024)) "the pod's memory limit, read inside"
+	assert_eq "${out[2]}" 77 "the pod's pids limit, read inside"
+	# no other tenant's cgroup directory is visible below the hierarchies' roots
+	assert_eq "${out[3]}" 0 "cgroup directories below the pod's roots"
+	assert_eq "${out[4]}" read-only "the cgroup view"
+}

@@ -18,10 +18,15 @@ load helpers
 		run --separate-stderr qp run --rm "$ROOTFS" -- "$HELPER" exit "$want"
 		assert_status "$want"
 	done
-	run --separate-stderr qp run --rm "$ROOTFS" -- sh -c 'kill -KILL $$'
+	# with --init the workload is not PID 1, so it can die of its own signal
+	run --separate-stderr qp run --rm --init "$ROOTFS" -- sh -c 'kill -KILL $$'
 	assert_status 137
-	run --separate-stderr qp run --rm "$ROOTFS" -- sh -c 'kill -TERM $$'
+	run --separate-stderr qp run --rm --init "$ROOTFS" -- sh -c 'kill -TERM $$'
 	assert_status 143
+	# without it the workload is PID 1, and the kernel drops its own signal
+	run --separate-stderr qp run --rm "$ROOTFS" -- sh -c 'kill -TERM $$; echo alive'
+	assert_status 0
+	assert_eq "$output" alive "PID 1 ignores its own TERM"
 }
 
 @test "stdin, stdout and stderr pass through" {

@@ -278,3 +278,18 @@ need_vm() {
 	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
 	[ -f "$VM_KERNEL" ] || skip "no guest kernel at $VM_KERNEL (run kernel-config/build.sh)"
 }
+
+# lifecycle_under_subreaper: create + start $ID from $BUNDLE, then exec -d
+# a process that exits 6, all under tests/cli/subreaper.py (which stands in
+# for containerd's shim or conmon and reaps what qpod leaves it); `run`
+# captures the reaper's lines; $TEST_DIR/pids holds the pod's pid and the
+# exec's pid (from their pid files), one a line.
+lifecycle_under_subreaper() {
+	run --separate-stderr "$REPO/tests/cli/subreaper.py" sh -c '
+		"$1" --root "$2" create --bundle "$3" --pid-file "$4/pid" "$5" </dev/null >"$4/pod.out" 2>&1 || exit 1
+		"$1" --root "$2" start "$5" || exit 1
+		"$1" --root "$2" exec --detach --pid-file "$4/epid" "$5" sh -c "echo exec-out; exit 6" || exit 1
+		{ cat "$4/pid"; echo; cat "$4/epid"; echo; } >"$4/pids"' _ "$QPOD" "$ROOT" "$BUNDLE" "$TEST_DIR" "$ID"
+	assert_status 0
+	assert_match "$output" 'cmd [0-9]+ exit 0' "the lifecycle commands succeeded"
+}

@@ -37,10 +37,14 @@ load helpers
 	assert_match "$pid" '^[1-9][0-9]*$' "pid"
 	kill -0 "$pid" || flunk "pod pid $pid is not alive"
 	assert_eq "$(cat "$TEST_DIR/pid")" "$pid" "pid file"
+	assert_eq "$(tr '\0' ' ' </proc/"$pid"/cmdline)" "qpod-init " "cmdline of a created pod's pid"
 
 	run --separate-stderr qp start "$ID"
 	assert_status 0
 	assert_eq "$(pod_field "$ID" status)" running "status after start"
+	# runc's model: the pid is the workload itself (PID 1 of the pod)
+	assert_eq "$(pod_field "$ID" pid)" "$pid" "pid after start"
+	assert_eq "$(tr '\0' ' ' </proc/"$pid"/cmdline)" "$HELPER sleep 60 " "cmdline of the pod's pid"
 
 	run --separate-stderr qp list
 	assert_status 0
@@ -63,10 +67,20 @@ load helpers
 	jq -e 'type == "array" and length >= 1 and all(.[]; type == "number")' <<<"$output" >/dev/null ||
 		flunk "ps json:" "$output"
 
-	run --separate-stderr qp kill "$ID" TERM
+	# the workload is PID 1 and has no TERM handler: as under runc, the
+	# kernel drops the TERM; KILL ends it
+	run --separate-stderr qp kill "$ID" KILL
 	assert_status 0
 	wait_for 100 status_is "$ID" stopped
 	assert_eq "$(pod_field "$ID" pid)" 0 "pid of a stopped pod"
+
+	# runc's answers that containerd relies on: kill --all of a stopped
+	# pod succeeds, a plain kill fails with "container not running", 1
+	run --separate-stderr qp kill --all "$ID" KILL
+	assert_status 0
+	run --separate-stderr qp kill "$ID" TERM
+	assert_status 1
+	assert_eq "$stderr" "qpod: kill: container not running" "kill of a stopped pod"
 
 	run --separate-stderr qp delete "$ID"
 	assert_status 0
@@ -78,7 +92,7 @@ load helpers
 
 @test "kill: default TERM, names with and without SIG, numbers, --all" {
 	make_bundle "$BUNDLE" '.process.args = ["sh", "-c",
-		"trap \"echo usr1 >>/dev/shm/log\" USR1; trap \"echo usr2 >>/dev/shm/log\" USR2; while :; do sleep 0.05; done"]'
+		"trap \"echo usr1 >>/dev/shm/log\" USR1; trap \"echo usr2 >>/dev/shm/log\" USR2; trap \"exit 0\" TERM; while :; do sleep 0.05; done"]'
 	qp create "$ID" --bundle "$BUNDLE"
 	qp start "$ID"
 	wait_for 100 status_is "$ID" running
@@ -93,7 +107,7 @@ load helpers
 	assert_qpod_error 125
 	assert_eq "$(pod_field "$ID" status)" running "status after a bad kill"
 
-	qp kill "$ID" # TERM: the shell has no trap for it
+	qp kill "$ID" # TERM: the default signal, trapped by the shell
 	wait_for 100 status_is "$ID" stopped
 	qp delete "$ID"
 
@@ -149,9 +163,44 @@ load helpers
 }
 
 @test "run: a workload killed by SIGKILL exits 137" {
-	make_bundle "$BUNDLE" '.process.args = ["sh", "-c", "kill -KILL $$"]'
+	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
+	qp_detached run -d "$ID" --bundle "$BUNDLE" --pid-file "$TEST_DIR/pid"
+	local pid
+	pid=$(cat "$TEST_DIR/pid")
+	kill -KILL "$pid"
+	wait_for 100 status_is "$ID" stopped
+	qp delete "$ID"
+
+	# with the tiny init (qpod.init=true) the workload is its child: a
+	# workload that kills itself ends the pod with 128+9
+	make_bundle "$BUNDLE" '.process.args = ["sh", "-c", "kill -KILL $$"] | .annotations["qpod.init"] = "true"'
 	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
 	assert_status 137
+}
+
+@test "qpod.init=true: a tiny init is PID 1, reaps, forwards TERM, hides host paths" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 60) | .annotations[\"qpod.init\"] = \"true\""
+	qp create "$ID" --bundle "$BUNDLE" --pid-file "$TEST_DIR/pid"
+	qp start "$ID"
+	run --separate-stderr qp exec "$ID" -- cat /proc/1/cmdline
+	assert_status 0
+	assert_eq "$output" "qpod-init" "PID 1's command line inside the pod"
+	qp kill "$ID" TERM # forwarded to the workload, which dies of it
+	wait_for 100 status_is "$ID" stopped
+	qp delete "$ID"
+
+	make_bundle "$BUNDLE" '.annotations["qpod.init"] = "maybe"'
+	run --separate-stderr qp create "$ID" --bundle "$BUNDLE"
+	assert_qpod_error 125
+	assert_match "$stderr" 'qpod.init' "error names the annotation"
+}
+
+@test "a created pod ends on kill TERM before start (runc: the init dies of it)" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
+	qp create "$ID" --bundle "$BUNDLE"
+	qp kill "$ID" TERM
+	wait_for 100 status_is "$ID" stopped
+	qp delete "$ID"
 }
 
 @test "run: stdout and stderr of the workload reach the caller" {
@@ -264,4 +313,38 @@ load helpers
 	run --separate-stderr qp exec --process "$TEST_DIR/bad.json" "$ID"
 	assert_qpod_error 125
 	qp delete --force "$ID"
+}
+
+@test "exec --tty --console-socket: a terminal in the pod, the master to the socket (runc's protocol)" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+	local sock=$TEST_DIR/console.sock out=$TEST_DIR/console.out
+	"$REPO/tests/cli/console-recv.py" "$sock" >"$out" &
+	local recv=$!
+	wait_for 100 test -S "$sock"
+	run --separate-stderr qp exec --tty --console-socket "$sock" "$ID" -- sh -c 'tty; [ -t 0 ] && echo stdin-is-a-tty; exit 4'
+	assert_status 4
+	wait "$recv" || flunk "console-recv failed"
+	assert_match "$(cat "$out")" '/dev/pts/[0-9]+' "tty name"
+	assert_match "$(cat "$out")" 'stdin-is-a-tty' "stdin is the terminal"
+
+	# runc's rules: a terminal needs the socket and the socket a terminal
+	run --separate-stderr qp exec --tty "$ID" -- true
+	assert_qpod_error 125
+	run --separate-stderr qp exec --console-socket "$sock" "$ID" -- true
+	assert_qpod_error 125
+	qp delete --force "$ID"
+}
+
+@test "under a subreaper (the shim's view): the pid file's process is the workload and exits with its status; so does exec -d" {
+	make_bundle "$BUNDLE" '.process.args = ["sh", "-c", "sleep 1; exit 9"]'
+	lifecycle_under_subreaper
+	local pid epid
+	pid=$(sed -n 1p "$TEST_DIR/pids")
+	epid=$(sed -n 2p "$TEST_DIR/pids")
+	assert_contains "$output" "$pid exit 9" "the workload's status"
+	assert_contains "$output" "$epid exit 6" "the exec's status"
+	assert_eq "$(pod_field "$ID" status)" stopped
+	qp delete "$ID"
 }

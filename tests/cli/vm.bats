@@ -23,12 +23,8 @@ teardown() {
 	if [ -n "${NS:-}" ]; then ip netns del "$NS" 2>/dev/null || true; fi
 }
 
-vm_bundle() { # ARGS of the workload
-	make_bundle "$BUNDLE" ".annotations[\"qpod.mode\"] = \"vm\" | .process.terminal = false | .process.args = \$ARGS.positional" --args "$@"
-}
-
 qemu_of() { # the QEMU pid of pod ID (from state)
-	pod_field "$1" pid
+	pod_field "$1" vmm_pid
 }
 
 @test "vm lifecycle: create, state, start, exec, kill, delete from separate processes" {
@@ -219,4 +215,18 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	assert_eq "$(pod_field "$ID" status)" running
 	[ "$(qemu_of "$ID")" != "$qpid" ] || flunk "cold replace kept the VM"
 	[ ! -e "/proc/$qpid" ] || flunk "the old qemu $qpid is still there"
+}
+
+@test "vm pod under a subreaper (the shim's view): pid file = the monitor, its exit status = the workload's; exec -d = a relay with the exec's status" {
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["sh", "-c", "sleep 2; exit 9"]'
+	lifecycle_under_subreaper
+	local pid epid
+	pid=$(sed -n 1p "$TEST_DIR/pids")
+	epid=$(sed -n 2p "$TEST_DIR/pids")
+	assert_contains "$output" "cmd " "the command was reaped"
+	assert_contains "$output" "$pid exit 9" "the monitor exits with the workload's status"
+	assert_contains "$output" "$epid exit 6" "the exec relay exits with the exec's status"
+	assert_contains "$output" "exec-out" "exec output"
+	assert_eq "$(pod_field "$ID" status)" stopped
+	qp delete "$ID"
 }
