@@ -84,7 +84,7 @@ ctr_run() {
 	shift
 	record_shim "$CD_NS" "$ID"
 	# shellcheck disable=SC2046
-	c run "${opts[@]}" $(qpod_opts "$mode") "$IMAGE" "$ID" "$@"
+	c run --fifo-dir "$CD_DIR/fifo" "${opts[@]}" $(qpod_opts "$mode") "$IMAGE" "$ID" "$@"
 }
 
 task_status() { # ID: the STATUS column of `ctr task ls`
@@ -133,7 +133,7 @@ scenario_run_tty() { # MODE: ctr run -t: create --console-socket
 	need_mode "$1"
 	record_shim "$CD_NS" "$ID"
 	# ctr needs a terminal of its own: script(1) gives it one
-	run script -qefc "timeout -k 5 60 ctr -a $CD_SOCK -n $CD_NS run --rm -t $(qpod_opts "$1" | tr '\n' ' ') \
+	run script -qefc "timeout -k 5 60 ctr -a $CD_SOCK -n $CD_NS run --fifo-dir $CD_DIR/fifo --rm -t $(qpod_opts "$1" | tr '\n' ' ') \
 		$IMAGE $ID sh -c 'tty; [ -t 0 ] && [ -t 1 ] && echo both-ttys; exit 4'" /dev/null </dev/null
 	assert_status 4
 	assert_match "$output" '/dev/pts/[0-9]+' "tty"
@@ -150,16 +150,16 @@ scenario_detached() { # MODE: run -d, task exec, task kill, task delete
 	assert_eq "$(pod_field "$ID" status)" running "qpod state"
 	assert_eq "$(pod_field "$ID" mode)" "$1" "qpod mode"
 
-	run --separate-stderr c task exec --exec-id e1 "$ID" sh -c 'cat /tmp/ready; echo exec-err >&2; exit 5' </dev/null
+	run --separate-stderr c task exec --fifo-dir "$CD_DIR/fifo" --exec-id e1 "$ID" sh -c 'cat /tmp/ready; echo exec-err >&2; exit 5' </dev/null
 	assert_status 5
 	assert_eq "$output" ready "exec stdout"
 	assert_eq "$stderr" exec-err "exec stderr"
 	# the exec runs beside the workload, in the same pod
-	run --separate-stderr c task exec --exec-id e2 "$ID" sh -c 'ps; uname -r' </dev/null
+	run --separate-stderr c task exec --fifo-dir "$CD_DIR/fifo" --exec-id e2 "$ID" sh -c 'ps; uname -r' </dev/null
 	assert_status 0
 	assert_contains "$output" got-term "ps in the pod shows the workload"
 	assert_mode_kernel "$1" "${lines[-1]}"
-	run --separate-stderr c task exec --exec-id e3 "$ID" /no/such/binary </dev/null
+	run --separate-stderr c task exec --fifo-dir "$CD_DIR/fifo" --exec-id e3 "$ID" /no/such/binary </dev/null
 	[ "$status" -ne 0 ] || flunk "exec of a missing binary succeeded"
 	assert_eq "$(task_status "$ID")" RUNNING "the task after the execs"
 
@@ -179,7 +179,7 @@ scenario_detached() { # MODE: run -d, task exec, task kill, task delete
 scenario_exec_tty() { # MODE: task exec -t (exec --tty --console-socket)
 	need_mode "$1"
 	run_detached "$1"
-	run script -qefc "timeout -k 5 60 ctr -a $CD_SOCK -n $CD_NS task exec -t --exec-id t1 $ID \
+	run script -qefc "timeout -k 5 60 ctr -a $CD_SOCK -n $CD_NS task exec --fifo-dir $CD_DIR/fifo -t --exec-id t1 $ID \
 		sh -c 'tty; [ -t 0 ] && [ -t 1 ] && echo both-ttys; exit 6'" /dev/null </dev/null
 	assert_status 6
 	assert_match "$output" '/dev/pts/[0-9]+' "tty"

@@ -10,7 +10,9 @@
 # `ctr images import`. Image names are under localhost/, so even a pull
 # attempt (none is expected) could not send a packet off the machine.
 #
-# What the file's containerd makes outside $CD_DIR, and how it is cleaned up:
+# ctr's IO fifos go to $CD_DIR/fifo (--fifo-dir; the default is
+# /run/containerd/fifo). What the file's containerd makes outside $CD_DIR,
+# and how it is cleaned up:
 #   - the shims' sockets /run/containerd/s/<sha256(address/namespace/id)>
 #     (a path containerd 1.6 hard-codes): removed by the shims; cd_cleanup
 #     removes those of recorded shims that were killed;
@@ -289,7 +291,11 @@ cd_cleanup() {
 	# /run/containerd/s and /run/containerd, if this file made them and
 	# nothing else uses them
 	if [ ! -e "$CD_DIR/had-run-containerd" ]; then
-		rmdir "$SHIM_SOCKET_DIR" /run/containerd 2>/dev/null
+		rmdir "$SHIM_SOCKET_DIR" /run/containerd/fifo /run/containerd 2>/dev/null
+		if [ -e /run/containerd ]; then
+			echo "cleanup: /run/containerd left: $(ls /run/containerd/* 2>/dev/null | head -n 5 | tr '\n' ' ')"
+			found=1
+		fi
 	fi
 	if [ -z "$(cd_mounts)" ]; then
 		rm -rf "$CD_DIR"

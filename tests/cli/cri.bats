@@ -101,7 +101,7 @@ setup() {
 }
 
 teardown() {
-	local s rc=0 problems i
+	local s rc=0 problems i gone
 	# every sandbox of the test (by its uid) through the CRI, as kubelet
 	# would; where that fails, the sandbox's shim is killed (a runtime that
 	# hangs or crashes) and the CRI is asked again
@@ -111,7 +111,15 @@ teardown() {
 			echo "teardown: the CRI could not remove sandbox $s: killing its shim" >&2
 			rc=1
 			kill_shims "$s"
-			remove_sandbox "$s" || echo "teardown: sandbox $s still not removed" >&2
+			gone=false
+			for i in 1 2; do
+				remove_sandbox "$s" && { gone=true; break; }
+				sleep 2
+			done
+			if ! $gone; then
+				echo "teardown: the CRI did not remove sandbox $s: unmounting its shm and netns" >&2
+				force_unmount_sandbox "$s"
+			fi
 		fi
 	done
 	teardown_common || rc=1
@@ -142,6 +150,18 @@ remove_sandbox() {
 	CRI_DEADLINE=10 cri RemovePodSandbox "{\"pod_sandbox_id\": \"$s\"}" >/dev/null 2>&1 || return 1
 }
 
+# force_unmount_sandbox SANDBOX: the mounts the CRI made for it
+force_unmount_sandbox() {
+	local m
+	for m in $(cd_mounts "$1"); do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+	done
+	for m in $(cat "$TEST_DIR/netns.$1" 2>/dev/null); do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+		rm -f "$m"
+	done
+}
+
 # kill_shims SANDBOX: SIGKILL to the shim of the sandbox (all the pod's
 # containers share it), so that containerd sees every task of it exit
 kill_shims() {
@@ -153,6 +173,7 @@ kill_shims() {
 		[ -z "$(shim_pids "$1")" ] && break
 		sleep 0.1
 	done
+	rm -f "$(shim_socket "$CRI_NS" "$1")"
 }
 
 # qpod pods left in the vm handler's root: force-delete, and say so
@@ -239,6 +260,11 @@ run_sandbox() {
 	assert_match "$SANDBOX" '^[0-9a-f]{64}$' "pod_sandbox_id"
 	SANDBOXES+=("$SANDBOX")
 	record_shim "$CRI_NS" "$SANDBOX"
+	# its network namespace, for a forced cleanup
+	cri PodSandboxStatus "{\"pod_sandbox_id\": \"$SANDBOX\", \"verbose\": true}" |
+		jq -r '.info.info | fromjson | .runtimeSpec.linux.namespaces[] | select(.type == "network") | .path' \
+			>"$TEST_DIR/netns.$SANDBOX" 2>/dev/null
+	cat "$TEST_DIR/netns.$SANDBOX" >>"$CD_DIR/netns.list"
 }
 
 # create_container NAME PID-MODE ARGS...: $CONTAINER
@@ -291,17 +317,17 @@ scenario_lifecycle() { # HANDLER
 	assert_eq "$(container_state "$CONTAINER")" CONTAINER_RUNNING "state after StartContainer"
 	wait_for 200 grep -q "stdout F started cri" "$TEST_DIR/logs/work.log"
 
-	# ExecSync: stdout, stderr, exit status, the pod's hostname
-	run --separate-stderr exec_sync "$CONTAINER" 20 sh -c 'echo out; hostname; uname -r; echo err >&2; exit 3'
+	# ExecSync: stdout, stderr, exit status; the kernel tells the mode
+	run --separate-stderr exec_sync "$CONTAINER" 20 sh -c 'echo out; uname -r; echo err >&2; exit 3'
 	assert_status 0
 	out=$output
 	assert_eq "$(jq -r .exit_code <<<"$out")" 3 "ExecSync exit_code"
-	assert_eq "$(jq -r .stderr <<<"$out")" "err"$'\n' "ExecSync stderr"
-	assert_eq "$(jq -r .stdout <<<"$out" | sed -n 1,2p | tr '\n' ' ')" "out qpod-cri-pod " "ExecSync stdout (hostname)"
+	assert_eq "$(jq -c .stderr <<<"$out")" '"err\n"' "ExecSync stderr"
+	assert_eq "$(jq -r .stdout <<<"$out" | sed -n 1p)" out "ExecSync stdout"
 	if [ "$mode" = vm ]; then
-		[ "$(jq -r .stdout <<<"$out" | sed -n 3p)" != "$(uname -r)" ] || flunk "uname -r in a qpod-vm pod is the host's"
+		[ "$(jq -r .stdout <<<"$out" | sed -n 2p)" != "$(uname -r)" ] || flunk "uname -r in a qpod-vm pod is the host's"
 	else
-		assert_eq "$(jq -r .stdout <<<"$out" | sed -n 3p)" "$(uname -r)" "uname -r in a container pod"
+		assert_eq "$(jq -r .stdout <<<"$out" | sed -n 2p)" "$(uname -r)" "uname -r in a container pod"
 		# the pod's network: eth0 with the address CNI gave the sandbox
 		run --separate-stderr exec_sync "$CONTAINER" 20 ip -o -4 addr show eth0
 		assert_status 0
@@ -339,6 +365,29 @@ scenario_lifecycle() { # HANDLER
 	assert_status 0
 	run --separate-stderr cri ListPodSandbox
 	assert_not_contains "$output" "$SANDBOX" "sandboxes after RemovePodSandbox"
+}
+
+# what the CRI gives every container of a pod: the pod's hostname, its
+# /etc/hosts and /etc/resolv.conf (bind mounts from the sandbox's dir)
+scenario_pod_files() { # HANDLER
+	local handler=$1
+	[ "$handler" = qpod-vm ] && need_vm
+	run_sandbox "$handler"
+	create_container files CONTAINER sh -c 'echo ready; while :; do sleep 0.1; done'
+	run --separate-stderr cri StartContainer "{\"container_id\": \"$CONTAINER\"}"
+	assert_status 0
+	wait_for 200 grep -q "stdout F ready" "$TEST_DIR/logs/files.log"
+	run --separate-stderr exec_sync "$CONTAINER" 20 sh -c 'hostname; cat /etc/hostname'
+	assert_status 0
+	assert_eq "$(jq -r .stdout <<<"$output" | tr '\n' ' ')" "qpod-cri-pod qpod-cri-pod " "hostname, /etc/hostname"
+	# the sandbox's hosts and resolv.conf (containerd 1.6 copies the host's;
+	# DNSConfig was not given)
+	local f dir=$CD_DIR/root/io.containerd.grpc.v1.cri/sandboxes/$SANDBOX
+	for f in hosts resolv.conf; do
+		run --separate-stderr exec_sync "$CONTAINER" 20 cat "/etc/$f"
+		assert_status 0
+		assert_eq "$(jq -r .stdout <<<"$output")" "$(cat "$dir/$f")" "/etc/$f"
+	done
 }
 
 # StopContainer of a workload that ignores SIGTERM: SIGKILL after the timeout
@@ -389,6 +438,8 @@ scenario_stop_kill() { # HANDLER
 @test "cri: sandbox, container, exec, stats, stop, remove (qpod)" { scenario_lifecycle qpod; }
 @test "cri: sandbox, container, exec, stats, stop, remove (qpod-vm)" { scenario_lifecycle qpod-vm; }
 @test "cri: StopContainer kills a container that ignores SIGTERM (qpod)" { scenario_stop_kill qpod; }
+@test "cri: the pod's hostname, /etc/hosts, /etc/resolv.conf in a container (qpod)" { scenario_pod_files qpod; }
+@test "cri: the pod's hostname, /etc/hosts, /etc/resolv.conf in a container (qpod-vm)" { scenario_pod_files qpod-vm; }
 @test "cri: StopContainer kills a container that ignores SIGTERM (qpod-vm)" { scenario_stop_kill qpod-vm; }
 
 @test "cri: shareProcessNamespace (pid = POD): the container sees the sandbox's processes" {
