@@ -103,6 +103,9 @@ fuzz: config.h
 		-Iruntime -I. $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_spec tests/fuzz/fuzz_spec.c \
 		$(wildcard runtime/spec*.c runtime/seccomp_profile.c runtime/util/*.c) $(PKG_LIBS)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -include config.h \
+		-Iruntime -I. $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_resources tests/fuzz/fuzz_resources.c \
+		$(wildcard runtime/spec*.c runtime/seccomp_profile.c runtime/util/*.c) $(PKG_LIBS)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -include config.h \
 		-Iruntime -I. $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_channel tests/fuzz/fuzz_channel.c \
 		guest-init/channel.c runtime/util/error.c runtime/util/log.c $(PKG_LIBS)
 

@@ -29,7 +29,8 @@ static const char *const type_names[] = {
 	[QP_MSG_EXEC] = "EXEC",         [QP_MSG_EXEC_STARTED] = "EXEC_STARTED",
 	[QP_MSG_EXEC_OUT] = "EXEC_OUT", [QP_MSG_EXEC_EXIT] = "EXEC_EXIT",
 	[QP_MSG_CTL_START] = "CTL_START", [QP_MSG_CTL_REPLY] = "CTL_REPLY",
-	[QP_MSG_CTL_REPLACE] = "CTL_REPLACE",
+	[QP_MSG_CTL_REPLACE] = "CTL_REPLACE", [QP_MSG_CTL_PAUSE] = "CTL_PAUSE",
+	[QP_MSG_CTL_RESUME] = "CTL_RESUME",
 };
 
 static const unsigned char senders[] = {
@@ -43,7 +44,8 @@ static const unsigned char senders[] = {
 	[QP_MSG_EXEC] = QP_SENDER_HOST,     [QP_MSG_EXEC_STARTED] = QP_SENDER_GUEST,
 	[QP_MSG_EXEC_OUT] = QP_SENDER_GUEST, [QP_MSG_EXEC_EXIT] = QP_SENDER_GUEST,
 	[QP_MSG_CTL_START] = QP_SENDER_CTL, [QP_MSG_CTL_REPLY] = QP_SENDER_CTL,
-	[QP_MSG_CTL_REPLACE] = QP_SENDER_CTL,
+	[QP_MSG_CTL_REPLACE] = QP_SENDER_CTL, [QP_MSG_CTL_PAUSE] = QP_SENDER_CTL,
+	[QP_MSG_CTL_RESUME] = QP_SENDER_CTL,
 };
 
 const char *qp_msg_type_name(uint16_t type)
@@ -159,6 +161,8 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 		return 0;
 	}
 	case QP_MSG_CTL_START:
+	case QP_MSG_CTL_PAUSE:
+	case QP_MSG_CTL_RESUME:
 		return 0;
 	case QP_MSG_CTL_REPLACE:
 		if (m->u.replace.flags)
@@ -351,7 +355,7 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 		put_u32(w, (uint32_t)m->u.reply.errnum);
 		put_str(w, m->u.reply.text);
 		break;
-	default: /* MEMINFO_REQ, SHUTDOWN, CTL_START: empty */
+	default: /* MEMINFO_REQ, SHUTDOWN, CTL_START, CTL_PAUSE, CTL_RESUME: empty */
 		break;
 	}
 }
@@ -603,7 +607,7 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 			return -1;
 		m->u.reply.errnum = (int32_t)u32;
 		return get_str(r, &m->u.reply.text, "text", err);
-	default: /* MEMINFO_REQ, SHUTDOWN, CTL_START */
+	default: /* MEMINFO_REQ, SHUTDOWN, CTL_START, CTL_PAUSE, CTL_RESUME */
 		return 0;
 	}
 }

@@ -54,8 +54,8 @@
  *
  * Local control messages (CTL: between qpod processes on the host and the
  * pod's monitor over ctl.sock, never to or from a guest; the monitor accepts
- * from a client CTL_START, SIGNAL, EXEC, MEMINFO_REQ and SHUTDOWN, and
- * answers with CTL_REPLY, MEMINFO, or the EXEC_* of that client's exec):
+ * from a client CTL_START, CTL_PAUSE, CTL_RESUME, SIGNAL, EXEC, MEMINFO_REQ
+ * and SHUTDOWN, and answers with CTL_REPLY, MEMINFO, or the EXEC_* of that client's exec):
  *   CTL_START   C  empty: send the pod's RUN (OCI start)
  *   CTL_REPLY   C  i32 status (0 = done, else a util/error.h QP_E_* code),
  *                  i32 errnum, str text (the error, or ""; after a replace a
@@ -63,6 +63,8 @@
  *   CTL_REPLACE C  u32 flags (0), strv argv (0 entries = the same process):
  *                  stop the workload (SIGTERM, SIGKILL after a timeout) and
  *                  start the new one in the running VM
+ *   CTL_PAUSE   C  empty: stop the VM's vCPUs (QEMU "stop" over QMP; OCI pause)
+ *   CTL_RESUME  C  empty: let them run again (QEMU "cont"; OCI resume)
  *
  * Replace in the guest: a RUN sent with QP_RUN_F_WAIT_SHUTDOWN leaves the
  * guest serving after EXIT; a further RUN then starts a new workload in the
@@ -117,7 +119,9 @@ enum qp_msg_type {
 	QP_MSG_CTL_START = 17,
 	QP_MSG_CTL_REPLY = 18,
 	QP_MSG_CTL_REPLACE = 19,
-	QP_MSG_TYPE_MAX = QP_MSG_CTL_REPLACE,
+	QP_MSG_CTL_PAUSE = 20,
+	QP_MSG_CTL_RESUME = 21,
+	QP_MSG_TYPE_MAX = QP_MSG_CTL_RESUME,
 };
 
 /* who may send a type: a receiver refuses a message from the wrong side

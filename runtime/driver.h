@@ -11,6 +11,7 @@
 
 #include "spec.h"
 #include "state.h"
+#include "stats.h"
 #include "util/error.h"
 
 struct pod;
@@ -37,6 +38,16 @@ struct pod_driver {
 	int (*exec)(struct pod *pod, const struct qp_process *proc, int *status, qp_error **err);
 	/* PIDs (host view) of the pod's processes. */
 	int (*pids)(struct pod *pod, pid_t **pids, size_t *n, qp_error **err);
+	/* Stop every process of the pod where it is (OCI pause) and let them
+	 * go on (resume); status() reports QP_STATUS_PAUSED in between. */
+	int (*pause)(struct pod *pod, qp_error **err);
+	int (*resume)(struct pod *pod, qp_error **err);
+	/* Apply res, the pod's whole resources after an update (the old ones,
+	 * pod->spec->resources, with the changes merged in).  What the pod
+	 * cannot change is refused, never skipped. */
+	int (*update)(struct pod *pod, const struct qp_resources *res, qp_error **err);
+	/* Usage figures (stats.h); *st is zeroed first, qp_stats_free frees it. */
+	int (*stats)(struct pod *pod, struct qp_stats *st, qp_error **err);
 };
 
 extern const struct pod_driver qp_container_driver;

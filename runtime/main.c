@@ -24,6 +24,10 @@ const struct qp_command qp_commands[] = {
 	{ "run", "run a pod: OCI bundle (ID --bundle DIR) or ROOTFS -- CMD", cmd_run, true },
 	{ "exec", "run another process in a running pod", cmd_exec, true },
 	{ "ps", "list the processes of a pod", cmd_ps, false },
+	{ "pause", "suspend every process of a pod", cmd_pause, false, true },
+	{ "resume", "resume a paused pod", cmd_resume, false, true },
+	{ "update", "change the limits of a live pod (runc's flags, --resources)", cmd_update, false, true },
+	{ "events", "the pod's usage as runc's JSON events (--stats: once)", cmd_events, false, true },
 	{ "list", "list pods", cmd_list, false },
 	{ "spec", "print a default config.json", cmd_spec, false },
 	{ "features", "print what this qpod supports, as JSON", cmd_features, false },
@@ -33,7 +37,7 @@ const struct qp_command qp_commands[] = {
 	{ "report", "render result files: table, markdown, csv, svg, html", cmd_report, false },
 	{ "bench", "measure: start, replace, memory (see qpod bench --help)", cmd_bench, false },
 	{ "density", "start pods until memory or the network runs out; report", cmd_density, true },
-	{ NULL, NULL, NULL, false },
+	{ NULL, NULL, NULL, false, false },
 };
 
 static void usage(FILE *f)
@@ -52,7 +56,8 @@ static void usage(FILE *f)
 		   "  --help, --version\n\n"
 		   "Run 'qpod COMMAND --help' for a command's options.\n"
 		   "Exit status: 125 qpod failed, 126 command not executable, 127 command\n"
-		   "not found, otherwise the workload's own status (128+N if killed by signal N).\n");
+		   "not found, otherwise the workload's own status (128+N if killed by signal N);\n"
+		   "pause, resume, update and events exit 1 on failure, as runc's.\n");
 }
 
 int main(int argc, char **argv)
@@ -154,7 +159,7 @@ int main(int argc, char **argv)
 	ret = cmd->fn(&cli, argc - i, argv + i, &err);
 	if (ret < 0) {
 		qp_error_print(err);
-		ret = cli_exit_code(err);
+		ret = cmd->runc_status ? 1 : cli_exit_code(err);
 		qp_error_free(&err);
 	}
 	if (cli.rootfd >= 0)

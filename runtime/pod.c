@@ -13,6 +13,7 @@
 
 #include "net/net.h"
 #include "pod.h"
+#include "spec_resources.h"
 #include "util/cleanup.h"
 #include "vm/timeline.h"
 
@@ -250,9 +251,78 @@ int pod_kill(struct pod *pod, int sig, bool all, qp_error **err)
 		pod->drv->kill(pod, sig, all, NULL);
 		return 0;
 	}
-	if (s != QP_STATUS_CREATED && s != QP_STATUS_RUNNING)
+	if (s != QP_STATUS_CREATED && s != QP_STATUS_RUNNING && s != QP_STATUS_PAUSED)
 		return qp_error_set(err, QP_E_NOTRUNNING, 0, "container not running");
-	return pod->drv->kill(pod, sig, all, err);
+	if (pod->drv->kill(pod, sig, all, err) < 0)
+		return -1;
+	/* a paused pod gets other signals when resumed; SIGKILL now (runc) */
+	if (s == QP_STATUS_PAUSED && sig == SIGKILL)
+		pod->drv->resume(pod, NULL);
+	return 0;
+}
+
+int pod_pause(struct pod *pod, qp_error **err)
+{
+	enum qp_status s = pod_status(pod);
+
+	/* runc's words, which its clients know */
+	if (s != QP_STATUS_CREATED && s != QP_STATUS_RUNNING)
+		return qp_error_set(err, QP_E_STATE, 0, "container not running (pod \"%s\" is %s)", pod->id,
+				    qp_status_name(s));
+	return pod->drv->pause(pod, err);
+}
+
+int pod_resume(struct pod *pod, qp_error **err)
+{
+	enum qp_status s = pod_status(pod);
+
+	if (s != QP_STATUS_PAUSED)
+		return qp_error_set(err, QP_E_STATE, 0, "container not paused (pod \"%s\" is %s)", pod->id,
+				    qp_status_name(s));
+	return pod->drv->resume(pod, err);
+}
+
+int pod_update(struct pod *pod, const struct qp_resources *upd, qp_error **err)
+{
+	enum qp_status s = pod_status(pod);
+	struct qp_resources merged = { 0 };
+	_cleanup_free_ char *config = NULL;
+	size_t len;
+	int r = -1;
+
+	if (s == QP_STATUS_STOPPED || s == QP_STATUS_CREATING)
+		return qp_error_set(err, QP_E_STATE, 0, "container not running (pod \"%s\" is %s)", pod->id,
+				    qp_status_name(s));
+	/* the pod's resources with the changes: applied whole, like runc's Set */
+	if (spec_resources_merge(&merged, &pod->spec->resources) < 0 ||
+	    spec_resources_merge(&merged, upd) < 0) {
+		qp_fail(err, ENOMEM, "update");
+		goto out;
+	}
+	if (spec_validate_resources(&merged, err) < 0 || pod->drv->update(pod, &merged, err) < 0)
+		goto out;
+	/* remembered in the pod's config.json for later updates and execs */
+	merged.memory_check_before_update = false;
+	spec_resources_clear(&pod->spec->resources);
+	pod->spec->resources = merged;
+	merged = (struct qp_resources){ 0 };
+	if (spec_write(pod->spec, &config, &len, err) < 0 ||
+	    state_write_file(pod->dirfd, CONFIG_COPY, config, len, err) < 0)
+		goto out;
+	r = 0;
+out:
+	spec_resources_clear(&merged);
+	return r;
+}
+
+int pod_stats(struct pod *pod, struct qp_stats *st, qp_error **err)
+{
+	enum qp_status s = pod_status(pod);
+
+	memset(st, 0, sizeof(*st));
+	if (s == QP_STATUS_STOPPED || s == QP_STATUS_CREATING)
+		return qp_error_set(err, QP_E_STATE, 0, "container with id %s is not running", pod->id);
+	return pod->drv->stats(pod, st, err);
 }
 
 int pod_delete(struct pod *pod, bool force, qp_error **err)
@@ -260,7 +330,7 @@ int pod_delete(struct pod *pod, bool force, qp_error **err)
 	enum qp_status s = pod_status(pod);
 
 	/* OCI: deleting a pod that is not stopped is an error (--force: kill it) */
-	if ((s == QP_STATUS_RUNNING || s == QP_STATUS_CREATED) && !force)
+	if ((s == QP_STATUS_RUNNING || s == QP_STATUS_CREATED || s == QP_STATUS_PAUSED) && !force)
 		return qp_error_set(err, QP_E_STATE, 0,
 				    "pod \"%s\" is %s: stop it first or use --force", pod->id,
 				    qp_status_name(s));

@@ -15,6 +15,9 @@ struct pod_io {
 	const char *console_socket;   /* OCI --console-socket */
 	const char *pid_file;         /* OCI --pid-file */
 	bool foreground;              /* qpod stays the parent and waits */
+	int preserve_fds;             /* OCI --preserve-fds (container pods) */
+	bool no_pivot;                /* OCI --no-pivot: MS_MOVE + chroot, not pivot_root */
+	bool no_new_keyring;          /* OCI --no-new-keyring: keep the caller's session keyring */
 };
 
 struct pod {
@@ -49,6 +52,15 @@ int pod_wait(struct pod *pod, qp_error **err);
  * while the pod is still being created is kept for it; *old = the old mask. */
 void pod_hold_signals(sigset_t *old);
 int pod_kill(struct pod *pod, int sig, bool all, qp_error **err);
+/* OCI pause / resume: the pod must be created or running / paused, else
+ * runc's "container not running" / "container not paused". */
+int pod_pause(struct pod *pod, qp_error **err);
+int pod_resume(struct pod *pod, qp_error **err);
+/* Merge upd into the pod's resources, validate, apply (drv->update) and
+ * keep them in the pod's config.json.  A stopped pod is refused. */
+int pod_update(struct pod *pod, const struct qp_resources *upd, qp_error **err);
+/* Usage figures of a live pod (drv->stats). */
+int pod_stats(struct pod *pod, struct qp_stats *st, qp_error **err);
 int pod_delete(struct pod *pod, bool force, qp_error **err);
 enum qp_status pod_status(struct pod *pod);
 void pod_free(struct pod *pod);

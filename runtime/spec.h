@@ -105,6 +105,7 @@ struct qp_resources {
 	int64_t memory_limit;          /* bytes; -1 = unlimited */
 	bool has_memory_swap;
 	int64_t memory_swap;
+	bool memory_check_before_update; /* refuse a limit below the usage (update) */
 	bool has_cpu_shares;
 	uint64_t cpu_shares;
 	bool has_cpu_quota;
@@ -190,6 +191,8 @@ int spec_parse(const char *json, size_t len, struct pod_spec **out, qp_error **e
 int spec_load_bundle(const char *bundle_dir, struct pod_spec **out, qp_error **err);
 /* Semantic validation shared by every source of a spec (bundle or flags). */
 int spec_validate(const struct pod_spec *spec, qp_error **err);
+/* The linux.resources part of spec_validate (also for `qpod update`). */
+int spec_validate_resources(const struct qp_resources *r, qp_error **err);
 /* Serialise to config.json text (malloc'd, NUL-terminated). */
 int spec_write(const struct pod_spec *spec, char **out, size_t *len, qp_error **err);
 

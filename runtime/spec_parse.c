@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "spec.h"
+#include "spec_resources.h"
 #include "util/cleanup.h"
 #include "util/json.h"
 #include "util/strv.h"
@@ -167,13 +168,6 @@ static int get_array(yajl_val v, const char *path, const char *of, size_t *n, qp
 	if (v->u.array.len > QP_SPEC_MAX_ITEMS)
 		return bad(err, path, "more than %u entries", QP_SPEC_MAX_ITEMS);
 	*n = v->u.array.len;
-	return 0;
-}
-
-static int get_object(yajl_val v, const char *path, qp_error **err)
-{
-	if (!absent(v) && !YAJL_IS_OBJECT(v))
-		return bad(err, path, "expected an object");
 	return 0;
 }
 
@@ -489,39 +483,7 @@ static int parse_idmaps(yajl_val a, const char *path, struct qp_idmap **out, siz
 
 static int parse_resources(yajl_val r, struct qp_resources *res, qp_error **err)
 {
-	yajl_val mem, cpu, pids;
-
-	if (absent(r))
-		return 0;
-	if (!YAJL_IS_OBJECT(r))
-		return bad(err, "linux.resources", "expected an object");
-	mem = F(r, "memory");
-	cpu = F(r, "cpu");
-	pids = F(r, "pids");
-	if (get_object(mem, "linux.resources.memory", err) < 0 ||
-	    get_object(cpu, "linux.resources.cpu", err) < 0 ||
-	    get_object(pids, "linux.resources.pids", err) < 0)
-		return -1;
-	if (!absent(mem) &&
-	    (get_i64(F(mem, "limit"), "linux.resources.memory.limit", &res->memory_limit,
-		     &res->has_memory_limit, err) < 0 ||
-	     get_i64(F(mem, "swap"), "linux.resources.memory.swap", &res->memory_swap,
-		     &res->has_memory_swap, err) < 0))
-		return -1;
-	if (!absent(cpu) &&
-	    (get_u64(F(cpu, "shares"), "linux.resources.cpu.shares", &res->cpu_shares, &res->has_cpu_shares,
-		     err) < 0 ||
-	     get_i64(F(cpu, "quota"), "linux.resources.cpu.quota", &res->cpu_quota, &res->has_cpu_quota,
-		     err) < 0 ||
-	     get_u64(F(cpu, "period"), "linux.resources.cpu.period", &res->cpu_period, &res->has_cpu_period,
-		     err) < 0 ||
-	     get_str(F(cpu, "cpus"), "linux.resources.cpu.cpus", &res->cpuset_cpus, err) < 0 ||
-	     get_str(F(cpu, "mems"), "linux.resources.cpu.mems", &res->cpuset_mems, err) < 0))
-		return -1;
-	if (!absent(pids) && get_i64(F(pids, "limit"), "linux.resources.pids.limit", &res->pids_limit,
-				     &res->has_pids_limit, err) < 0)
-		return -1;
-	return 0;
+	return spec_resources_parse(r, WHAT, "linux.resources", false, res, err);
 }
 
 static int parse_seccomp_arg(yajl_val o, const char *p, void *elem, size_t i, void *ctx,
@@ -708,25 +670,6 @@ static bool version_supported(const char *v)
 	return v[3] == '\0' || v[3] == '.' || v[3] == '-' || v[3] == '+';
 }
 
-/* yajl_tree keeps C strings: a "\u0000" escape would silently truncate. */
-static bool has_nul_escape(const char *t)
-{
-	bool in_str = false;
-
-	for (; *t; t++) {
-		if (!in_str) {
-			in_str = *t == '"';
-		} else if (*t == '"') {
-			in_str = false;
-		} else if (*t == '\\' && t[1]) {
-			if (t[1] == 'u' && strncmp(t + 2, "0000", 4) == 0)
-				return true;
-			t++;
-		}
-	}
-	return false;
-}
-
 static int parse_tree(yajl_val top, struct pod_spec *s, qp_error **err)
 {
 	char vbuf[QP_SHOWN_MAX];
@@ -753,28 +696,13 @@ static int parse_tree(yajl_val top, struct pod_spec *s, qp_error **err)
 
 int spec_parse(const char *json, size_t len, struct pod_spec **out, qp_error **err)
 {
-	_cleanup_free_ char *text = NULL;
 	struct pod_spec *s;
 	yajl_val top = NULL;
 	int r;
 
 	*out = NULL;
-	if (len > QP_SPEC_MAX_FILE)
-		return qp_error_set(err, QP_E_INVALID, 0, WHAT ": larger than %u bytes", QP_SPEC_MAX_FILE);
-	if (len == 0)
-		return qp_error_set(err, QP_E_INVALID, 0, WHAT ": empty file");
-	if (memchr(json, '\0', len))
-		return qp_error_set(err, QP_E_INVALID, 0, WHAT ": contains a NUL byte");
-	if (!(text = malloc(len + 1)))
-		return oom(err);
-	memcpy(text, json, len);
-	text[len] = '\0';
-	if (qp_json_parse(text, WHAT, &top, err) < 0)
+	if (qp_json_parse_buf(json, len, QP_SPEC_MAX_FILE, WHAT, &top, err) < 0)
 		return -1;
-	if (has_nul_escape(text)) {
-		yajl_tree_free(top);
-		return qp_error_set(err, QP_E_INVALID, 0, WHAT ": strings must not contain NUL (\\u0000)");
-	}
 	if (!(s = calloc(1, sizeof(*s)))) {
 		yajl_tree_free(top);
 		return oom(err);

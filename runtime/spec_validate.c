@@ -72,7 +72,7 @@ static bool cpuset_ok(const char *s)
 	return strlen(s) < 1024 && strspn(s, "0123456789,-") == strlen(s);
 }
 
-static int validate_resources(const struct qp_resources *r, qp_error **err)
+int spec_validate_resources(const struct qp_resources *r, qp_error **err)
 {
 	if (r->has_memory_limit && r->memory_limit <= 0 && r->memory_limit != -1)
 		return invalid(err, "linux.resources.memory.limit: must be > 0 or -1 (unlimited)");
@@ -139,7 +139,7 @@ static int validate_linux(const struct pod_spec *s, qp_error **err)
 			return invalid(err, "linux.%sMappings: a mapping is empty or overflows",
 				       i < s->n_uid_mappings ? "uid" : "gid");
 	}
-	if (validate_resources(&s->resources, err) < 0 || validate_seccomp(s->seccomp, err) < 0)
+	if (spec_validate_resources(&s->resources, err) < 0 || validate_seccomp(s->seccomp, err) < 0)
 		return -1;
 	if (s->cgroups_path && has_dotdot(s->cgroups_path))
 		return invalid(err, "linux.cgroupsPath: must not contain \"..\"");

@@ -45,9 +45,7 @@ static void kbool(struct wr *w, const char *k, bool v)
 
 static void gen_u64(struct wr *w, uint64_t v)
 {
-	char buf[24];
-	int n = snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	yajl_gen_number(w->g, buf, (size_t)n);
+	qp_json_u64(w->g, v);
 }
 
 static void kint(struct wr *w, const char *k, long long v)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "state.h"
+#include "util/io.h"
 #include "util/cleanup.h"
 #include "util/json.h"
 #include "util/strv.h"
@@ -18,7 +19,8 @@
 #define STATE_FILE "state.json"
 #define STATE_MAX (1u << 20)
 
-static const char *const status_names[] = { "creating", "created", "running", "stopped" };
+static const char *const status_names[] = { "creating", "created", "running", "stopped",
+					     "paused" };
 
 const char *qp_status_name(enum qp_status s)
 {
@@ -194,31 +196,14 @@ int state_write_file(int dirfd, const char *name, const char *data, size_t len, 
 int state_read_file(int dirfd, const char *name, size_t max, char **out, size_t *len, qp_error **err)
 {
 	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	_cleanup_free_ char *buf = NULL;
-	size_t n = 0;
 
 	if (fd < 0)
 		return qp_fail(err, errno, "read %s", name);
-	buf = malloc(max + 1);
-	if (!buf)
-		return qp_fail(err, ENOMEM, "read %s", name);
-	for (;;) {
-		ssize_t r = read(fd, buf + n, max + 1 - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return qp_fail(err, errno, "read %s", name);
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n > max)
+	if (qp_read_all(fd, max, out, len) < 0) {
+		if (errno == EFBIG)
 			return qp_error_set(err, QP_E_INVALID, 0, "read %s: larger than %zu bytes", name, max);
+		return qp_fail(err, errno, "read %s", name);
 	}
-	buf[n] = '\0';
-	*out = steal_ptr(&buf);
-	if (len)
-		*len = n;
 	return 0;
 }
 

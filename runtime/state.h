@@ -24,6 +24,7 @@ enum qp_status {
 	QP_STATUS_CREATED,
 	QP_STATUS_RUNNING,
 	QP_STATUS_STOPPED,
+	QP_STATUS_PAUSED,      /* frozen (OCI pause); only from the live system */
 };
 
 struct pod_state {

@@ -119,6 +119,18 @@ static int cmd_fds(UNUSED int argc, UNUSED char **argv)
 	return 0;
 }
 
+/* the serial of the session keyring (KEYCTL_GET_KEYRING_ID 0,
+ * KEY_SPEC_SESSION_KEYRING -3) */
+static int cmd_keyring(UNUSED int argc, UNUSED char **argv)
+{
+	long id = syscall(SYS_keyctl, 0, -3, 0);
+
+	if (id < 0)
+		return fail("keyctl");
+	printf("%ld\n", id);
+	return 0;
+}
+
 static int cmd_cwd(UNUSED int argc, UNUSED char **argv)
 {
 	char buf[4096];
@@ -589,6 +601,7 @@ static const struct {
 } commands[] = {
 	{ "fds", cmd_fds, "open fd numbers" },
 	{ "cwd", cmd_cwd, "current directory" },
+	{ "keyring", cmd_keyring, "serial of the session keyring" },
 	{ "caps", cmd_caps, "Cap* lines of /proc/self/status" },
 	{ "ids", cmd_ids, "uid=U gid=G groups=..." },
 	{ "syscall", cmd_syscall, "NAME... : NAME OK | NAME ERRNO" },

@@ -107,6 +107,91 @@ bad:
 			    s ? s : "");
 }
 
+int cli_parse_i64(const char *s, const char *what, int64_t *out, qp_error **err)
+{
+	char *end;
+	long long v;
+
+	if (!s || !(isdigit((unsigned char)s[0]) || (s[0] == '-' && isdigit((unsigned char)s[1]))))
+		goto bad;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	return qp_error_set(err, QP_E_INVALID, 0, "%s \"%s\": not an integer", what, s ? s : "");
+}
+
+int cli_parse_u64(const char *s, const char *what, uint64_t *out, qp_error **err)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return qp_error_set(err, QP_E_INVALID, 0, "%s \"%s\": not a non-negative integer", what,
+				    s ? s : "");
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return qp_error_set(err, QP_E_INVALID, 0, "%s \"%s\": not a non-negative integer", what, s);
+	*out = v;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	double ns;
+} duration_units[] = {
+	{ "ns", 1 }, { "us", 1e3 }, { "\xc2\xb5s", 1e3 }, { "\xce\xbcs", 1e3 }, { "ms", 1e6 },
+	{ "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
+};
+
+int cli_parse_duration(const char *s, const char *what, int64_t *ns, qp_error **err)
+{
+	const char *p = s;
+	double total = 0;
+
+	if (!s || !*s)
+		goto bad;
+	if (!strcmp(s, "0")) { /* Go takes a bare 0 */
+		*ns = 0;
+		return 0;
+	}
+	while (*p) {
+		double v = 0, scale = 1, unit = 0;
+		bool digits = false;
+		size_t best = 0;
+
+		for (; isdigit((unsigned char)*p); p++, digits = true)
+			v = v * 10 + (*p - '0');
+		if (*p == '.')
+			for (p++; isdigit((unsigned char)*p); p++, digits = true)
+				v += (*p - '0') * (scale /= 10);
+		if (!digits)
+			goto bad;
+		for (size_t k = 0; k < QP_ARRAY_SIZE(duration_units); k++) {
+			size_t n = strlen(duration_units[k].name);
+			if (!strncmp(p, duration_units[k].name, n) && n > best) {
+				best = n;
+				unit = duration_units[k].ns;
+			}
+		}
+		if (!best)
+			goto bad;
+		total += v * unit;
+		p += best;
+		if (total > 9.2e18)
+			return qp_error_set(err, QP_E_INVALID, 0, "%s \"%s\": too long", what, s);
+	}
+	*ns = (int64_t)total;
+	return 0;
+bad:
+	return qp_error_set(err, QP_E_INVALID, 0,
+			    "%s \"%s\": not a duration (such as 5s, 500ms, 1m30s)", what, s ? s : "");
+}
+
 int cli_one_id(int argc, char **argv, int optind_, const char **id, qp_error **err)
 {
 	if (optind_ >= argc)

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "spec.h"
 #include "util/error.h"
 
 #define QP_EXIT_FAILURE 125
@@ -27,6 +28,7 @@ struct qp_command {
 	const char *summary;
 	int (*fn)(struct qp_cli *cli, int argc, char **argv, qp_error **err);
 	bool enters_pod;    /* re-exec from a sealed memfd first */
+	bool runc_status;   /* a failure exits 1, as runc's command does (else 125) */
 };
 
 extern const struct qp_command qp_commands[];
@@ -38,6 +40,17 @@ int cli_exit_code(const qp_error *err);
 int cli_parse_signal(const char *s);
 /* "64M", "1G", "512k", "1048576" -> bytes; error for junk, 0, or > 1 PiB - 1. */
 int cli_parse_size(const char *s, const char *what, int64_t *out, qp_error **err);
+/* Decimal integers, the whole string: "-1", "512"; what names the value in
+ * the error. */
+int cli_parse_i64(const char *s, const char *what, int64_t *out, qp_error **err);
+int cli_parse_u64(const char *s, const char *what, uint64_t *out, qp_error **err);
+/* A Go duration as runc takes it: "5s", "250ms", "1m30s", "1.5h" (units
+ * ns us µs ms s m h, each number with its unit) -> nanoseconds >= 0. */
+int cli_parse_duration(const char *s, const char *what, int64_t *ns, qp_error **err);
+/* One `qpod update` flag (NAME without "--": memory, memory-swap,
+ * cpu-shares or cpu-share, cpu-quota, cpu-period, cpuset-cpus, cpuset-mems,
+ * pids-limit) into res; runc's other update flags are refused by name. */
+int cli_update_flag(const char *name, const char *value, struct qp_resources *res, qp_error **err);
 /* A required single positional ID after options. */
 int cli_one_id(int argc, char **argv, int optind_, const char **id, qp_error **err);
 
@@ -69,5 +82,9 @@ int cmd_stats(struct qp_cli *, int, char **, qp_error **);
 int cmd_bench(struct qp_cli *, int, char **, qp_error **);
 int cmd_density(struct qp_cli *, int, char **, qp_error **);
 int cmd_report(struct qp_cli *, int, char **, qp_error **);
+int cmd_pause(struct qp_cli *, int, char **, qp_error **);
+int cmd_resume(struct qp_cli *, int, char **, qp_error **);
+int cmd_update(struct qp_cli *, int, char **, qp_error **);
+int cmd_events(struct qp_cli *, int, char **, qp_error **);
 
 #endif

@@ -161,6 +161,12 @@ int cmd_delete(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	int r = open_one(cli, argc, argv, true, "delete [--force] ID", opts, "fh", delete_opt, &force,
 			 &pod, err);
 
+	/* runc: `delete --force` of a pod that does not exist succeeds
+	 * silently (podman runs it after every failed create) */
+	if (r < 0 && force && *err && (*err)->code == QP_E_NOTFOUND) {
+		qp_error_free(err);
+		return 0;
+	}
 	if (r == 0)
 		r = pod_delete(pod, force, err);
 	pod_free(pod);

@@ -86,7 +86,7 @@ static const char run_usage[] =
 	"  --net none|bridge|host  network: loopback only (default), a veth on the\n"
 	"                       qpod bridge, or the host's network namespace\n"
 	"  --ip ADDR            address on the bridge (default: the next free one)\n"
-	"  --subnet CIDR        pod subnet (default 10.88.0.0/16, one /22 per bridge)\n"
+	"  --subnet CIDR        pod subnet (default 10.213.0.0/16, one /22 per bridge)\n"
 	"  --bridge PREFIX      bridge name prefix (default qpod: qpod0, qpod1, ...)\n"
 	"  --init               container pods: a tiny init is PID 1 and forks the\n"
 	"                       workload (reaps zombies, forwards signals); default:\n"
@@ -142,7 +142,22 @@ static int apply_pod_opts(const struct run_opts *o, struct pod_spec *spec, qp_er
 	return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct run_opts *o, qp_error **err)
+static const char create_usage[] =
+	"Usage: qpod create ID --bundle DIR [OPTIONS]\n\n"
+	"Create a pod from an OCI bundle: its process exists (vm: the VM is booted)\n"
+	"and waits for `qpod start ID`.\n\n"
+	"  -b, --bundle DIR     the bundle (config.json and the rootfs; default .)\n"
+	"  --pid-file F         write the pod's pid (the workload; vm: its monitor)\n"
+	"  --console-socket S   unix socket that receives the terminal's master fd\n"
+	"                       (process.terminal)\n"
+	"  --preserve-fds N     pass fds 3..3+N-1 to the workload (container pods)\n"
+	"  --no-pivot           MS_MOVE + chroot instead of pivot_root\n"
+	"  --no-new-keyring     keep the caller's session keyring\n"
+	"  --mode container|vm  override the bundle's qpod.mode\n"
+	"  --init               a tiny init as PID 1 (qpod.init=true)\n"
+	"  --firmware, --accel, --vcpus  vm pods: see qpod run --help\n";
+
+static int parse_opts(int argc, char **argv, struct run_opts *o, bool create_only, qp_error **err)
 {
 	int c;
 	char *end;
@@ -150,7 +165,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, qp_error **err)
 	while ((c = getopt_long(argc, argv, "b:de:w:u:h", run_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(run_usage, stdout);
+			fputs(create_only ? create_usage : run_usage, stdout);
 			exit(0);
 		case 'b': o->bundle = optarg; break;
 		case 'd': o->detach = true; break;
@@ -172,7 +187,15 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, qp_error **err)
 		case OPT_VCPUS: o->vcpus = optarg; break;
 		case OPT_TIMELINE: o->timeline = true; break;
 		case OPT_INIT: o->init = true; break;
-		case OPT_NO_PIVOT: case OPT_NO_NEW_KEYRING: case OPT_PRESERVE_FDS: break;
+		case OPT_NO_PIVOT: o->io.no_pivot = true; break;
+		case OPT_NO_NEW_KEYRING: o->io.no_new_keyring = true; break;
+		case OPT_PRESERVE_FDS:
+			errno = 0;
+			o->io.preserve_fds = (int)strtol(optarg, &end, 10);
+			if (errno || *end || !*optarg || o->io.preserve_fds < 0 || o->io.preserve_fds > 1024)
+				return qp_error_set(err, QP_E_INVALID, 0,
+						    "--preserve-fds \"%s\": a number from 0 to 1024", optarg);
+			break;
 		case OPT_MEMORY:
 			if (cli_parse_size(optarg, "--memory", &o->memory, err) < 0)
 				return -1;
@@ -339,7 +362,7 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 	bool oci, delete_after;
 	int code = -1;
 
-	if (parse_opts(argc, argv, &o, err) < 0)
+	if (parse_opts(argc, argv, &o, create_only, err) < 0)
 		goto out;
 	oci = create_only || o.bundle;
 	if (oci) {
@@ -347,6 +370,18 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 			goto out;
 		if (load_bundle(o.bundle ? o.bundle : ".", &spec, &bundle, &rootfs, err) < 0)
 			goto out;
+		/* the friendly form's settings have no place in a bundle's pod:
+		 * refused, never ignored (the bundle's config.json says it) */
+		const char *only_friendly = o.name ? "--name" : o.rm ? "--rm" : o.memory_set ? "--memory"
+			: o.cpus_set ? "--cpus" : o.pids_set ? "--pids" : o.n_env ? "--env" : o.workdir ? "--workdir"
+			: o.hostname ? "--hostname" : o.user ? "--user" : o.read_only ? "--read-only"
+			: o.net ? "--net" : o.ip ? "--ip" : o.subnet ? "--subnet" : o.bridge ? "--bridge" : NULL;
+		if (only_friendly) {
+			qp_error_set(err, QP_E_INVALID, 0,
+				     "%s belongs to the ROOTFS form; with a bundle, set it in config.json "
+				     "(or its qpod.* annotations)", only_friendly);
+			goto out;
+		}
 		if ((o.mode && parse_mode(o.mode, &spec->opts.mode, err) < 0) ||
 		    apply_pod_opts(&o, spec, err) < 0)
 			goto out;

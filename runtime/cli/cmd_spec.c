@@ -74,8 +74,8 @@ int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		"async", "atime", "bind", "defaults", "dev", "diratime", "dirsync", "exec",
 		"lazytime", "mand", "noatime", "nodev", "nodiratime", "noexec", "nolazytime",
 		"nomand", "norelatime", "nostrictatime", "nosuid", "private", "rbind", "relatime",
-		"remount", "ro", "rprivate", "rshared", "rslave", "runbindable", "rw", "shared",
-		"slave", "strictatime", "suid", "sync", "unbindable", NULL
+		"remount", "ro", "rprivate", "rro", "rshared", "rslave", "runbindable", "rw", "shared",
+		"slave", "strictatime", "suid", "sync", "tmpcopyup", "unbindable", NULL
 	};
 	static const char *const namespaces[] = { "cgroup", "ipc", "mount", "network", "pid",
 						  "user", "uts", NULL };
@@ -134,11 +134,18 @@ int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	qp_json_kstr(g, "qpod.vcpus", "1..255: vCPUs of a vm pod");
 	qp_json_kstr(g, "qpod.net", "none|bridge|host: the pod's network");
 	qp_json_kstr(g, "qpod.net.ip", "IPv4 address on the bridge (default: next free)");
-	qp_json_kstr(g, "qpod.net.subnet", "pod subnet, CIDR (default 10.88.0.0/16)");
+	qp_json_kstr(g, "qpod.net.subnet", "pod subnet, CIDR (default 10.213.0.0/16)");
 	qp_json_kstr(g, "qpod.net.bridge", "bridge name prefix (default qpod)");
 	qp_json_kstr(g, "qpod.vm.firmware", "qboot|seabios|/path: firmware of a vm pod (default qboot)");
 	qp_json_kstr(g, "qpod.vm.accel", "auto|kvm|tcg: accelerator of a vm pod (default auto)");
+	qp_json_kstr(g, "qpod.init", "true|false: a tiny init as PID 1 of a container pod (default false)");
 	yajl_gen_map_close(g);
+	/* every qpod.* annotation changes how the pod runs (mode, network,
+	 * firmware): a client must not pass them through from untrusted users */
+	qp_json_key(g, "potentiallyUnsafeConfigAnnotations");
+	yajl_gen_array_open(g);
+	yajl_gen_string(g, (const unsigned char *)"qpod.", 5);
+	yajl_gen_array_close(g);
 	yajl_gen_map_close(g);
 	r = qp_json_gen_finish(g, &text, NULL, err);
 	if (r == 0)

@@ -266,11 +266,18 @@ int qp_cgroup_pids(struct qp_cgroup *cg, pid_t **pids, size_t *n, qp_error **err
 	DISPATCH(cg->ops->pids(cg, pids, n, err));
 }
 
-int qp_cgroup_signal_all(struct qp_cgroup *cg, int sig, qp_error **err)
+int qp_cgroup_update(struct qp_cgroup *cg, const struct qp_resources *res, qp_error **err)
 {
-	if (sig <= 0 || sig >= NSIG)
-		return qp_error_set(err, QP_E_INVALID, 0, "cgroup: bad signal %d", sig);
-	DISPATCH(cg->ops->signal_all(cg, sig, err));
+	struct qp_cg_leaves l = QP_CG_LEAVES_INIT;
+	int64_t swap;
+	int r;
+
+	if (check_resources(res, err) < 0 || qp_cgroup_swap_max(res, &swap, err) < 0 ||
+	    cg->ops->leaves(cg, &l, err) < 0)
+		return qp_error_prefix(err, "cgroup \"%s\"", cg->path);
+	r = qp_cg_set_limits(&l, res, err);
+	qp_cg_leaves_close(&l);
+	DISPATCH(r);
 }
 
 int qp_cgroup_destroy(struct qp_cgroup *cg, qp_error **err)

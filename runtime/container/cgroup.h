@@ -13,7 +13,7 @@
  * never leaves the root; each component is opened with O_NOFOLLOW.
  *
  * Callers use only the qp_cgroup_* functions; the backend interface at the end
- * is for cgroup.c, cgroup_v1.c and cgroup_v2.c.
+ * is for cgroup*.c and freeze.c.
  */
 #ifndef QPOD_CGROUP_H
 #define QPOD_CGROUP_H
@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include "spec.h"
+#include "stats.h"
 #include "util/error.h"
 
 enum qp_cgroup_mode { QP_CGROUP_V1, QP_CGROUP_V2 };
@@ -58,8 +59,21 @@ int qp_cgroup_enter(struct qp_cgroup *cg, pid_t pid, qp_error **err);
 int qp_cgroup_pids(struct qp_cgroup *cg, pid_t **pids, size_t *n, qp_error **err);
 /* Send SIG to every process.  v2: cgroup.kill for SIGKILL where it exists,
  * otherwise freeze, signal, thaw; v1: the same through the freezer, so a
- * process cannot fork away from the signal. */
+ * process cannot fork away from the signal.  A frozen (paused) cgroup stays
+ * frozen, except after SIGKILL: that is thawed so the kill lands (as runc). */
 int qp_cgroup_signal_all(struct qp_cgroup *cg, int sig, qp_error **err);
+/* Freeze (pause) or thaw (resume) every process, and wait until the kernel
+ * says it is done (v1 freezer.state FROZEN/THAWED, v2 cgroup.events
+ * "frozen 1/0"); a freeze that does not complete is undone and fails. */
+int qp_cgroup_freeze(struct qp_cgroup *cg, bool frozen, qp_error **err);
+/* Is the cgroup frozen (or freezing)?  false without a freezer. */
+bool qp_cgroup_is_frozen(struct qp_cgroup *cg);
+/* Apply RES to an existing cgroup with the writers create uses (only the
+ * limits RES sets; the caller passes the pod's whole, merged, resources). */
+int qp_cgroup_update(struct qp_cgroup *cg, const struct qp_resources *res, qp_error **err);
+/* CPU, memory and pids figures in runc's terms (stats.h); st is zeroed
+ * first, qp_stats_free releases it. */
+int qp_cgroup_stats(struct qp_cgroup *cg, struct qp_stats *st, qp_error **err);
 /* rmdir in every hierarchy, children first.  Processes still inside are
  * SIGKILLed and rmdir is retried for about a second.  Missing directories
  * are fine, so destroy is idempotent. */
@@ -90,14 +104,37 @@ int qp_cgroup_swap_max(const struct qp_resources *res, int64_t *out, qp_error **
 /* "0-3,5" style lists: digits, ',' and '-', bounded length. */
 bool qp_cgroup_cpuset_valid(const char *s);
 
-/* ---- backend interface: cgroup.c, cgroup_v1.c, cgroup_v2.c only ---- */
+/* ---- backend interface: cgroup*.c and freeze.c only ---- */
+
+/* A pod's leaf directory per controller, each an open fd (owned) or -1 when
+ * the controller is not available there: v2 has one directory for all,
+ * v1 one per mounted hierarchy.  The writers (cgroup_limits.c), the freezer
+ * (freeze.c) and the stats reader (cgroup_stats.c) work on this, so each
+ * setting has one writer for both modes. */
+enum qp_cg_ctrl { QP_CG_MEMORY, QP_CG_CPU, QP_CG_CPUACCT, QP_CG_CPUSET, QP_CG_PIDS,
+		  QP_CG_FREEZER, QP_CG_ANY, QP_CG_N };
+
+struct qp_cg_leaves {
+	enum qp_cgroup_mode mode;
+	int fd[QP_CG_N];    /* QP_CG_ANY: a leaf holding the tasks (any controller) */
+	char why[1200];     /* why a controller can be missing, for errors */
+};
+
+#define QP_CG_LEAVES_INIT { .fd = { -1, -1, -1, -1, -1, -1, -1 } }
+void qp_cg_leaves_close(struct qp_cg_leaves *l);
+#define _cleanup_leaves_ __attribute__((cleanup(qp_cg_leaves_close)))
+/* v2: the leaves of one directory fd (dup'ed), by its cgroup.controllers */
+int qp_cg_leaves_v2(int fd, struct qp_cg_leaves *l, qp_error **err);
+/* Write the limits RES sets (cgroup_limits.c). */
+int qp_cg_set_limits(const struct qp_cg_leaves *l, const struct qp_resources *res, qp_error **err);
 
 struct qp_cgroup_ops {
 	int (*create)(struct qp_cgroup *cg, const struct qp_resources *res, qp_error **err);
 	int (*exists)(struct qp_cgroup *cg, qp_error **err); /* 0 or -1 (QP_E_NOTFOUND) */
 	int (*enter)(struct qp_cgroup *cg, pid_t pid, qp_error **err);
 	int (*pids)(struct qp_cgroup *cg, pid_t **pids, size_t *n, qp_error **err);
-	int (*signal_all)(struct qp_cgroup *cg, int sig, qp_error **err);
+	/* open the leaves of the existing cgroup (fills every fd, -1 if absent) */
+	int (*leaves)(struct qp_cgroup *cg, struct qp_cg_leaves *l, qp_error **err);
 	int (*destroy)(struct qp_cgroup *cg, qp_error **err);
 	int (*memory_usage)(struct qp_cgroup *cg, uint64_t *bytes, qp_error **err);
 	int (*oom_kills)(struct qp_cgroup *cg, uint64_t *n, qp_error **err);

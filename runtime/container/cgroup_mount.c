@@ -77,11 +77,28 @@ static int own_path(const char *opts, bool v2, char *out, size_t size)
 	return -1;
 }
 
-static int mount_hierarchy(const char *dst, const char *host_dir, bool v2, const char *opts,
-			   unsigned long fl, bool cgroupns, qp_error **err)
+/* The mount point, (re)opened: "name" below dirfd, or (in_root) a path
+ * resolved inside the rootfs.  A mount covers the inode an earlier fd
+ * names, so each step after a mount needs a fresh one. */
+static int open_point(int dirfd, const char *name, bool in_root, qp_error **err)
 {
-	char own[4096], src[8192];
+	int fd = in_root ? qp_open_in_root(dirfd, name, QP_PATH_EXISTING, 0, err)
+			 : openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
+	if (fd < 0 && !in_root)
+		qp_fail(err, errno, "open cgroup \"%s\"", name);
+	return fd;
+}
+
+static int mount_hierarchy(int dirfd, const char *name, bool in_root, const char *host_dir, bool v2,
+			   const char *opts, unsigned long fl, bool cgroupns, qp_error **err)
+{
+	char own[4096], src[8192], dst[64];
+	_cleanup_close_ int fd = open_point(dirfd, name, in_root, err);
+
+	if (fd < 0)
+		return -1;
+	qp_fd_path(fd, dst, sizeof(dst));
 	if (cgroupns) {
 		if (mount("cgroup", dst, v2 ? "cgroup2" : "cgroup", fl, v2 ? NULL : opts) == 0)
 			return 0;
@@ -95,7 +112,10 @@ static int mount_hierarchy(const char *dst, const char *host_dir, bool v2, const
 	snprintf(src, sizeof(src), "%s%s", host_dir, own);
 	if (mount(src, dst, NULL, MS_BIND, NULL) < 0)
 		return qp_fail(err, errno, "bind cgroup \"%s\"", src);
-	if (mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | fl, NULL) < 0)
+	close(fd);
+	if ((fd = open_point(dirfd, name, in_root, err)) < 0)
+		return -1;
+	if (mount(NULL, qp_fd_path(fd, dst, sizeof(dst)), NULL, MS_REMOUNT | MS_BIND | fl, NULL) < 0)
 		return qp_fail(err, errno, "remount cgroup \"%s\"", src);
 	return 0;
 }
@@ -120,7 +140,7 @@ static int mount_v1_view(int rootfd, const char *dest, const char *target, unsig
 		return qp_error_prefix(err, "open the cgroup tmpfs");
 	while (fgets(line, sizeof(line), f)) {
 		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] - FSTYPE SOURCE SUPER */
-		char mp[1024], fstype[64], super[1024], opts[1024], dst[64];
+		char mp[1024], fstype[64], super[1024], opts[1024];
 		char *sep = strstr(line, " - ");
 		if (!sep || sscanf(line, "%*s %*s %*s %*s %1023s", mp) != 1 ||
 		    sscanf(sep + 3, "%63s %*s %1023s", fstype, super) != 2)
@@ -133,10 +153,7 @@ static int mount_v1_view(int rootfd, const char *dest, const char *target, unsig
 		v1_options(super, opts, sizeof(opts));
 		if (mkdirat(tfd, name, 0755) < 0 && errno != EEXIST)
 			return qp_fail(err, errno, "mkdir cgroup \"%s\"", name);
-		_cleanup_close_ int sub = openat(tfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub < 0)
-			return qp_fail(err, errno, "open cgroup \"%s\"", name);
-		if (mount_hierarchy(qp_fd_path(sub, dst, sizeof(dst)), mp, v2, opts, fl, cgroupns, err) < 0)
+		if (mount_hierarchy(tfd, name, false, mp, v2, opts, fl, cgroupns, err) < 0)
 			return qp_error_prefix(err, "cgroup \"%s\"", name);
 	}
 	/* the host's aliases: cpu -> cpu,cpuacct and the like */
@@ -168,6 +185,6 @@ int qp_mount_cgroup_view(int rootfd, const char *dest, const char *target, unsig
 	unsigned long fl = flags | MS_NOSUID | MS_NODEV | MS_NOEXEC;
 
 	if (statfs(HOST_CGROUP, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
-		return mount_hierarchy(target, HOST_CGROUP, true, "", fl, cgroupns, err);
+		return mount_hierarchy(rootfd, dest, true, HOST_CGROUP, true, "", fl, cgroupns, err);
 	return mount_v1_view(rootfd, dest, target, fl, cgroupns, err);
 }

@@ -2,9 +2,8 @@
  * hybrid hosts: one directory per mounted controller hierarchy (memory, cpu,
  * cpuacct, pids, cpuset, devices, freezer, blkio; co-mounts such as
  * "cpu,cpuacct" are counted once), cpuset.cpus/mems copied down so tasks can
- * join, limits in memory.limit_in_bytes / memory.memsw.limit_in_bytes /
- * cpu.shares / cpu.cfs_* / cpuset.* / pids.max, and signalling through the
- * freezer so nothing forks past a signal. */
+ * join, and the leaf of each controller as struct qp_cg_leaves (the limits
+ * are written by cgroup_limits.c, the freezer driven by freeze.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -24,8 +23,6 @@
 #define CGROUP_SUPER_MAGIC 0x27e0eb
 #endif
 
-#define FREEZE_TIMEOUT_MS 1000
-#define SIGNAL_PASSES 5
 
 static const char *const controllers[] = {
 	"memory", "cpu", "cpuacct", "pids", "cpuset", "devices", "freezer", "blkio",
@@ -128,17 +125,7 @@ static int cpuset_hook(int parentfd, int childfd, bool leaf __attribute__((unuse
 	return 0;
 }
 
-static int need(const struct v1_set *s, const struct qp_cgroup *cg, const char *ctrl,
-		const char *what, qp_error **err)
-{
-	if (v1_find(s, ctrl) >= 0)
-		return 0;
-	return qp_error_set(err, QP_E_INVALID, 0,
-			    "%s was requested but the %s controller is not available (not mounted under %s)",
-			    what, ctrl, cg->root);
-}
-
-/* leaves[i] is the leaf fd in s->h[i] */
+/* leaves[i] is the leaf fd in s->h[i] (or -1) */
 static int leaf_of(const struct v1_set *s, const int *leaves, const char *name)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -147,89 +134,46 @@ static int leaf_of(const struct v1_set *s, const int *leaves, const char *name)
 	return -1;
 }
 
-static int set_memory(const struct v1_set *s, const int *leaves, const struct qp_cgroup *cg,
-		      const struct qp_resources *res, qp_error **err)
+/* The per-controller view of the leaves (dup'ed: l owns its fds). */
+static int fill_leaves(const struct v1_set *s, const int *leaves, const struct qp_cgroup *cg,
+		       struct qp_cg_leaves *l, qp_error **err)
 {
-	int fd = leaf_of(s, leaves, "memory");
-	char buf[32];
+	static const char *const names[QP_CG_ANY] = {
+		[QP_CG_MEMORY] = "memory", [QP_CG_CPU] = "cpu",   [QP_CG_CPUACCT] = "cpuacct",
+		[QP_CG_CPUSET] = "cpuset", [QP_CG_PIDS] = "pids", [QP_CG_FREEZER] = "freezer",
+	};
+	int any = -1;
 
-	if (!res->has_memory_limit && !res->has_memory_swap)
-		return 0;
-	if (need(s, cg, "memory", "a memory limit", err) < 0)
-		return -1;
-	/* limit first: memsw may never be below it */
-	if (res->has_memory_limit &&
-	    qp_cg_write(fd, "memory.limit_in_bytes",
-			qp_cgroup_limit_str(res->memory_limit, "-1", buf, sizeof(buf)), err) < 0)
-		return -1;
-	if (!res->has_memory_swap)
-		return 0;
-	if (!qp_cg_has_file(fd, "memory.memsw.limit_in_bytes")) {
-		qp_warn("cgroup: no memory.memsw.limit_in_bytes (swap accounting off); "
-			"swap limit ignored");
-		return 0;
+	l->mode = QP_CGROUP_V1;
+	snprintf(l->why, sizeof(l->why), "not mounted under %s", cg->root);
+	for (size_t c = 0; c < QP_CG_N; c++)
+		l->fd[c] = -1;
+	for (size_t i = 0; i < s->n && any < 0; i++)
+		any = leaves[i];
+	for (size_t c = 0; c < QP_CG_N; c++) {
+		int fd = c == QP_CG_ANY ? any : leaf_of(s, leaves, names[c]);
+		/* cpuacct co-mounted with cpu ("cpu,cpuacct") counts once, as cpu */
+		if (c == QP_CG_CPUACCT && fd < 0 && l->fd[QP_CG_CPU] >= 0 &&
+		    qp_cg_has_file(l->fd[QP_CG_CPU], "cpuacct.usage"))
+			fd = l->fd[QP_CG_CPU];
+		if (fd >= 0 && (l->fd[c] = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
+			qp_cg_leaves_close(l);
+			return qp_fail(err, errno, "dup");
+		}
 	}
-	return qp_cg_write(fd, "memory.memsw.limit_in_bytes",
-			   qp_cgroup_limit_str(res->memory_swap, "-1", buf, sizeof(buf)), err);
-}
-
-static int set_cpu(const struct v1_set *s, const int *leaves, const struct qp_cgroup *cg,
-		   const struct qp_resources *res, qp_error **err)
-{
-	int fd = leaf_of(s, leaves, "cpu");
-	bool shares = res->has_cpu_shares && res->cpu_shares > 0;
-	char buf[32];
-
-	if (!shares && !res->has_cpu_quota && !res->has_cpu_period)
-		return 0;
-	if (need(s, cg, "cpu", "a cpu limit", err) < 0)
-		return -1;
-	if (shares) {
-		snprintf(buf, sizeof(buf), "%" PRIu64, res->cpu_shares);
-		if (qp_cg_write(fd, "cpu.shares", buf, err) < 0)
-			return -1;
-	}
-	/* period before quota, as the kernel checks quota against it */
-	if (res->has_cpu_period && res->cpu_period > 0) {
-		snprintf(buf, sizeof(buf), "%" PRIu64, res->cpu_period);
-		if (qp_cg_write(fd, "cpu.cfs_period_us", buf, err) < 0)
-			return -1;
-	}
-	if (res->has_cpu_quota &&
-	    qp_cg_write(fd, "cpu.cfs_quota_us",
-			qp_cgroup_limit_str(res->cpu_quota > 0 ? res->cpu_quota : -1, "-1", buf,
-					    sizeof(buf)),
-			err) < 0)
-		return -1;
 	return 0;
 }
 
 static int set_limits(const struct v1_set *s, const int *leaves, const struct qp_cgroup *cg,
 		      const struct qp_resources *res, qp_error **err)
 {
-	char buf[32];
+	_cleanup_leaves_ struct qp_cg_leaves l = QP_CG_LEAVES_INIT;
 
 	if (!res)
 		return 0;
-	if (set_memory(s, leaves, cg, res, err) < 0 || set_cpu(s, leaves, cg, res, err) < 0)
+	if (fill_leaves(s, leaves, cg, &l, err) < 0)
 		return -1;
-	if (res->cpuset_cpus || res->cpuset_mems) {
-		int fd = leaf_of(s, leaves, "cpuset");
-		if (need(s, cg, "cpuset", "a cpuset", err) < 0)
-			return -1;
-		if (res->cpuset_cpus && qp_cg_write(fd, "cpuset.cpus", res->cpuset_cpus, err) < 0)
-			return -1;
-		if (res->cpuset_mems && qp_cg_write(fd, "cpuset.mems", res->cpuset_mems, err) < 0)
-			return -1;
-	}
-	if (res->has_pids_limit) {
-		int64_t lim = res->pids_limit > 0 ? res->pids_limit : -1;
-		if (need(s, cg, "pids", "a pids limit", err) < 0 ||
-		    qp_cg_write(leaf_of(s, leaves, "pids"), "pids.max",
-				qp_cgroup_limit_str(lim, "max", buf, sizeof(buf)), err) < 0)
-			return -1;
-	}
-	return 0;
+	return qp_cg_set_limits(&l, res, err);
 }
 
 static void close_all(int *fds, size_t n)
@@ -321,71 +265,22 @@ static int v1_pids(struct qp_cgroup *cg, pid_t **pids, size_t *n, qp_error **err
 	return qp_cg_collect_pids(fd, pids, n, err);
 }
 
-static int cmp_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* Without a freezer: signal, look again, signal the newcomers (pids not in
- * the previous, sorted, list), a few times. */
-static int signal_passes(int fd, int sig, qp_error **err)
-{
-	_cleanup_free_ pid_t *prev = NULL;
-	size_t nprev = 0;
-
-	for (int pass = 0; pass < SIGNAL_PASSES; pass++) {
-		pid_t *pids = NULL;
-		size_t n = 0, fresh = 0;
-
-		if (qp_cg_collect_pids(fd, &pids, &n, err) < 0)
-			return -1;
-		for (size_t i = 0; i < n; i++) {
-			if (nprev && bsearch(&pids[i], prev, nprev, sizeof(*prev), cmp_pid))
-				continue;
-			if (qp_cg_kill_list(&pids[i], 1, sig, err) < 0) {
-				free(pids);
-				return -1;
-			}
-			fresh++;
-		}
-		free(prev);
-		prev = pids;
-		nprev = n;
-		if (!fresh)
-			break;
-	}
-	return 0;
-}
-
-static int v1_signal_all(struct qp_cgroup *cg, int sig, qp_error **err)
+static int v1_leaves(struct qp_cgroup *cg, struct qp_cg_leaves *l, qp_error **err)
 {
 	_cleanup_v1set_ struct v1_set s = { 0 };
-	_cleanup_close_ int fz = -1, fd = -1;
-	_cleanup_free_ pid_t *pids = NULL;
-	size_t n = 0;
+	int leaves[N_CTRL];
 	int r;
 
 	if (v1_hierarchies(cg->root, &s, err) < 0)
 		return -1;
-	if (v1_find(&s, "freezer") >= 0)
-		fz = v1_leaf(&s, cg, "freezer", NULL);
-	if (fz < 0) {
-		if ((fd = any_leaf(&s, cg, err)) < 0)
-			return -1;
-		return signal_passes(fd, sig, err);
+	for (size_t i = 0; i < N_CTRL; i++)
+		leaves[i] = i < s.n ? qp_cg_openpath(s.h[i].fd, cg->path, NULL) : -1;
+	r = fill_leaves(&s, leaves, cg, l, err);
+	close_all(leaves, s.n);
+	if (r == 0 && l->fd[QP_CG_ANY] < 0) {
+		qp_cg_leaves_close(l);
+		return qp_error_set(err, QP_E_NOTFOUND, 0, "does not exist");
 	}
-	if (qp_cg_write(fz, "freezer.state", "FROZEN", err) < 0)
-		return -1;
-	if (!qp_cg_wait_for(fz, "freezer.state", NULL, "FROZEN", FREEZE_TIMEOUT_MS))
-		qp_debug("cgroup \"%s\": not frozen after %d ms, signalling anyway", cg->path,
-			 FREEZE_TIMEOUT_MS);
-	r = qp_cg_collect_pids(fz, &pids, &n, err);
-	if (r == 0)
-		r = qp_cg_kill_list(pids, n, sig, err);
-	/* always thaw: a frozen pod would hang, and SIGKILL lands on thaw */
-	if (qp_cg_write(fz, "freezer.state", "THAWED", r < 0 ? NULL : err) < 0)
-		r = -1;
 	return r;
 }
 
@@ -435,7 +330,7 @@ const struct qp_cgroup_ops qp_cgroup_v1_ops = {
 	.exists = v1_exists,
 	.enter = v1_enter,
 	.pids = v1_pids,
-	.signal_all = v1_signal_all,
+	.leaves = v1_leaves,
 	.destroy = v1_destroy,
 	.memory_usage = v1_memory_usage,
 	.oom_kills = v1_oom_kills,

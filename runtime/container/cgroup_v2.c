@@ -1,11 +1,11 @@
 /* runtime/container/cgroup_v2.c — the cgroup v2 (unified) backend: one tree,
- * controllers enabled through every ancestor's cgroup.subtree_control,
- * limits in memory.max / memory.swap.max / cpu.weight / cpu.max /
- * cpuset.cpus / cpuset.mems / pids.max, cgroup.kill and cgroup.freeze for
- * signalling.  A tree without controllers (such as the empty unified tree of
+ * controllers enabled through every ancestor's cgroup.subtree_control, and
+ * the leaf's controllers as struct qp_cg_leaves (the limits are written by
+ * cgroup_limits.c, the freezer driven by freeze.c).  A tree without controllers (such as the empty unified tree of
  * a hybrid host) still works for grouping; asking it for a limit is an error
  * that names the missing controller. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,8 +16,6 @@
 #include "container/cgroup.h"
 #include "util/cleanup.h"
 #include "util/log.h"
-
-#define FREEZE_TIMEOUT_MS 1000
 
 /* the controllers a pod's limits need, enabled where the kernel offers them */
 static const char *const wanted[] = { "cpuset", "cpu", "memory", "pids" };
@@ -62,85 +60,41 @@ static int enable_hook(int parentfd __attribute__((unused)), int childfd, bool l
 	return 0;
 }
 
-static int need(const char *avail, const char *ctrl, const char *what, qp_error **err)
+int qp_cg_leaves_v2(int fd, struct qp_cg_leaves *l, qp_error **err)
 {
-	if (qp_cg_word_in(avail, ctrl))
-		return 0;
-	return qp_error_set(err, QP_E_INVALID, 0,
-			    "%s was requested but the %s controller is not available "
-			    "(cgroup.controllers: \"%s\")",
-			    what, ctrl, avail);
-}
+	static const char *const names[QP_CG_N] = {
+		[QP_CG_MEMORY] = "memory", [QP_CG_CPU] = "cpu", [QP_CG_CPUSET] = "cpuset",
+		[QP_CG_PIDS] = "pids",
+	};
+	char avail[1024];
 
-static int set_memory(int fd, const char *avail, const struct qp_resources *res, qp_error **err)
-{
-	char buf[32];
-	int64_t swap;
-	int r;
-
-	if (res->has_memory_limit) {
-		if (need(avail, "memory", "a memory limit", err) < 0 ||
-		    qp_cg_write(fd, "memory.max",
-				qp_cgroup_limit_str(res->memory_limit, "max", buf, sizeof(buf)),
-				err) < 0)
-			return -1;
-	}
-	r = qp_cgroup_swap_max(res, &swap, err);
-	if (r <= 0)
-		return r;
-	if (need(avail, "memory", "a swap limit", err) < 0)
+	if (qp_cg_read(fd, "cgroup.controllers", avail, sizeof(avail), err) < 0)
 		return -1;
-	if (!qp_cg_has_file(fd, "memory.swap.max")) {
-		qp_warn("cgroup: no memory.swap.max (swap accounting off); swap limit ignored");
-		return 0;
+	l->mode = QP_CGROUP_V2;
+	snprintf(l->why, sizeof(l->why), "cgroup.controllers: \"%s\"", avail);
+	for (size_t c = 0; c < QP_CG_N; c++) {
+		/* cpu.stat (usage) is in every v2 cgroup; the freezer needs cgroup.freeze */
+		bool have = names[c] ? qp_cg_word_in(avail, names[c])
+			    : c == QP_CG_FREEZER ? qp_cg_has_file(fd, "cgroup.freeze")
+						 : true;
+		l->fd[c] = have ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
+		if (have && l->fd[c] < 0) {
+			qp_cg_leaves_close(l);
+			return qp_fail(err, errno, "dup");
+		}
 	}
-	return qp_cg_write(fd, "memory.swap.max", qp_cgroup_limit_str(swap, "max", buf, sizeof(buf)),
-			   err);
-}
-
-static int set_cpu(int fd, const char *avail, const struct qp_resources *res, qp_error **err)
-{
-	char buf[64];
-	uint64_t w = res->has_cpu_shares ? qp_cgroup_shares_to_weight(res->cpu_shares) : 0;
-	int quota = qp_cgroup_cpu_max_str(res, buf, sizeof(buf));
-
-	if (!w && !quota)
-		return 0;
-	if (need(avail, "cpu", "a cpu limit", err) < 0)
-		return -1;
-	if (w) {
-		char wb[32];
-		snprintf(wb, sizeof(wb), "%" PRIu64, w);
-		if (qp_cg_write(fd, "cpu.weight", wb, err) < 0)
-			return -1;
-	}
-	return quota ? qp_cg_write(fd, "cpu.max", buf, err) : 0;
+	return 0;
 }
 
 static int set_limits(int fd, const struct qp_resources *res, qp_error **err)
 {
-	char avail[1024], buf[32];
+	_cleanup_leaves_ struct qp_cg_leaves l = QP_CG_LEAVES_INIT;
 
 	if (!res)
 		return 0;
-	if (qp_cg_read(fd, "cgroup.controllers", avail, sizeof(avail), err) < 0)
+	if (qp_cg_leaves_v2(fd, &l, err) < 0)
 		return -1;
-	if (set_memory(fd, avail, res, err) < 0 || set_cpu(fd, avail, res, err) < 0)
-		return -1;
-	if ((res->cpuset_cpus || res->cpuset_mems) && need(avail, "cpuset", "a cpuset", err) < 0)
-		return -1;
-	if (res->cpuset_cpus && qp_cg_write(fd, "cpuset.cpus", res->cpuset_cpus, err) < 0)
-		return -1;
-	if (res->cpuset_mems && qp_cg_write(fd, "cpuset.mems", res->cpuset_mems, err) < 0)
-		return -1;
-	if (res->has_pids_limit) {
-		int64_t lim = res->pids_limit > 0 ? res->pids_limit : -1;
-		if (need(avail, "pids", "a pids limit", err) < 0 ||
-		    qp_cg_write(fd, "pids.max", qp_cgroup_limit_str(lim, "max", buf, sizeof(buf)),
-				err) < 0)
-			return -1;
-	}
-	return 0;
+	return qp_cg_set_limits(&l, res, err);
 }
 
 static int v2_create(struct qp_cgroup *cg, const struct qp_resources *res, qp_error **err)
@@ -191,32 +145,14 @@ static int v2_pids(struct qp_cgroup *cg, pid_t **pids, size_t *n, qp_error **err
 	return qp_cg_collect_pids(fd, pids, n, err);
 }
 
-static int v2_signal_all(struct qp_cgroup *cg, int sig, qp_error **err)
+static int v2_leaves(struct qp_cgroup *cg, struct qp_cg_leaves *l, qp_error **err)
 {
-	_cleanup_close_ int fd = open_leaf(cg, err);
-	_cleanup_free_ pid_t *pids = NULL;
-	bool frozen = false;
-	size_t n = 0;
-	int r;
+	_cleanup_close_ int fd = open_leaf(cg, NULL);
 
 	if (fd < 0)
-		return -1;
-	/* cgroup.kill (Linux 5.14) kills the whole subtree atomically */
-	if (sig == SIGKILL && qp_cg_has_file(fd, "cgroup.kill"))
-		return qp_cg_write(fd, "cgroup.kill", "1", err);
-	/* otherwise freeze first so nothing forks past the signal */
-	if (qp_cg_has_file(fd, "cgroup.freeze") && qp_cg_write(fd, "cgroup.freeze", "1", NULL) == 0) {
-		frozen = true;
-		if (!qp_cg_wait_for(fd, "cgroup.events", "frozen", "1", FREEZE_TIMEOUT_MS))
-			qp_debug("cgroup \"%s\": not frozen after %d ms, signalling anyway",
-				 cg->path, FREEZE_TIMEOUT_MS);
-	}
-	r = qp_cg_collect_pids(fd, &pids, &n, err);
-	if (r == 0)
-		r = qp_cg_kill_list(pids, n, sig, err);
-	if (frozen && qp_cg_write(fd, "cgroup.freeze", "0", r < 0 ? NULL : err) < 0)
-		r = -1;
-	return r;
+		return errno == ENOENT ? qp_error_set(err, QP_E_NOTFOUND, 0, "does not exist")
+				       : qp_fail(err, errno, "open \"%s/%s\"", cg->root, cg->path);
+	return qp_cg_leaves_v2(fd, l, err);
 }
 
 static int v2_destroy(struct qp_cgroup *cg, qp_error **err)
@@ -254,7 +190,7 @@ const struct qp_cgroup_ops qp_cgroup_v2_ops = {
 	.exists = v2_exists,
 	.enter = v2_enter,
 	.pids = v2_pids,
-	.signal_all = v2_signal_all,
+	.leaves = v2_leaves,
 	.destroy = v2_destroy,
 	.memory_usage = v2_memory_usage,
 	.oom_kills = v2_oom_kills,

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/close_range.h>
+#include <linux/keyctl.h>
 #include <sys/syscall.h>
 
 #include "container/caps.h"
@@ -39,8 +40,11 @@
 #include "util/cleanup.h"
 #include "util/safepath.h"
 
-#define CHILD_SYNC_FD 3
-#define CHILD_FIFO_FD 4
+/* The sync socket and the fifo sit right above the fds the caller asked
+ * to preserve (--preserve-fds N: 3..3+N-1 reach the workload, as runc's). */
+static int child_sync_fd = 3, child_fifo_fd = 4;
+#define CHILD_SYNC_FD child_sync_fd
+#define CHILD_FIFO_FD child_fifo_fd
 
 static int join_namespaces(const struct pod_spec *spec, qp_error **err)
 {
@@ -142,8 +146,11 @@ int qp_find_executable(const char *cmd, char *const *env, char *buf, size_t len)
 
 int qp_exec_lookup_error(const char *cmd, int e, qp_error **err)
 {
-	if (e == ENOENT)
-		qp_error_set(err, QP_E_EXEC, 0, "exec \"%s\": not found in the rootfs", cmd);
+	/* runc's words, which podman maps to 127 */
+	if (e == ENOENT && strchr(cmd, '/'))
+		qp_error_set(err, QP_E_EXEC, 0, "exec \"%s\": stat %s: no such file or directory", cmd, cmd);
+	else if (e == ENOENT)
+		qp_error_set(err, QP_E_EXEC, 0, "exec \"%s\": executable file not found in $PATH", cmd);
 	else
 		qp_error_set(err, QP_E_EXEC, e, "exec \"%s\"", cmd);
 	if (err && *err)
@@ -216,13 +223,18 @@ static int setup(struct qp_child_ctx *c, struct workload *w, qp_error **err)
 	if (spec->ns[QP_NS_CGROUP].enabled && !spec->ns[QP_NS_CGROUP].path &&
 	    unshare(CLONE_NEWCGROUP) < 0)
 		return qp_fail(err, errno, "create cgroup namespace");
+	/* runc's default: the pod gets a session keyring of its own, so it
+	 * cannot use the caller's keys (--no-new-keyring keeps the caller's) */
+	if (!c->no_new_keyring && syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 &&
+	    errno != ENOSYS)
+		return qp_fail(err, errno, "join a new session keyring");
 	if (spec->process.has_oom_score_adj) {
 		_cleanup_close_ int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
 		if (fd < 0 || dprintf(fd, "%d", spec->process.oom_score_adj) < 0)
 			return qp_fail(err, errno, "set oom_score_adj");
 	}
 	if (qp_mounts_prepare(spec, c->rootfs, c->new_userns, err) < 0 ||
-	    qp_mounts_pivot(c->rootfs, err) < 0)
+	    qp_mounts_pivot(c->rootfs, c->no_pivot, err) < 0)
 		return -1;
 	if (spec->ns[QP_NS_UTS].enabled) {
 		if (spec->hostname && sethostname(spec->hostname, strlen(spec->hostname)) < 0)
@@ -339,11 +351,19 @@ int qp_container_child(void *arg)
 	/* until the workload's exec, the host's ps shows "qpod-init" (like
 	 * "runc init"), never qpod's command line with host paths */
 	set_init_cmdline();
-	/* keep only the sync socket (3) and the fifo (4) */
-	if (dup3(c->sync_fd, CHILD_SYNC_FD, O_CLOEXEC) < 0 ||
-	    dup3(c->fifo_fd, CHILD_FIFO_FD, O_CLOEXEC) < 0)
+	/* keep stdio, the preserved fds (without close-on-exec: they are for
+	 * the workload), the sync socket and the fifo; close the rest */
+	child_sync_fd = 3 + c->preserve_fds;
+	child_fifo_fd = 4 + c->preserve_fds;
+	int hi_sync = fcntl(c->sync_fd, F_DUPFD_CLOEXEC, child_fifo_fd + 1);
+	int hi_fifo = fcntl(c->fifo_fd, F_DUPFD_CLOEXEC, child_fifo_fd + 1);
+	if (hi_sync < 0 || hi_fifo < 0 || dup3(hi_sync, CHILD_SYNC_FD, O_CLOEXEC) < 0 ||
+	    dup3(hi_fifo, CHILD_FIFO_FD, O_CLOEXEC) < 0)
 		_exit(125);
 	syscall(SYS_close_range, CHILD_FIFO_FD + 1, ~0U, 0);
+	for (int fd = 3; fd < 3 + c->preserve_fds; fd++)
+		if (fcntl(fd, F_SETFD, 0) < 0)
+			_exit(125); /* a preserved fd that is not open */
 	w.spec = c->spec;
 
 	if (setup(c, &w, &err) < 0)

@@ -15,6 +15,9 @@ struct qp_child_ctx {
 	int sync_fd;          /* child's end of the sync socketpair */
 	int fifo_fd;          /* O_PATH fd of exec.fifo */
 	bool new_userns;
+	int preserve_fds;     /* --preserve-fds: fds 3..3+N-1 go to the workload */
+	bool no_pivot;        /* --no-pivot */
+	bool no_new_keyring;  /* --no-new-keyring */
 };
 
 /* Entry point of the cloned child; never returns normally. */
@@ -30,5 +33,14 @@ int qp_process_lockdown(const struct qp_process *p, const struct qp_seccomp *sc,
 
 /* The error for a failed qp_find_executable(): QP_E_EXEC with errnum e. */
 int qp_exec_lookup_error(const char *cmd, int e, qp_error **err);
+
+/* control.c: the driver's pause, resume, update and stats, via the cgroup */
+struct pod;
+struct qp_stats;
+int qp_container_pause(struct pod *pod, qp_error **err);
+int qp_container_resume(struct pod *pod, qp_error **err);
+bool qp_container_frozen(struct pod *pod);
+int qp_container_update(struct pod *pod, const struct qp_resources *res, qp_error **err);
+int qp_container_stats(struct pod *pod, struct qp_stats *st, qp_error **err);
 
 #endif

@@ -89,9 +89,6 @@ static int clone_flags(const struct pod_spec *spec, qp_error **err)
 	};
 	int flags = 0;
 
-	if (spec->ns[QP_NS_PID].enabled && spec->ns[QP_NS_PID].path)
-		return qp_error_set(err, QP_E_INVALID, 0,
-				    "joining an existing pid namespace is not supported");
 	if (spec->ns[QP_NS_TIME].enabled)
 		return qp_error_set(err, QP_E_INVALID, 0, "time namespaces are not supported");
 	for (int i = 0; i < QP_NS_COUNT; i++)
@@ -104,6 +101,42 @@ static int clone_flags(const struct pod_spec *spec, qp_error **err)
 	if (!(flags & CLONE_NEWNS))
 		return qp_error_set(err, QP_E_INVALID, 0, "linux.namespaces: a new mount namespace is required");
 	return flags;
+}
+
+/* A pid namespace is joined by path (CRI's shareProcessNamespace: the
+ * sandbox's) before the clone: setns(CLONE_NEWPID) changes only where our
+ * next child is born, so the parent goes in, clones, and comes back. */
+static int enter_pid_ns(const struct pod_spec *spec, int *back, qp_error **err)
+{
+	const char *path = spec->ns[QP_NS_PID].path;
+	_cleanup_close_ int fd = -1;
+
+	*back = -1;
+	if (!spec->ns[QP_NS_PID].enabled || !path)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return qp_fail(err, errno, "open pid namespace \"%s\"", path);
+	*back = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
+	if (*back < 0)
+		return qp_fail(err, errno, "open our pid namespace");
+	if (setns(fd, CLONE_NEWPID) < 0) {
+		int e = errno;
+		close(*back);
+		*back = -1;
+		return qp_fail(err, e, "join pid namespace \"%s\"", path);
+	}
+	return 0;
+}
+
+static void leave_pid_ns(int *back)
+{
+	if (*back >= 0) {
+		if (setns(*back, CLONE_NEWPID) < 0)
+			qp_warn("cannot return to our pid namespace: %s", strerror(errno));
+		close(*back);
+		*back = -1;
+	}
 }
 
 static int make_fifo(struct pod *pod, qp_error **err)
@@ -127,7 +160,9 @@ static char *default_cgroup_path(const char *id)
 static int ct_create(struct pod *pod, qp_error **err)
 {
 	const struct pod_spec *spec = pod->spec;
-	struct qp_child_ctx ctx = { .spec = spec, .rootfs = pod->rootfs };
+	struct qp_child_ctx ctx = { .spec = spec, .rootfs = pod->rootfs,
+				    .preserve_fds = pod->io.preserve_fds, .no_pivot = pod->io.no_pivot,
+				    .no_new_keyring = pod->io.no_new_keyring };
 	struct qp_cgroup *cg = NULL;
 	_cleanup_close_ int fifo = -1;
 	int sv[2] = { -1, -1 };
@@ -198,9 +233,14 @@ static int ct_create(struct pod *pod, qp_error **err)
 	}
 	ctx.sync_fd = sv[1];
 	ctx.fifo_fd = fifo;
+	int pidns_back;
+	if (enter_pid_ns(spec, &pidns_back, err) < 0)
+		goto fail;
 	pid = clone(qp_container_child, (char *)stack + CHILD_STACK, flags | SIGCHLD, &ctx);
+	int clone_errno = errno;
+	leave_pid_ns(&pidns_back);
 	if (pid < 0) {
-		qp_fail(err, errno, "clone the pod process");
+		qp_fail(err, clone_errno, "clone the pod process");
 		goto fail;
 	}
 	close(sv[1]);
@@ -312,6 +352,8 @@ static enum qp_status ct_status(struct pod *pod)
 {
 	if (!state_pid_alive(pod->state))
 		return QP_STATUS_STOPPED;
+	if (qp_container_frozen(pod))
+		return QP_STATUS_PAUSED;
 	if (faccessat(pod->dirfd, QP_EXEC_FIFO, F_OK, 0) == 0)
 		return QP_STATUS_CREATED;
 	return QP_STATUS_RUNNING;
@@ -422,4 +464,8 @@ const struct pod_driver qp_container_driver = {
 	.reap = ct_reap,
 	.exec = qp_container_exec,
 	.pids = ct_pids,
+	.pause = qp_container_pause,
+	.resume = qp_container_resume,
+	.update = qp_container_update,
+	.stats = qp_container_stats,
 };

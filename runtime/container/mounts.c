@@ -40,6 +40,7 @@ static const struct {
 	{ "strictatime", false, MS_STRICTATIME }, { "nostrictatime", true, MS_STRICTATIME },
 	{ "lazytime", false, MS_LAZYTIME }, { "nolazytime", true, MS_LAZYTIME },
 	{ "silent", false, MS_SILENT },    { "loud", true, MS_SILENT },
+	{ "defaults", false, 0 }, /* mount(8)'s rw,suid,dev,exec,async: the kernel's own defaults */
 };
 
 static const struct {
@@ -335,10 +336,19 @@ int qp_mounts_prepare(const struct pod_spec *spec, const char *rootfs, bool in_u
 	return 0;
 }
 
-int qp_mounts_pivot(const char *rootfs, qp_error **err)
+int qp_mounts_pivot(const char *rootfs, bool no_pivot, qp_error **err)
 {
 	if (chdir(rootfs) < 0)
 		return qp_fail(err, errno, "chdir to rootfs");
+	if (no_pivot) {
+		if (mount(rootfs, "/", NULL, MS_MOVE, NULL) < 0)
+			return qp_fail(err, errno, "move the rootfs onto / (--no-pivot)");
+		if (chroot(".") < 0)
+			return qp_fail(err, errno, "chroot (--no-pivot)");
+		if (chdir("/") < 0)
+			return qp_fail(err, errno, "chdir /");
+		return 0;
+	}
 	/* pivot_root(".", "."): the old root is stacked under the new one and
 	 * detached at once, without needing a directory for it in the rootfs */
 	if (syscall(SYS_pivot_root, ".", ".") < 0)

@@ -13,8 +13,10 @@
  * /dev nodes.  in_userns: bind device nodes instead of mknod. */
 int qp_mounts_prepare(const struct pod_spec *spec, const char *rootfs, bool in_userns,
 		      qp_error **err);
-/* pivot_root into the prepared rootfs and detach the old root. */
-int qp_mounts_pivot(const char *rootfs, qp_error **err);
+/* pivot_root into the prepared rootfs and detach the old root; no_pivot
+ * (runc's --no-pivot, for a rootfs on ramfs where pivot_root fails): move
+ * the rootfs mount onto / and chroot instead. */
+int qp_mounts_pivot(const char *rootfs, bool no_pivot, qp_error **err);
 /* After pivot_root: masked paths, read-only paths, read-only root,
  * rootfs propagation. */
 int qp_mounts_finish(const struct pod_spec *spec, qp_error **err);

@@ -68,6 +68,8 @@ int qp_net_bridge_ensure(struct qp_nl *nl, const struct qp_net_cfg *cfg, uint32_
 		unsigned char mac[6];
 		qp_error *e = NULL;
 
+		if (qp_net_check_overlap(nl, cfg, err) < 0)
+			return -1;
 		qp_net_bridge_mac(name, mac);
 		if (qp_nl_bridge_add(nl, name, mac, &e) < 0) {
 			if (qp_net_errnum(e) != EEXIST) /* EEXIST: made by someone else */

@@ -63,6 +63,10 @@ bool qp_net_is_bridge_name(const struct qp_net_cfg *cfg, const char *name);
 int qp_net_prune_locked(struct qp_nl *nl, const struct qp_net_cfg *cfg, long only_slice,
 			qp_error **err);
 int qp_net_enable_forwarding(qp_error **err);
+/* -1 (QP_E_INVALID, naming the route and --subnet) if the host routes a
+ * network that overlaps cfg's subnet through a link that is not one of
+ * our bridges (overlap.c). */
+int qp_net_check_overlap(struct qp_nl *nl, const struct qp_net_cfg *cfg, qp_error **err);
 
 /* ---- op.c: one network operation = config + lock + lease table + socket ---- */
 struct qp_net_op {

@@ -6,7 +6,7 @@
  * ------
  * Bridges.  Host bridges are named PREFIX0, PREFIX1, ... (default prefix
  * "qpod"; a name longer than IFNAMSIZ-1 = 15 bytes is a config error).
- * The configured subnet (default 10.88.0.0/16) is cut into slices
+ * The configured subnet (default 10.213.0.0/16) is cut into slices
  * (default /22); bridge N owns slice N.  In each slice the first address is
  * the network, the second the gateway (assigned to the bridge), the last the
  * broadcast, and the rest (1021 for a /22) go to pods.  A Linux bridge holds
@@ -63,14 +63,14 @@
 #include "util/error.h"
 
 #define QP_NET_DEFAULT_PREFIX "qpod"
-#define QP_NET_DEFAULT_SUBNET "10.88.0.0/16"
+#define QP_NET_DEFAULT_SUBNET "10.213.0.0/16"
 #define QP_NET_DEFAULT_SLICE 22
 #define QP_NET_ID_MAX 1024            /* == QP_ID_MAX (spec.h) */
 
 struct qp_net_config {
 	const char *root;           /* state root dir (e.g. /run/qpod) */
 	const char *bridge_prefix;  /* NULL: "qpod" */
-	const char *subnet;         /* NULL: "10.88.0.0/16" */
+	const char *subnet;         /* NULL: "10.213.0.0/16" */
 	int slice_prefix;           /* 0: 22; accepted 22..30, >= the subnet's prefix */
 	int tap_vnet_hdr;           /* 1: taps get IFF_VNET_HDR (QEMU vnet_hdr=on) */
 };

@@ -1,5 +1,6 @@
 /* runtime/util/io.c — see io.h. */
 #include <errno.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "util/io.h"
@@ -18,5 +19,33 @@ int qp_write_all(int fd, const void *buf, size_t len)
 		p += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+int qp_read_all(int fd, size_t max, char **out, size_t *len)
+{
+	char *buf = malloc(max + 1);
+	size_t n = 0;
+
+	if (!buf)
+		return -1;
+	for (;;) {
+		ssize_t r = read(fd, buf + n, max + 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || (n += (size_t)r) > max) {
+			if (r < 0 || n > max) {
+				int e = r < 0 ? errno : EFBIG;
+				free(buf);
+				errno = e;
+				return -1;
+			}
+			break;
+		}
+	}
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
 	return 0;
 }

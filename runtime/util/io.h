@@ -8,4 +8,9 @@
  * or -1 with errno set. */
 int qp_write_all(int fd, const void *buf, size_t len);
 
+/* read() fd to its end into a malloc'ed, NUL-terminated *out (*len bytes,
+ * len may be NULL).  Returns 0, or -1 with errno set: EFBIG when there is
+ * more than max bytes. */
+int qp_read_all(int fd, size_t max, char **out, size_t *len);
+
 #endif

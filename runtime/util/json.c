@@ -1,5 +1,7 @@
 /* runtime/util/json.c — see json.h. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +40,19 @@ void qp_json_kint(yajl_gen g, const char *key, long long v)
 {
 	qp_json_key(g, key);
 	yajl_gen_integer(g, v);
+}
+
+void qp_json_u64(yajl_gen g, uint64_t v)
+{
+	char buf[24];
+	int n = snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	yajl_gen_number(g, buf, (size_t)n);
+}
+
+void qp_json_ku64(yajl_gen g, const char *key, uint64_t v)
+{
+	qp_json_key(g, key);
+	qp_json_u64(g, v);
 }
 
 void qp_json_kbool(yajl_gen g, const char *key, bool v)
@@ -147,4 +162,50 @@ bool qp_json_get_int(yajl_val obj, const char *key, long long *out)
 		return false;
 	*out = YAJL_GET_INTEGER(v);
 	return true;
+}
+
+/* yajl_tree keeps C strings: a "\u0000" escape would silently truncate. */
+static bool has_nul_escape(const char *t)
+{
+	bool in_str = false;
+
+	for (; *t; t++) {
+		if (!in_str) {
+			in_str = *t == '"';
+		} else if (*t == '"') {
+			in_str = false;
+		} else if (*t == '\\' && t[1]) {
+			if (t[1] == 'u' && strncmp(t + 2, "0000", 4) == 0)
+				return true;
+			t++;
+		}
+	}
+	return false;
+}
+
+int qp_json_parse_buf(const char *data, size_t len, size_t max, const char *what, yajl_val *out,
+		      qp_error **err)
+{
+	char *text;
+	int r;
+
+	*out = NULL;
+	if (len > max)
+		return qp_error_set(err, QP_E_INVALID, 0, "%s: larger than %zu bytes", what, max);
+	if (len == 0)
+		return qp_error_set(err, QP_E_INVALID, 0, "%s: empty file", what);
+	if (memchr(data, '\0', len))
+		return qp_error_set(err, QP_E_INVALID, 0, "%s: contains a NUL byte", what);
+	if (!(text = malloc(len + 1)))
+		return qp_fail(err, ENOMEM, "%s", what);
+	memcpy(text, data, len);
+	text[len] = '\0';
+	r = qp_json_parse(text, what, out, err);
+	if (r == 0 && has_nul_escape(text)) {
+		yajl_tree_free(*out);
+		*out = NULL;
+		r = qp_error_set(err, QP_E_INVALID, 0, "%s: strings must not contain NUL (\\u0000)", what);
+	}
+	free(text);
+	return r;
 }

@@ -16,6 +16,9 @@ yajl_gen qp_json_gen_new(bool beautify);
 void qp_json_str(yajl_gen g, const char *s);                 /* s may be NULL -> null */
 void qp_json_kstr(yajl_gen g, const char *key, const char *s);
 void qp_json_kint(yajl_gen g, const char *key, long long v);
+/* an unsigned 64-bit number (beyond long long: from its decimal text) */
+void qp_json_u64(yajl_gen g, uint64_t v);
+void qp_json_ku64(yajl_gen g, const char *key, uint64_t v);
 void qp_json_kbool(yajl_gen g, const char *key, bool v);
 void qp_json_kdouble(yajl_gen g, const char *key, double v);
 void qp_json_key(yajl_gen g, const char *key);
@@ -29,6 +32,10 @@ int qp_json_check_depth(const char *text, int max_depth);
 /* Parse text into a tree (nesting bounded by QP_JSON_MAX_DEPTH); errors are
  * one line ("WHAT: parse error: ..."). */
 int qp_json_parse(const char *text, const char *what, yajl_val *out, qp_error **err);
+/* The same for len bytes that are not a C string (a file's contents): refused
+ * when empty, over max bytes, or holding a NUL byte or a "\u0000" escape. */
+int qp_json_parse_buf(const char *data, size_t len, size_t max, const char *what, yajl_val *out,
+		      qp_error **err);
 /* Lookups on an object; NULL when missing or of another type. */
 const char *qp_json_get_str(yajl_val obj, const char *key);
 bool qp_json_get_int(yajl_val obj, const char *key, long long *out);

@@ -17,8 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "container/cgroup.h"
 #include "net/net.h"
 #include "pod.h"
+#include "spec_resources.h"
 #include "util/cleanup.h"
 #include "util/log.h"
 #include "util/report.h"
@@ -60,6 +62,10 @@ static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 	 * the state dir (a new open file description), no inherited fds but
 	 * stdio: the workload's output goes where the creator's went */
 	setsid();
+	if (vm_cgroup_enter(pod, getpid(), &err) < 0) {
+		qp_report_err(wfd, err, "");
+		_exit(1);
+	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -132,14 +138,90 @@ static int create_detached(struct pod *pod, qp_error **err)
 	return -1;
 }
 
+/* ---- the pod's cgroup ----
+ * The monitor and QEMU live in a cgroup of the pod's own (cgroupsPath, or
+ * qpod/ID), without limits: the guest's RAM is its limit, and a cgroup cap
+ * on QEMU would only OOM-kill it.  A client that reads the pod's cgroup
+ * from its pid (containerd's shim, for `ctr task metrics` and CRI stats)
+ * then sees the VMM's usage, and delete takes what is left with it. */
+static int cgroup_prepare(struct pod *pod, qp_error **err)
+{
+	struct qp_cgroup *cg = NULL;
+	struct qp_resources none = { 0 };
+
+	free(pod->state->cgroup);
+	if (pod->spec->cgroups_path)
+		pod->state->cgroup = strdup(pod->spec->cgroups_path);
+	else if (asprintf(&pod->state->cgroup, QP_CGROUP_DEFAULT_PARENT "/%s", pod->id) < 0)
+		pod->state->cgroup = NULL;
+	if (!pod->state->cgroup)
+		return qp_fail(err, ENOMEM, "cgroup path");
+	if (state_save(pod->dirfd, pod->state, err) < 0)
+		return -1;
+	if (qp_cgroup_create(pod->state->cgroup, &none, &cg, err) < 0) {
+		int e = *err ? (*err)->errnum : 0;
+		if (geteuid() == 0 || (e != EACCES && e != EPERM && e != EROFS))
+			return -1;
+		/* rootless without a delegated cgroup: the VM runs without one */
+		qp_error_free(err);
+		free(pod->state->cgroup);
+		pod->state->cgroup = NULL;
+		return state_save(pod->dirfd, pod->state, err);
+	}
+	qp_cgroup_free(cg);
+	return 0;
+}
+
+int vm_cgroup_enter(struct pod *pod, pid_t pid, qp_error **err)
+{
+	struct qp_cgroup *cg = NULL;
+	int r = 0;
+
+	if (!pod->state->cgroup)
+		return 0;
+	r = qp_cgroup_open(pod->state->cgroup, &cg, err);
+	if (r == 0)
+		r = qp_cgroup_enter(cg, pid, err);
+	qp_cgroup_free(cg);
+	return r < 0 ? qp_error_prefix(err, "enter the pod's cgroup") : 0;
+}
+
+/* Once QEMU and the monitor are gone: kill what is left, remove it. */
+static int cgroup_remove(struct pod *pod, qp_error **err)
+{
+	struct qp_cgroup *cg = NULL;
+	int r = 0;
+
+	if (!pod->state->cgroup || qp_cgroup_open(pod->state->cgroup, &cg, NULL) < 0)
+		return 0;
+	for (int i = 0; i < 200 && state_pid_alive(pod->state) && pod->state->pid != getpid(); i++)
+		usleep(5000);
+	qp_cgroup_signal_all(cg, SIGKILL, NULL);
+	r = qp_cgroup_destroy(cg, err);
+	qp_cgroup_free(cg);
+	return r;
+}
+
 /* ---- driver ops ---- */
 
 static int vm_create(struct pod *pod, qp_error **err)
 {
-	if (!pod->io.foreground)
-		return create_detached(pod, err);
-	if (vm_mon_boot(pod, &self_mon, err) < 0)
+	if (pod->io.preserve_fds > 0)
+		return qp_error_set(err, QP_E_INVALID, 0, "--preserve-fds is not supported for vm pods "
+				    "(host fds cannot reach the guest)");
+	if (cgroup_prepare(pod, err) < 0)
 		return -1;
+	if (!pod->io.foreground) {
+		if (create_detached(pod, err) < 0) {
+			cgroup_remove(pod, NULL);
+			return -1;
+		}
+		return 0;
+	}
+	if (vm_mon_boot(pod, &self_mon, err) < 0) {
+		cgroup_remove(pod, NULL);
+		return -1;
+	}
 	pod->wait_fd = -1; /* the monitor owns its fds */
 	return 0;
 }
@@ -166,6 +248,8 @@ static enum qp_status vm_status(struct pod *pod)
 		}
 		return QP_STATUS_STOPPED;
 	}
+	if (faccessat(pod->dirfd, QP_VM_PAUSED, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return QP_STATUS_PAUSED; /* the monitor's mark, while QEMU is stopped */
 	return pod->state->status == QP_STATUS_RUNNING ? QP_STATUS_RUNNING : QP_STATUS_CREATED;
 }
 
@@ -234,7 +318,7 @@ static int vm_destroy(struct pod *pod, qp_error **err)
 	unlinkat(pod->dirfd, QP_VM_CHAN_SOCK, 0);
 	unlinkat(pod->dirfd, QP_VM_CTL_SOCK, 0);
 	unlinkat(pod->dirfd, QP_VM_INITRD, 0);
-	return 0;
+	return cgroup_remove(pod, err);
 }
 
 static int vm_wait_fd(struct pod *pod, qp_error **err)
@@ -332,6 +416,45 @@ static int vm_pids(struct pod *pod, pid_t **pids, size_t *n, qp_error **err)
 	return 0;
 }
 
+static int vm_freeze(struct pod *pod, bool pause, qp_error **err)
+{
+	struct qp_msg req = { .type = pause ? QP_MSG_CTL_PAUSE : QP_MSG_CTL_RESUME };
+
+	if (self_mon)
+		return vm_mon_pause(self_mon, pause, err);
+	return vm_ctl_call(pod->dirfd, &req, NULL, NULL, CTL_TIMEOUT_MS, err);
+}
+
+static int vm_pause(struct pod *pod, qp_error **err)
+{
+	return vm_freeze(pod, true, err);
+}
+
+static int vm_resume(struct pod *pod, qp_error **err)
+{
+	return vm_freeze(pod, false, err);
+}
+
+/* The guest has no balloon and its vCPUs are fixed at boot; the pod's
+ * cgroup carries no limits (see cgroup_prepare): nothing can change while
+ * the VM runs.  An update that changes nothing is fine. */
+static int vm_update(struct pod *pod, const struct qp_resources *res, qp_error **err)
+{
+	const char *changed = spec_resources_changed(&pod->spec->resources, res);
+
+	if (!changed)
+		return 0;
+	if (!strncmp(changed, "memory.", 7))
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "%s of vm pod \"%s\" cannot change while the VM runs (its RAM is fixed at "
+				    "boot: no memory balloon)",
+				    changed, pod->id);
+	return qp_error_set(err, QP_E_INVALID, 0,
+			    "%s of vm pod \"%s\" cannot change while the VM runs (its vCPUs are fixed "
+			    "at boot)",
+			    changed, pod->id);
+}
+
 const struct pod_driver qp_vm_driver = {
 	.name = "vm",
 	.create = vm_create,
@@ -343,4 +466,8 @@ const struct pod_driver qp_vm_driver = {
 	.reap = vm_reap,
 	.exec = vm_exec,
 	.pids = vm_pids,
+	.pause = vm_pause,
+	.resume = vm_resume,
+	.update = vm_update,
+	.stats = vm_stats,
 };

@@ -66,6 +66,8 @@ struct vm_mon {
 	qp_error *exec_err;     /* the workload could not be executed */
 	char reason[256];       /* why the VM stopped, once known */
 	struct vm_timeline tl;
+	struct vm_qmp *qmp;     /* connected at the first pause */
+	bool paused;
 	/* a replace in progress (CTL_REPLACE) */
 	bool replacing;
 	struct vm_client *rep_client; /* NULL if it went away meanwhile */
@@ -120,14 +122,19 @@ static void qemu_reason(struct vm_mon *m)
 {
 	int st = m->qemu_status;
 
-	if (WIFSIGNALED(st))
+	char tail[200];
+
+	vm_qemu_log_tail(m->pod->dirfd, tail, sizeof(tail));
+	/* QEMU's own last words, unless it was killed from outside */
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		set_reason(m, "qemu killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
-	else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
-		char tail[200];
-		vm_qemu_log_tail(m->pod->dirfd, tail, sizeof(tail));
+	else if (WIFSIGNALED(st))
+		set_reason(m, "qemu killed by signal %d (%s)%s%s", WTERMSIG(st), strsignal(WTERMSIG(st)),
+			   tail[0] ? ": " : "", tail);
+	else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
 		set_reason(m, "qemu exited with status %d%s%s", WEXITSTATUS(st), tail[0] ? ": " : "",
 			   tail);
-	} else
+	else
 		set_reason(m, "the VM powered off");
 }
 
@@ -343,6 +350,9 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	if ((m->qemu = vm_spawn_qemu(&o, err)) < 0)
 		goto fail;
 	m->tl.spawned = vm_tl_now();
+	/* a foreground run's monitor stays where its caller is; QEMU goes in */
+	if (vm_cgroup_enter(pod, m->qemu, err) < 0)
+		goto fail;
 	m->qemu_pidfd = (int)syscall(SYS_pidfd_open, m->qemu, 0);
 	/* the pod's pid is the monitor (this process): the one whose exit
 	 * status is the workload's, that a shim or conmon can wait on */
@@ -367,7 +377,15 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	*out = m;
 	return 0;
 fail:
-	vm_mon_free(m);
+	/* the pod never ran: nobody will delete it, so its address goes now
+	 * (the tap dies with QEMU, in vm_mon_free) */
+	{
+		struct qp_net_config net = m->net; /* its strings belong to the pod */
+		bool had_net = m->has_net;
+		vm_mon_free(m);
+		if (had_net)
+			qp_net_detach(&net, pod->id, NULL);
+	}
 	return -1;
 }
 
@@ -461,6 +479,8 @@ static int replace_begin(struct vm_mon *m, struct vm_client *c, const struct qp_
 		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is not running", m->pod->id);
 	if (m->replacing)
 		return qp_error_set(err, QP_E_STATE, 0, "a replace of pod \"%s\" is in progress", m->pod->id);
+	if (m->paused)
+		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is paused", m->pod->id);
 	if (msg->u.replace.argc) {
 		if (!(m->rep_argv = calloc(msg->u.replace.argc + 1, sizeof(char *))))
 			return qp_fail(err, ENOMEM, "replace");
@@ -516,15 +536,37 @@ static void replace_done(struct vm_mon *m, qp_error *e)
 	replace_free(m);
 }
 
+int vm_mon_pause(struct vm_mon *m, bool pause, qp_error **err)
+{
+	if (m->over || m->stopping)
+		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is stopped", m->pod->id);
+	if (pause == m->paused)
+		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is %s", m->pod->id,
+				    pause ? "paused already" : "not paused");
+	if (!m->qmp && vm_qmp_connect(m->pod->dirfd, &m->qmp, err) < 0)
+		return -1;
+	if (vm_qmp_execute(m->qmp, pause ? "stop" : "cont", err) < 0)
+		return qp_error_prefix(err, "%s the VM", pause ? "pause" : "resume");
+	m->paused = pause;
+	if (pause)
+		return state_write_file(m->pod->dirfd, QP_VM_PAUSED, "1\n", 2, err);
+	unlinkat(m->pod->dirfd, QP_VM_PAUSED, 0);
+	return 0;
+}
+
 static void begin_stop(struct vm_mon *m)
 {
 	struct qp_msg msg = { .type = QP_MSG_SHUTDOWN };
 
 	if (m->stopping)
 		return;
+	/* a paused guest would not see SHUTDOWN: let it run again first */
+	if (m->paused)
+		vm_mon_pause(m, false, NULL);
 	m->stopping = true;
 	m->stop_deadline = now_ms() + QP_VM_STOP_TIMEOUT_MS;
-	if (!m->chan->broken)
+	/* no channel yet (QEMU never opened it): nothing to tell the guest */
+	if (m->chan && !m->chan->broken)
 		qp_chan_send(m->chan, &msg, 100, NULL);
 }
 
@@ -620,6 +662,10 @@ static void client_request(struct vm_mon *m, struct vm_client *c, struct qp_msg 
 	case QP_MSG_SIGNAL:
 		vm_mon_signal(m, (int)msg->u.signal.signo, &e);
 		break;
+	case QP_MSG_CTL_PAUSE:
+	case QP_MSG_CTL_RESUME:
+		vm_mon_pause(m, msg->type == QP_MSG_CTL_PAUSE, &e);
+		break;
 	case QP_MSG_SHUTDOWN:
 		set_reason(m, "stopped on request");
 		begin_stop(m);
@@ -629,6 +675,11 @@ static void client_request(struct vm_mon *m, struct vm_client *c, struct qp_msg 
 			return; /* answered when the new workload runs */
 		break;
 	case QP_MSG_MEMINFO_REQ:
+		if (m->paused) {
+			qp_error_set(&e, QP_E_STATE, 0, "pod \"%s\" is paused: its guest cannot answer",
+				     m->pod->id);
+			break;
+		}
 		if (!c->want_meminfo && qp_chan_send(m->chan, msg, QP_VM_SEND_TIMEOUT_MS, &e) == 0)
 			c->want_meminfo = true;
 		if (!e)
@@ -637,6 +688,8 @@ static void client_request(struct vm_mon *m, struct vm_client *c, struct qp_msg 
 	case QP_MSG_EXEC:
 		if (!m->started || m->exited || m->stopping)
 			qp_error_set(&e, QP_E_STATE, 0, "pod \"%s\" is not running", m->pod->id);
+		else if (m->paused) /* as runc: no exec into a paused pod */
+			qp_error_set(&e, QP_E_STATE, 0, "pod \"%s\" is paused", m->pod->id);
 		else if (c->exec_id)
 			qp_error_set(&e, QP_E_STATE, 0, "one exec per connection");
 		else {
@@ -952,8 +1005,11 @@ void vm_mon_free(struct vm_mon *m)
 		close(m->listen_fd);
 	if (m->qemu_pidfd >= 0)
 		close(m->qemu_pidfd);
+	vm_qmp_free(m->qmp);
 	unlinkat(m->pod->dirfd, QP_VM_CHAN_SOCK, 0);
 	unlinkat(m->pod->dirfd, QP_VM_CTL_SOCK, 0);
+	unlinkat(m->pod->dirfd, QP_VM_QMP_SOCK, 0);
+	unlinkat(m->pod->dirfd, QP_VM_PAUSED, 0);
 	qp_error_free(&m->exec_err);
 	free(m);
 }

@@ -13,6 +13,7 @@
 
 #include "guest-init/protocol.h"
 #include "util/cleanup.h"
+#include "util/log.h"
 #include "vm/vm.h"
 
 #define QEMU_BIN "qemu-system-x86_64"
@@ -110,7 +111,10 @@ int vm_pick_accel(const char *want, bool *kvm, qp_error **err)
 		if (force && (!strcmp(force, "tcg") || !strcmp(force, "kvm")))
 			want = force;
 		else {
-			*kvm = kvm_opens();
+			char why[512];
+			*kvm = vm_kvm_usable(why, sizeof(why));
+			if (!*kvm)
+				qp_debug("accel auto: tcg (%s)", why);
 			return 0;
 		}
 	}
@@ -206,13 +210,15 @@ pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
 
 	/* tb-size: TCG's translation cache defaults to 1 GiB of host memory
 	 * (reserved, partly touched); 32 MiB holds a small guest's hot code */
-	const char *argv[40] = {
+	const char *argv[44] = {
 		QEMU_BIN, "-M", "microvm,acpi=off", "-nodefaults", "-no-user-config", "-nographic",
 		"-no-reboot", "-accel", o->kvm ? "kvm" : "tcg,tb-size=32", "-m", mem, "-smp", smp,
 		"-bios", o->firmware, "-kernel", o->kernel, "-initrd", initrd, "-append", cmdline,
 		"-device", "virtio-serial-device,max_ports=2", "-chardev", chardev,
 		"-device", "virtserialport,chardev=c0,name=" QP_PROTO_PORT_NAME,
 		"-fsdev", fsdev, "-device", "virtio-9p-device,fsdev=r,mount_tag=rootfs",
+		/* QMP for pause/resume, relative to the state dir like the channel */
+		"-qmp", "unix:" QP_VM_QMP_SOCK ",server=on,wait=off",
 	};
 	size_t argc = 0;
 	while (argv[argc])
@@ -276,8 +282,18 @@ void vm_qemu_log_tail(int dirfd, char *buf, size_t size)
 	while (n > 0 && (data[n - 1] == '\n' || data[n - 1] == '\r'))
 		n--;
 	data[n] = '\0';
-	char *line = strrchr(data, '\n');
-	line = line ? line + 1 : data;
+	/* QEMU's "error:" line says why (an assertion after it says where) */
+	char *line = NULL;
+	for (char *e = strstr(data, "error:"); e; e = strstr(e + 1, "error:"))
+		line = e;
+	if (line) {
+		while (line > data && line[-1] != '\n')
+			line--;
+		line[strcspn(line, "\n")] = '\0';
+	} else {
+		line = strrchr(data, '\n');
+		line = line ? line + 1 : data;
+	}
 	size_t i = 0;
 	for (; line[i] && i + 1 < size && i < 200; i++)
 		buf[i] = (unsigned char)line[i] < 0x20 || line[i] == 0x7f ? '?' : line[i];

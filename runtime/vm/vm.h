@@ -2,6 +2,8 @@
  *   initrd.c   the initramfs writer
  *   qemu.c     kernel/init/firmware lookup, accelerator choice, QEMU spawn
  *   monitor.c  the pod's monitor: owns QEMU, the guest channel and ctl.sock
+ *   qmp.c      the monitor's QMP client (pause, resume)
+ *   stats.c    the pod's usage for `qpod events`
  *   ctl.c      the client side of ctl.sock (start, kill, exec... from any qpod)
  *   driver.c   struct pod_driver on top of those
  *
@@ -33,6 +35,8 @@ struct pod;
 #define QP_VM_CTL_SOCK "ctl.sock"   /* the monitor's control socket */
 #define QP_VM_QEMU_LOG "qemu.log"
 #define QP_VM_STOPPED "stopped"     /* one line: why the VM stopped */
+#define QP_VM_QMP_SOCK "qmp.sock"   /* QEMU's QMP server, the monitor its client */
+#define QP_VM_PAUSED "paused"       /* exists while the monitor holds the VM stopped */
 
 #define QP_VM_SEND_TIMEOUT_MS 5000
 #define QP_VM_STOP_TIMEOUT_MS 5000 /* SHUTDOWN -> QEMU gone, else SIGKILL */
@@ -70,9 +74,11 @@ char *vm_find_guest_init(qp_error **err);
 char *vm_find_firmware(const char *name, qp_error **err);
 
 /* Accelerator for `want` = "auto" (or NULL), "kvm" or "tcg": auto picks KVM
- * when /dev/kvm opens read-write ($QPOD_ACCEL overrides auto).  kvm without
- * a usable /dev/kvm is an error. */
+ * when a probe boot under KVM works (kvm_probe.c; $QPOD_ACCEL overrides
+ * auto).  kvm without a /dev/kvm that opens is an error. */
 int vm_pick_accel(const char *want, bool *kvm, qp_error **err);
+/* Whether KVM really runs a guest here (cached probe boot); why says why not. */
+bool vm_kvm_usable(char *why, size_t size);
 
 struct vm_qemu_opts {
 	const char *statedir;   /* absolute path of the pod's state dir */
@@ -90,7 +96,8 @@ struct vm_qemu_opts {
  * socket path stays short, SIGKILLed if the caller dies).  Returns the pid. */
 pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err);
 
-/* The last non-empty line of qemu.log (printable, bounded) into buf; "" if none. */
+/* The last "error:" line of qemu.log's tail, else its last non-empty line
+ * (printable, bounded), into buf; "" if none. */
 void vm_qemu_log_tail(int dirfd, char *buf, size_t size);
 
 /* ---- monitor.c ---- */
@@ -116,9 +123,29 @@ const char *vm_mon_accel(const struct vm_mon *m);
 int vm_mon_poll_fd(const struct vm_mon *m);
 /* A signal for the workload (before start: stop the VM). */
 int vm_mon_signal(struct vm_mon *m, int sig, qp_error **err);
+/* Pause (QMP "stop") or resume ("cont") the VM; QP_VM_PAUSED says which. */
+int vm_mon_pause(struct vm_mon *m, bool pause, qp_error **err);
+
+/* ---- stats.c ---- */
+
+/* The pod's usage (the driver's stats op). */
+int vm_stats(struct pod *pod, struct qp_stats *st, qp_error **err);
+
+/* ---- qmp.c ---- */
+
+struct vm_qmp;
+/* Connect to QP_VM_QMP_SOCK in dirfd and leave QMP's negotiation mode. */
+int vm_qmp_connect(int dirfd, struct vm_qmp **out, qp_error **err);
+/* Run a QMP command without arguments ("stop", "cont"); qemu's error text
+ * becomes the error. */
+int vm_qmp_execute(struct vm_qmp *q, const char *command, qp_error **err);
+void vm_qmp_free(struct vm_qmp *q);
 
 /* Build the RUN/EXEC fields from an OCI process (pointers into proc). */
 void vm_run_from_process(const struct qp_process *proc, struct qp_run *run);
+
+/* Move pid into the pod's cgroup (driver.c; none: nothing to do). */
+int vm_cgroup_enter(struct pod *pod, pid_t pid, qp_error **err);
 
 /* ---- ctl.c ---- */
 

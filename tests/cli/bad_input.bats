@@ -128,9 +128,11 @@ create_fails() {
 @test "command not found in the rootfs: 127; not executable: 126" {
 	run --separate-stderr qp run --rm "$ROOTFS" -- /bin/no-such-command
 	assert_qpod_error 127
-	assert_match "${stderr_lines[0]}" 'not found|No such file' "stderr"
+	# runc's texts, which podman matches to answer 127
+	assert_contains "${stderr_lines[0]}" 'stat /bin/no-such-command: no such file or directory' "stderr"
 	run --separate-stderr qp run --rm "$ROOTFS" -- no-such-command-in-path
 	assert_qpod_error 127
+	assert_contains "${stderr_lines[0]}" 'executable file not found in $PATH' "stderr"
 	run --separate-stderr qp run --rm "$ROOTFS" -- /etc/passwd
 	assert_qpod_error 126
 	make_bundle "$BUNDLE" '.process.args = ["/bin/no-such-command"]'
@@ -184,11 +186,16 @@ create_fails() {
 
 @test "unknown pod: kill, state, start, delete, exec, ps" {
 	local cmd
-	for cmd in kill state start delete "delete --force" ps; do
-		# shellcheck disable=SC2086 # "delete --force"
+	for cmd in kill state start delete ps; do
 		run --separate-stderr qp $cmd no-such-pod
 		assert_qpod_error 125
+		assert_contains "$stderr" "does not exist" "$cmd of an unknown pod"
 	done
+	# runc: delete --force of an unknown pod succeeds, silently (podman
+	# runs it after every failed create)
+	run --separate-stderr qp delete --force no-such-pod
+	assert_status 0
+	assert_eq "$stderr" "" "delete --force of an unknown pod"
 	run --separate-stderr qp exec no-such-pod -- /bin/true
 	assert_qpod_error 125
 	run --separate-stderr qp kill no-such-pod KILL
@@ -212,4 +219,19 @@ create_fails() {
 	run --separate-stderr "$QPOD" --root "$TEST_DIR/rootfile" list
 	assert_qpod_error 125
 	rm -f "$TEST_DIR/rootfile"
+}
+
+@test "options of the ROOTFS form given with a bundle are refused, not ignored; create --help is create's" {
+	make_bundle "$BUNDLE" "$(helper_args true)"
+	local o
+	for o in "--memory 64M" "--hostname h" "--rm" "--name other" "-e A=B" "--net bridge" "--pids 5" "--read-only"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr qp create "$ID" --bundle "$BUNDLE" $o
+		assert_qpod_error 125
+		assert_contains "$stderr" "ROOTFS form" "create with $o"
+	done
+	assert_eq "$(qp list --quiet)" "" "pods left"
+	run --separate-stderr "$QPOD" create --help
+	assert_status 0
+	assert_match "${lines[0]}" '^Usage: qpod create ' "create --help"
 }

@@ -6,22 +6,6 @@
 
 load helpers
 
-# cg_file CONTROLLER V1FILE V2FILE: the host path of a limit file of pod $ID
-# (cgroup path from `qpod state`), v1 controller first, then unified/v2.
-cg_file() {
-	local cg f
-	cg=$(pod_field "$ID" cgroup)
-	[ -n "$cg" ] && [ "$cg" != null ] || flunk "qpod state has no cgroup path"
-	cg=${cg#/}
-	for f in "$CGROUP_FS/$1/$cg/$2" "$CGROUP_FS/$cg/$3" "$CGROUP_FS/unified/$cg/$3"; do
-		if [ -f "$f" ]; then
-			echo "$f"
-			return 0
-		fi
-	done
-	flunk "no $2 / $3 for cgroup $cg under $CGROUP_FS"
-}
-
 @test "--memory, --cpus and --pids are written to the pod's cgroup" {
 	bg_qp run --rm --name "$ID" --memory 64M --cpus 0.5 --pids 20 "$ROOTFS" -- "$HELPER" sleep 30
 	wait_for 200 status_is "$ID" running
@@ -126,4 +110,21 @@ cg_file() {
 	# no other tenant's cgroup directory is visible below the hierarchies' roots
 	assert_eq "${out[3]}" 0 "cgroup directories below the pod's roots"
 	assert_eq "${out[4]}" read-only "the cgroup view"
+}
+
+@test "without a cgroup namespace (podman's default on v1) the pod's /sys/fs/cgroup still shows its own cgroup" {
+	make_bundle "$BUNDLE" '.process.args = ["sh", "-c", "cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max; touch /sys/fs/cgroup/x 2>/dev/null && echo writable || echo read-only"]
+		| .linux.namespaces = [.linux.namespaces[] | select(.type != "cgroup")]
+		| .linux.cgroupsPath = "/qpod-test-parent/'"$ID"'"
+		| .linux.resources.memory.limit = 50331648
+		| .mounts = [.mounts[] | if .destination == "/sys/fs/cgroup" then .options = ["rprivate", "nosuid", "noexec", "nodev", "relatime", "ro"] else . end]'
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_status 0
+	assert_eq "${lines[0]}" 50331648 "the pod's memory limit, read inside"
+	assert_eq "${lines[1]}" read-only "the cgroup view"
+	local d
+	for d in /sys/fs/cgroup/*/qpod-test-parent /sys/fs/cgroup/qpod-test-parent; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null
+	done
+	true
 }

@@ -135,6 +135,22 @@ pod_cgroup_dirs() {
 	return 0
 }
 
+# cg_file CONTROLLER V1FILE V2FILE: the host path of a cgroup file of pod $ID
+# (cgroup path from `qpod state`), v1 controller first, then unified/v2.
+cg_file() {
+	local cg f
+	cg=$(pod_field "$ID" cgroup)
+	[ -n "$cg" ] && [ "$cg" != null ] || flunk "qpod state has no cgroup path"
+	cg=${cg#/}
+	for f in "$CGROUP_FS/$1/$cg/$2" "$CGROUP_FS/$cg/$3" "$CGROUP_FS/unified/$cg/$3"; do
+		if [ -f "$f" ]; then
+			echo "$f"
+			return 0
+		fi
+	done
+	flunk "no $2 / $3 for cgroup $cg under $CGROUP_FS"
+}
+
 # ---- setup / teardown ------------------------------------------------------------
 
 setup() { setup_common; }

@@ -241,3 +241,24 @@ prun() {
 	assert_qpod_error 125
 	assert_eq "$(qp list --quiet)" "" "pods left"
 }
+
+@test "a pid namespace joined by path (CRI's shareProcessNamespace): both pods see each other's processes" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+	local pid
+	pid=$(pod_field "$ID" pid)
+	make_bundle "$TEST_DIR/b2" ".process.args = [\"sh\", \"-c\", \"cat /proc/1/comm; echo \$\$\"]
+		| .linux.namespaces = [.linux.namespaces[] | if .type == \"pid\" then .path = \"/proc/$pid/ns/pid\" else . end]"
+	run --separate-stderr qp run "$ID2" --bundle "$TEST_DIR/b2"
+	assert_status 0
+	assert_eq "${lines[0]}" qpod-testhelper "PID 1 seen from the second pod: the first pod's workload"
+	[ "${lines[1]}" -gt 1 ] || flunk "the second pod's shell is pid ${lines[1]} in the shared namespace"
+	# a path that is not a pid namespace is refused
+	make_bundle "$TEST_DIR/b3" '.linux.namespaces = [.linux.namespaces[] | if .type == "pid" then .path = "/proc/self/ns/net" else . end]'
+	run --separate-stderr qp run "$ID2" --bundle "$TEST_DIR/b3"
+	assert_qpod_error 125
+	assert_contains "$stderr" "pid namespace"
+	qp delete --force "$ID"
+	assert_eq "$(qp list --quiet)" "" "pods left"
+}

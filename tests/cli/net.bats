@@ -50,29 +50,29 @@ bridge_bundle() { # DIR IP ARGS...
 }
 
 @test "two bridged pods reach each other and the host (TCP and ping)" {
-	bridge_bundle "$BUNDLE" 10.88.0.10 tcp-listen 8080 2
+	bridge_bundle "$BUNDLE" 10.213.0.10 tcp-listen 8080 2
 	run qp_detached_ns create "$ID" --bundle "$BUNDLE"
 	assert_status 0
 	qpn start "$ID"
 	# the pod's eth0 has the requested address on the bridge's /22 slice
 	run --separate-stderr qpn exec "$ID" -- ip -4 -o addr show dev eth0
-	assert_contains "$output" "10.88.0.10/22"
+	assert_contains "$output" "10.213.0.10/22"
 	# from the host (the test netns): TCP to the pod
-	wait_for 100 nsenter --net="/run/netns/$NS" "$HOST_HELPER" tcp-connect 10.88.0.10 8080
+	wait_for 100 nsenter --net="/run/netns/$NS" "$HOST_HELPER" tcp-connect 10.213.0.10 8080
 	# from a second pod on the bridge: ping and TCP
-	run --separate-stderr qpn run --rm --name "$ID2" --net bridge --ip 10.88.0.11 "$ROOTFS" -- \
-		sh -c "ping -c 1 -W 2 10.88.0.10 >/dev/null && ping -c 1 -W 2 10.88.0.1 >/dev/null && $HELPER tcp-connect 10.88.0.10 8080"
+	run --separate-stderr qpn run --rm --name "$ID2" --net bridge --ip 10.213.0.11 "$ROOTFS" -- \
+		sh -c "ping -c 1 -W 2 10.213.0.10 >/dev/null && ping -c 1 -W 2 10.213.0.1 >/dev/null && $HELPER tcp-connect 10.213.0.10 8080"
 	assert_status 0
 	assert_contains "$output" "ping" "reply through the bridge"
 	wait_for 100 status_is "$ID" stopped
 }
 
 @test "delete leaves no link, address or lease" {
-	bridge_bundle "$BUNDLE" 10.88.0.20 sleep 60
+	bridge_bundle "$BUNDLE" 10.213.0.20 sleep 60
 	qp_detached_ns create "$ID" --bundle "$BUNDLE"
 	qpn start "$ID"
 	assert_match "$(ip -n "$NS" -o link show)" "qp[0-9a-f]{10}" "host end of the veth"
-	assert_contains "$(cat "$ROOT/.net/ipam")" "10.88.0.20 $ID" "lease"
+	assert_contains "$(cat "$ROOT/.net/ipam")" "10.213.0.20 $ID" "lease"
 	qpn delete --force "$ID"
 	assert_eq "$(ip -n "$NS" -o link show | grep -c 'qp[0-9a-f]' || true)" 0 "veths after delete"
 	assert_eq "$(lease_count)" 0 "leases after delete"
@@ -84,7 +84,7 @@ bridge_bundle() { # DIR IP ARGS...
 }
 
 @test "kill -9 of qpod mid-create, then gc: a clean state" {
-	bridge_bundle "$BUNDLE" 10.88.0.30 sleep 60
+	bridge_bundle "$BUNDLE" 10.213.0.30 sleep 60
 	local i pid delay
 	for i in 1 2 3 4 5 6; do
 		delay=$(printf '0.%03d' $((i * 7)))
@@ -108,17 +108,17 @@ bridge_bundle() { # DIR IP ARGS...
 }
 
 @test "gc leaves live pods alone" {
-	bridge_bundle "$BUNDLE" 10.88.0.40 sleep 60
+	bridge_bundle "$BUNDLE" 10.213.0.40 sleep 60
 	qp_detached_ns create "$ID" --bundle "$BUNDLE"
 	qpn start "$ID"
 	run --separate-stderr qpn gc
 	assert_status 0
 	assert_eq "$(pod_field "$ID" status)" running "status after gc"
-	assert_contains "$(cat "$ROOT/.net/ipam")" "10.88.0.40 $ID" "lease after gc"
+	assert_contains "$(cat "$ROOT/.net/ipam")" "10.213.0.40 $ID" "lease after gc"
 }
 
 @test "bad network input: clear errors, nothing leaked" {
-	run --separate-stderr qpn run --rm --net bridge --subnet 10.88.0.0/33 "$ROOTFS" -- true
+	run --separate-stderr qpn run --rm --net bridge --subnet 10.213.0.0/33 "$ROOTFS" -- true
 	assert_qpod_error 125
 	run --separate-stderr qpn run --rm --net bridge --subnet nonsense "$ROOTFS" -- true
 	assert_qpod_error 125
@@ -129,12 +129,12 @@ bridge_bundle() { # DIR IP ARGS...
 	assert_contains "$stderr" "192.168.77.5"
 	run --separate-stderr qpn run --rm --net wifi "$ROOTFS" -- true
 	assert_qpod_error 125
-	run --separate-stderr qpn run --rm --net none --ip 10.88.0.5 "$ROOTFS" -- true
+	run --separate-stderr qpn run --rm --net none --ip 10.213.0.5 "$ROOTFS" -- true
 	assert_qpod_error 125
 	# an address in use
-	bridge_bundle "$BUNDLE" 10.88.0.50 sleep 60
+	bridge_bundle "$BUNDLE" 10.213.0.50 sleep 60
 	qp_detached_ns create "$ID" --bundle "$BUNDLE"
-	run --separate-stderr qpn run --rm --net bridge --ip 10.88.0.50 "$ROOTFS" -- true
+	run --separate-stderr qpn run --rm --net bridge --ip 10.213.0.50 "$ROOTFS" -- true
 	assert_qpod_error 125
 	assert_contains "$stderr" "in use"
 	assert_eq "$(pod_field "$ID" status)" created "first pod untouched"
@@ -149,4 +149,27 @@ bridge_bundle() { # DIR IP ARGS...
 	run --separate-stderr qpn run --rm --net none "$ROOTFS" -- sh -c 'ls /sys/class/net'
 	assert_status 0
 	assert_eq "$output" "lo" "interfaces"
+}
+
+@test "a subnet that overlaps a host route is refused, naming it; the default subnet avoids podman's and docker's" {
+	# in our netns: a podman-like bridge on 10.88.0.0/16
+	nsenter --net="/run/netns/$NS" ip link add cni-podman0 type bridge
+	nsenter --net="/run/netns/$NS" ip addr add 10.88.0.1/16 dev cni-podman0
+	nsenter --net="/run/netns/$NS" ip link set cni-podman0 up
+	run --separate-stderr qpn run --rm --net bridge --subnet 10.88.0.0/16 "$ROOTFS" -- true
+	assert_qpod_error 125
+	assert_contains "$stderr" "10.88.0.0/16 on cni-podman0" "the overlapping route"
+	assert_contains "$stderr" "--subnet" "the way out"
+	# a narrower subnet inside it overlaps too; one beside it does not
+	run --separate-stderr qpn run --rm --net bridge --subnet 10.88.4.0/22 "$ROOTFS" -- true
+	assert_qpod_error 125
+	run --separate-stderr qpn run --rm --net bridge --subnet 10.89.0.0/16 "$ROOTFS" -- true
+	assert_status 0
+	# the default is neither podman's 10.88/16 nor docker's 172.17/16
+	run --separate-stderr qpn run --rm --net bridge "$ROOTFS" -- ip -4 -o addr show eth0
+	assert_status 0
+	assert_not_contains "$output" " 10.88." "default subnet"
+	assert_not_contains "$output" " 172.17." "default subnet"
+	nsenter --net="/run/netns/$NS" ip link del cni-podman0
+	assert_eq "$(cat "$ROOT/.net/ipam" 2>/dev/null | grep -c . || true)" 0 "leases left"
 }

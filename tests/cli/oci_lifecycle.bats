@@ -13,10 +13,31 @@ load helpers
 		flunk "unexpected default spec:" "$output"
 }
 
-@test "features prints JSON" {
+@test "features is true: every mount option and namespace it lists works" {
 	run --separate-stderr "$QPOD" features
 	assert_status 0
-	jq -e 'type == "object"' <<<"$output" >/dev/null || flunk "not a JSON object:" "$output"
+	local features=$output o ns src=$TEST_DIR/src
+	jq -e '.potentiallyUnsafeConfigAnnotations == ["qpod."]' <<<"$features" >/dev/null ||
+		flunk "qpod.* annotations not listed as unsafe:" "$features"
+	mkdir -p "$src"
+	for o in $(jq -r '.mountOptions[]' <<<"$features"); do
+		case $o in
+		bind | rbind | remount | *shared | *slave | *private | *unbindable | rro)
+			make_bundle "$BUNDLE" ".process.args = [\"true\"] | .mounts += [{\"destination\": \"/mnt\",
+				\"type\": \"bind\", \"source\": \"$src\", \"options\": [\"bind\", \"$o\"]}]" ;;
+		*)
+			make_bundle "$BUNDLE" ".process.args = [\"true\"] | .mounts += [{\"destination\": \"/mnt\",
+				\"type\": \"tmpfs\", \"source\": \"tmpfs\", \"options\": [\"$o\"]}]" ;;
+		esac
+		run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+		[ "$status" -eq 0 ] || flunk "mount option $o (listed in features) fails:" "$stderr"
+	done
+	for ns in $(jq -r '.linux.namespaces[]' <<<"$features"); do
+		[ "$ns" = user ] && continue # needs mappings: tests/cli/isolation.bats
+		make_bundle "$BUNDLE" ".process.args = [\"true\"] | .linux.namespaces = ([.linux.namespaces[] | select(.type != \"$ns\")] + [{\"type\": \"$ns\"}])"
+		run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+		[ "$status" -eq 0 ] || flunk "namespace $ns (listed in features) fails:" "$stderr"
+	done
 }
 
 @test "create, start, state, list, ps, kill, delete" {
@@ -347,4 +368,32 @@ load helpers
 	assert_contains "$output" "$epid exit 6" "the exec's status"
 	assert_eq "$(pod_field "$ID" status)" stopped
 	qp delete "$ID"
+}
+
+@test "runc's create/run flags are applied: --preserve-fds, --no-pivot, --no-new-keyring" {
+	make_bundle "$BUNDLE" "$(helper_args fds)"
+	run --separate-stderr bash -c 'exec 3</etc/hostname 4</etc/hostname; exec "$@"' _ \
+		"$QPOD" --root "$ROOT" run "$ID" --bundle "$BUNDLE" --preserve-fds 2
+	assert_status 0
+	assert_eq "$output" "0 1 2 3 4" "fds of the workload with --preserve-fds 2"
+	run --separate-stderr bash -c 'exec 3</etc/hostname 4</etc/hostname; exec "$@"' _ \
+		"$QPOD" --root "$ROOT" run "$ID" --bundle "$BUNDLE"
+	assert_eq "$output" "0 1 2" "fds of the workload without it"
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE" --preserve-fds many
+	assert_qpod_error 125
+
+	make_bundle "$BUNDLE" '.process.args = ["sh", "-c", "cat /etc/os-release >/dev/null; ls / | grep -c ."]'
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE" --no-pivot
+	assert_status 0
+	assert_eq "$output" "$(ls "$ROOTFS" | grep -c .)" "--no-pivot: the rootfs is /"
+
+	# a session keyring of the pod's own unless --no-new-keyring (seccomp
+	# off: the default profile refuses keyctl)
+	make_bundle "$BUNDLE" "$(helper_args keyring) | del(.linux.seccomp)"
+	local host mine kept
+	host=$("$QPOD_BUILD/tools/qpod-testhelper" keyring)
+	mine=$(qp run "$ID" --bundle "$BUNDLE")
+	kept=$(qp run "$ID" --bundle "$BUNDLE" --no-new-keyring)
+	[ -n "$mine" ] && [ "$mine" != "$host" ] || flunk "the pod shares the host's session keyring ($host)"
+	assert_eq "$kept" "$host" "--no-new-keyring keeps the caller's"
 }

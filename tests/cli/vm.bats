@@ -151,10 +151,10 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	NS=qpvm$$$BATS_TEST_NUMBER
 	ip netns add "$NS"
 	ip -n "$NS" link set lo up
-	run nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" run --mode vm --net bridge --ip 10.88.0.9 --rm "$ROOTFS" -- \
-		sh -c 'ip -4 -o addr show eth0; ping -c 1 -W 5 10.88.0.1 >/dev/null && echo gateway-ok'
+	run nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" run --mode vm --net bridge --ip 10.213.0.9 --rm "$ROOTFS" -- \
+		sh -c 'ip -4 -o addr show eth0; ping -c 1 -W 5 10.213.0.1 >/dev/null && echo gateway-ok'
 	assert_status 0
-	assert_contains "$output" "inet 10.88.0.9/22"
+	assert_contains "$output" "inet 10.213.0.9/22"
 	assert_contains "$output" "gateway-ok"
 	# the tap died with QEMU and the lease was released
 	assert_eq "$(ip -n "$NS" -o link show | grep -c ' qp[0-9a-f]\{10\}')" 0 "tap links left"
@@ -229,4 +229,44 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	assert_contains "$output" "exec-out" "exec output"
 	assert_eq "$(pod_field "$ID" status)" stopped
 	qp delete "$ID"
+}
+
+@test "accel auto: a KVM that aborts QEMU is found by a probe boot (cached), TCG runs, and a forced kvm shows QEMU's error" {
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["echo", "ran"]'
+	unset QPOD_ACCEL
+	export QPOD_CACHE=$TEST_DIR/cache QPOD_QEMU=$BATS_TEST_DIRNAME/broken-kvm-qemu.sh
+	mkdir -p "$QPOD_CACHE"
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || export QPOD_NO_KVM=1
+	run --separate-stderr qp run --bundle "$BUNDLE" "$ID"
+	assert_status 0
+	assert_eq "$output" ran "workload output"
+	if [ -z "${QPOD_NO_KVM:-}" ]; then
+		assert_contains "$stderr" "KVM is not usable here" "one line saying why"
+		assert_contains "$stderr" "failed to set MSR" "QEMU's reason"
+		assert_contains "$(cat "$QPOD_CACHE/kvm-probe")" "no qemu killed by signal 6" "cached answer"
+	fi
+	# the second pod uses the cached answer: no probe, no line
+	qp_detached create --bundle "$BUNDLE" "$ID2"
+	assert_eq "$(pod_field "$ID2" accel)" tcg "accel of the second pod"
+	assert_eq "$(cat "$TEST_DIR/pod.err")" "" "no probe line the second time"
+	qp delete --force "$ID2"
+	if [ -z "${QPOD_NO_KVM:-}" ]; then
+		run --separate-stderr qp run --accel kvm --mode vm --rm "$ROOTFS" -- true
+		assert_qpod_error 125
+		assert_contains "$stderr" "failed to set MSR" "QEMU's own error for a forced kvm"
+	fi
+}
+
+@test "vm faults: a QEMU that never opens its channel: a clear error, no crash, and no state dir, process or lease left (bridge)" {
+	printf '#!/bin/sh\nexec sleep 30\n' >"$TEST_DIR/sleeping-qemu"
+	chmod +x "$TEST_DIR/sleeping-qemu"
+	NS=qpvm$$$BATS_TEST_NUMBER
+	ip netns add "$NS"
+	run --separate-stderr env QPOD_QEMU="$TEST_DIR/sleeping-qemu" QPOD_VM_HELLO_TIMEOUT_MS=1500 \
+		nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" run --mode vm --net bridge --rm "$ROOTFS" -- true
+	assert_qpod_error 125
+	assert_contains "$stderr" "did not open the VM channel"
+	assert_eq "$(ls "$ROOT" | grep -v '^\.' || true)" "" "state dirs left"
+	assert_eq "$(cat "$ROOT/.net/ipam" 2>/dev/null)" "" "leases left"
+	! pgrep -f "$TEST_DIR/sleeping-qemu" >/dev/null || flunk "the fake QEMU is still running"
 }

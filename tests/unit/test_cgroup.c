@@ -1,7 +1,8 @@
 /* tests/unit/test_cgroup.c — cgroup support: the pure translations and path
  * checks, then real cgroups on this host (root only): create with limits,
  * enter a forked child, pids, signal_all, OOM accounting, destroy with
- * processes and sub-cgroups left inside.  The same life cycle also runs on
+ * processes and sub-cgroups left inside; freeze/thaw, update and stats.  The
+ * same life cycle also runs on
  * a controller-less cgroup2 tree (the unified tree of a hybrid host) through
  * QPOD_CGROUP_ROOT.  Every real test removes its cgroups and children in its
  * teardown, which cmocka runs even when an assertion fails. */
@@ -671,6 +672,130 @@ static void test_unified_lifecycle(void **state)
 	qp_error_free(&err);
 }
 
+/* pause/resume (freezer), update through the create writers (memsw order),
+ * checkBeforeUpdate, stats, and SIGKILL of a frozen cgroup */
+static void test_host_freeze_update_stats(void **state)
+{
+	struct fixture *f = *state;
+	struct qp_resources r = { 0 }, u = { 0 };
+	struct qp_stats st;
+	qp_error *err = NULL;
+	bool memsw;
+	int go, ack;
+
+	need_root();
+	r.has_memory_limit = r.has_pids_limit = true;
+	r.memory_limit = 64 * MIB;
+	r.pids_limit = 10;
+	check_err(qp_cgroup_create(f->path, &r, &f->cg, &err), &err);
+	if (qp_cgroup_mode_of(f->cg) != QP_CGROUP_V1) {
+		print_message("not a v1 host: skipped\n");
+		skip();
+	}
+	f->child[0] = spawn(&go, &ack, 0);
+	check_err(qp_cgroup_enter(f->cg, f->child[0], &err), &err);
+	go_and_wait(go, ack);
+
+	assert_false(qp_cgroup_is_frozen(f->cg));
+	check_err(qp_cgroup_freeze(f->cg, true, &err), &err);
+	assert_string_equal(slurp("/sys/fs/cgroup/freezer/%s/freezer.state", f->path), "FROZEN");
+	assert_true(qp_cgroup_is_frozen(f->cg));
+	/* a signal to a paused cgroup leaves it paused */
+	check_err(qp_cgroup_signal_all(f->cg, SIGCONT, &err), &err);
+	assert_string_equal(slurp("/sys/fs/cgroup/freezer/%s/freezer.state", f->path), "FROZEN");
+	check_err(qp_cgroup_freeze(f->cg, false, &err), &err);
+	assert_string_equal(slurp("/sys/fs/cgroup/freezer/%s/freezer.state", f->path), "THAWED");
+	assert_false(qp_cgroup_is_frozen(f->cg));
+
+	/* update: raise memory and memsw (memsw first), then cut both (limit first) */
+	memsw = slurp("/sys/fs/cgroup/memory/%s/memory.memsw.limit_in_bytes", f->path) != NULL;
+	u = r;
+	u.memory_limit = 128 * MIB;
+	u.has_memory_swap = memsw;
+	u.memory_swap = 256 * MIB;
+	u.pids_limit = 20;
+	check_err(qp_cgroup_update(f->cg, &u, &err), &err);
+	assert_string_equal(slurp("/sys/fs/cgroup/memory/%s/memory.limit_in_bytes", f->path), "134217728");
+	assert_string_equal(slurp("/sys/fs/cgroup/pids/%s/pids.max", f->path), "20");
+	if (memsw)
+		assert_string_equal(slurp("/sys/fs/cgroup/memory/%s/memory.memsw.limit_in_bytes", f->path),
+				    "268435456");
+	u.memory_limit = 32 * MIB;
+	u.memory_swap = 48 * MIB;
+	check_err(qp_cgroup_update(f->cg, &u, &err), &err);
+	assert_string_equal(slurp("/sys/fs/cgroup/memory/%s/memory.limit_in_bytes", f->path), "33554432");
+	u.has_memory_swap = false;
+	/* below the usage: refused with checkBeforeUpdate, nothing written */
+	u.memory_limit = 4096;
+	u.memory_check_before_update = true;
+	assert_int_equal(qp_cgroup_update(f->cg, &u, &err), -1);
+	assert_non_null(strstr(err->msg, "below the current usage"));
+	qp_error_free(&err);
+	assert_string_equal(slurp("/sys/fs/cgroup/memory/%s/memory.limit_in_bytes", f->path), "33554432");
+
+	check_err(qp_cgroup_stats(f->cg, &st, &err), &err);
+	assert_true(st.has_memory && st.usage.has);
+	assert_int_equal(st.usage.limit, 32 * MIB);
+	assert_true(st.usage.usage > 0);
+	assert_true(st.has_pids);
+	assert_int_equal(st.pids_current, 1);
+	assert_int_equal(st.pids_limit, 20);
+	assert_true(st.has_cpu);
+	assert_true(st.n_raw > 0);
+	qp_stats_free(&st);
+
+	/* SIGKILL of a frozen cgroup lands: it is thawed */
+	check_err(qp_cgroup_freeze(f->cg, true, &err), &err);
+	check_err(qp_cgroup_signal_all(f->cg, SIGKILL, &err), &err);
+	assert_int_equal(reap(&f->child[0]), SIGKILL);
+	assert_string_equal(slurp("/sys/fs/cgroup/freezer/%s/freezer.state", f->path), "THAWED");
+	check_err(qp_cgroup_destroy(f->cg, &err), &err);
+}
+
+/* the v2 freezer (cgroup.freeze) on the controller-less unified tree */
+static void test_unified_freeze(void **state)
+{
+	struct fixture *f = *state;
+	struct qp_resources r = { 0 };
+	struct qp_stats st;
+	qp_error *err = NULL;
+	struct statfs sf;
+	int go, ack;
+
+	need_root();
+	if (statfs(UNIFIED, &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC) {
+		print_message(UNIFIED " is not a cgroup2 tree: skipped\n");
+		skip();
+	}
+	check_err(qp_cgroup_create(f->path, NULL, &f->cg, &err), &err);
+	f->child[0] = spawn(&go, &ack, 0);
+	check_err(qp_cgroup_enter(f->cg, f->child[0], &err), &err);
+	go_and_wait(go, ack);
+	check_err(qp_cgroup_freeze(f->cg, true, &err), &err);
+	assert_string_equal(slurp(UNIFIED "/%s/cgroup.freeze", f->path), "1");
+	assert_non_null(strstr(slurp(UNIFIED "/%s/cgroup.events", f->path), "frozen 1"));
+	assert_true(qp_cgroup_is_frozen(f->cg));
+	check_err(qp_cgroup_freeze(f->cg, false, &err), &err);
+	assert_false(qp_cgroup_is_frozen(f->cg));
+
+	/* no controllers: an update of a limit says so; stats have cpu only */
+	r.has_pids_limit = true;
+	r.pids_limit = 5;
+	assert_int_equal(qp_cgroup_update(f->cg, &r, &err), -1);
+	assert_non_null(strstr(err->msg, "pids controller is not available"));
+	qp_error_free(&err);
+	check_err(qp_cgroup_stats(f->cg, &st, &err), &err);
+	assert_true(st.has_cpu);
+	assert_false(st.has_memory);
+	assert_false(st.has_pids);
+	qp_stats_free(&st);
+
+	check_err(qp_cgroup_freeze(f->cg, true, &err), &err);
+	check_err(qp_cgroup_signal_all(f->cg, SIGKILL, &err), &err);
+	assert_int_equal(reap(&f->child[0]), SIGKILL);
+	check_err(qp_cgroup_destroy(f->cg, &err), &err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -688,6 +813,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_rollback, setup_host, teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_unified_lifecycle, setup_unified,
 						teardown_fixture),
+		cmocka_unit_test_setup_teardown(test_host_freeze_update_stats, setup_host,
+						teardown_fixture),
+		cmocka_unit_test_setup_teardown(test_unified_freeze, setup_unified, teardown_fixture),
 	};
 	return cmocka_run_group_tests_name("cgroup", tests, NULL, NULL);
 }

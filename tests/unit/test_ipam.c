@@ -59,12 +59,12 @@ static void test_config_defaults(void **state)
 
 	(void)state;
 	assert_string_equal(cfg.prefix, "qpod");
-	assert_string_equal(str(cfg.base), "10.88.0.0");
+	assert_string_equal(str(cfg.base), "10.213.0.0");
 	assert_int_equal(cfg.subnet_prefix, 16);
 	assert_int_equal(cfg.slice_prefix, 22);
 	assert_int_equal(cfg.nslices, 64);
 	assert_int_equal(qp_slice_size(&cfg), 1024);
-	assert_string_equal(str(qp_slice_gateway(&cfg, 1)), "10.88.4.1");
+	assert_string_equal(str(qp_slice_gateway(&cfg, 1)), "10.213.4.1");
 	char name[16];
 	qp_bridge_name(&cfg, 63, name);
 	assert_string_equal(name, "qpod63");
@@ -73,10 +73,10 @@ static void test_config_defaults(void **state)
 static void test_config_invalid_subnet(void **state)
 {
 	static const char *bad[] = {
-		"", "10.88.0.0", "10.88.0.0/", "10.88.0.0/33", "10.88.0.0/-1", "10.88.0.1/16",
-		"300.1.1.0/24", "10.88.0/16", "010.88.0.0/16", "10.88.0.0/16x", " 10.88.0.0/16",
-		"10.88.0.0/16 ", "10.88.0.0.0/16", "0x0a.88.0.0/16", "10.88.0.0//16",
-		"10.88.0.0/1600000000000000000000000000000",
+		"", "10.213.0.0", "10.213.0.0/", "10.213.0.0/33", "10.213.0.0/-1", "10.213.0.1/16",
+		"300.1.1.0/24", "10.213.0/16", "010.213.0.0/16", "10.213.0.0/16x", " 10.213.0.0/16",
+		"10.213.0.0/16 ", "10.213.0.0.0/16", "0x0a.88.0.0/16", "10.213.0.0//16",
+		"10.213.0.0/1600000000000000000000000000000",
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -88,14 +88,14 @@ static void test_config_invalid_subnet(void **state)
 static void test_config_prefix_range(void **state)
 {
 	struct { const char *subnet; int slice; int ok; } cases[] = {
-		{ "10.88.0.0/16", 21, 0 },  /* slice larger than a bridge can hold */
-		{ "10.88.0.0/16", 31, 0 },  /* no pod address left */
-		{ "10.88.0.0/16", 30, 1 },
+		{ "10.213.0.0/16", 21, 0 },  /* slice larger than a bridge can hold */
+		{ "10.213.0.0/16", 31, 0 },  /* no pod address left */
+		{ "10.213.0.0/16", 30, 1 },
 		{ "10.0.0.0/7", 22, 0 },    /* subnet prefix below /8 */
 		{ "10.0.0.0/8", 22, 1 },
-		{ "10.88.0.0/24", 22, 0 },  /* slice larger than the subnet */
-		{ "10.88.0.0/22", 22, 1 },
-		{ "10.88.0.0/31", 0, 0 },
+		{ "10.213.0.0/24", 22, 0 },  /* slice larger than the subnet */
+		{ "10.213.0.0/22", 22, 1 },
+		{ "10.213.0.0/31", 0, 0 },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -119,7 +119,7 @@ static void test_config_bridge_names(void **state)
 	assert_fails(qp_net_config_validate(&c, err), QP_E_INVALID);
 	c.bridge_prefix = "abcdefghijklmnop";
 	assert_fails(qp_net_config_validate(&c, err), QP_E_INVALID);
-	c.subnet = "10.88.0.0/22";           /* one slice: "abcdefghijklmn0" fits */
+	c.subnet = "10.213.0.0/22";           /* one slice: "abcdefghijklmn0" fits */
 	c.bridge_prefix = "abcdefghijklmn";
 	assert_int_equal(qp_net_config_validate(&c, NULL), 0);
 	c.subnet = NULL;
@@ -142,15 +142,15 @@ static void test_classify(void **state)
 	uint32_t s = 99;
 
 	(void)state;
-	assert_int_equal(qp_addr_classify(&cfg, ip("10.88.0.0"), &s), QP_ADDR_NETWORK);
+	assert_int_equal(qp_addr_classify(&cfg, ip("10.213.0.0"), &s), QP_ADDR_NETWORK);
 	assert_int_equal(s, 0);
-	assert_int_equal(qp_addr_classify(&cfg, ip("10.88.0.1"), NULL), QP_ADDR_GATEWAY);
-	assert_int_equal(qp_addr_classify(&cfg, ip("10.88.3.255"), NULL), QP_ADDR_BROADCAST);
-	assert_int_equal(qp_addr_classify(&cfg, ip("10.88.3.254"), &s), QP_ADDR_HOST);
+	assert_int_equal(qp_addr_classify(&cfg, ip("10.213.0.1"), NULL), QP_ADDR_GATEWAY);
+	assert_int_equal(qp_addr_classify(&cfg, ip("10.213.3.255"), NULL), QP_ADDR_BROADCAST);
+	assert_int_equal(qp_addr_classify(&cfg, ip("10.213.3.254"), &s), QP_ADDR_HOST);
 	assert_int_equal(s, 0);
-	assert_int_equal(qp_addr_classify(&cfg, ip("10.88.4.2"), &s), QP_ADDR_HOST);
+	assert_int_equal(qp_addr_classify(&cfg, ip("10.213.4.2"), &s), QP_ADDR_HOST);
 	assert_int_equal(s, 1);
-	assert_int_equal(qp_addr_classify(&cfg, ip("10.88.255.254"), &s), QP_ADDR_HOST);
+	assert_int_equal(qp_addr_classify(&cfg, ip("10.213.255.254"), &s), QP_ADDR_HOST);
 	assert_int_equal(s, 63);
 	assert_int_equal(qp_addr_classify(&cfg, ip("10.89.0.2"), NULL), QP_ADDR_OUTSIDE);
 }
@@ -174,20 +174,20 @@ static void test_alloc_order_and_slices(void **state)
 	uint32_t a;
 
 	(void)state;
-	alloc_ok(&t, &cfg, "a", "10.88.0.2");
-	alloc_ok(&t, &cfg, "b", "10.88.0.3");
+	alloc_ok(&t, &cfg, "a", "10.213.0.2");
+	alloc_ok(&t, &cfg, "b", "10.213.0.3");
 	for (int i = 0; i < 1019; i++) {
 		snprintf(id, sizeof(id), "p%d", i);
 		assert_int_equal(qp_ipam_alloc(&t, &cfg, id, "qpx", 0, NULL, 0, &a, NULL), 0);
 	}
-	assert_string_equal(str(a), "10.88.3.254");   /* slice 0 holds 1021 pods */
+	assert_string_equal(str(a), "10.213.3.254");   /* slice 0 holds 1021 pods */
 	assert_int_equal(qp_ipam_count_slice(&t, &cfg, 0), 1021);
-	alloc_ok(&t, &cfg, "next", "10.88.4.2");       /* spills into slice 1 */
+	alloc_ok(&t, &cfg, "next", "10.213.4.2");       /* spills into slice 1 */
 	assert_int_equal(qp_ipam_count_slice(&t, &cfg, 1), 1);
 	/* a released address is reused first */
 	assert_int_equal(qp_ipam_release(&t, "b"), 1);
 	assert_int_equal(qp_ipam_release(&t, "b"), 0);
-	alloc_ok(&t, &cfg, "c", "10.88.0.3");
+	alloc_ok(&t, &cfg, "c", "10.213.0.3");
 	/* the same ID twice */
 	assert_fails(qp_ipam_alloc(&t, &cfg, "c", "qpx", 0, NULL, 0, &a, err), QP_E_EXISTS);
 	qp_ipam_table_free(&t);
@@ -201,9 +201,9 @@ static void test_alloc_skip(void **state)
 
 	(void)state;
 	assert_int_equal(qp_ipam_alloc(&t, &cfg, "x", "qpx", 0, skip, 2, &a, NULL), 0);
-	assert_string_equal(str(a), "10.88.8.2");
+	assert_string_equal(str(a), "10.213.8.2");
 	assert_int_equal(qp_ipam_alloc(&t, &cfg, "y", "qpx", 0, skip, 1, &a, NULL), 0);
-	assert_string_equal(str(a), "10.88.4.2");
+	assert_string_equal(str(a), "10.213.4.2");
 	qp_ipam_table_free(&t);
 }
 
@@ -214,12 +214,12 @@ static void test_alloc_requested(void **state)
 	uint32_t a;
 
 	(void)state;
-	assert_int_equal(qp_ipam_alloc(&t, &cfg, "r", "qpx", ip("10.88.0.50"), NULL, 0, &a, NULL), 0);
-	assert_string_equal(str(a), "10.88.0.50");
-	assert_fails(qp_ipam_alloc(&t, &cfg, "s", "qpx", ip("10.88.0.50"), NULL, 0, &a, err),
+	assert_int_equal(qp_ipam_alloc(&t, &cfg, "r", "qpx", ip("10.213.0.50"), NULL, 0, &a, NULL), 0);
+	assert_string_equal(str(a), "10.213.0.50");
+	assert_fails(qp_ipam_alloc(&t, &cfg, "s", "qpx", ip("10.213.0.50"), NULL, 0, &a, err),
 		     QP_E_ADDRINUSE);
-	static const char *bad[] = { "10.89.0.5", "192.168.0.2", "10.88.0.0", "10.88.0.1",
-				     "10.88.3.255", "10.88.4.0", "10.88.4.1", "10.88.255.255" };
+	static const char *bad[] = { "10.89.0.5", "192.168.0.2", "10.213.0.0", "10.213.0.1",
+				     "10.213.3.255", "10.213.4.0", "10.213.4.1", "10.213.255.255" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_fails(qp_ipam_alloc(&t, &cfg, "s", "qpx", ip(bad[i]), NULL, 0, &a, err),
 			     QP_E_INVALID);
@@ -229,7 +229,7 @@ static void test_alloc_requested(void **state)
 		snprintf(id, sizeof(id), "f%d", i);
 		assert_int_equal(qp_ipam_alloc(&t, &cfg, id, "qpx", 0, NULL, 0, &a, NULL), 0);
 	}
-	alloc_ok(&t, &cfg, "after", "10.88.0.51");
+	alloc_ok(&t, &cfg, "after", "10.213.0.51");
 	qp_ipam_table_free(&t);
 }
 
@@ -253,7 +253,7 @@ static void test_exhaustion(void **state)
 
 static void test_parse_format(void **state)
 {
-	const char *text = "10.88.0.2 pod-a qp0123456789\n10.88.4.7 b:c@d qpabcdefabcd\n";
+	const char *text = "10.213.0.2 pod-a qp0123456789\n10.213.4.7 b:c@d qpabcdefabcd\n";
 	struct qp_ipam_table t;
 	char *out = NULL;
 	size_t len;
@@ -272,22 +272,22 @@ static void test_parse_format(void **state)
 	assert_int_equal(t.n, 0);
 
 	static const char *bad[] = {
-		"10.88.0.2 a qp1\n10.88.0.2 b qp2\n",   /* address twice */
-		"10.88.0.2 a qp1\n10.88.0.3 a qp2\n",   /* ID twice */
-		"10.88.0.2 a qp1",                       /* no newline */
-		"10.88.0.2 a\n",                         /* missing field */
-		"10.88.0.2 a qp1 extra\n",
-		"10.88.0.2 ../x qp1\n",                  /* bad ID */
-		"10.88.0.2 a qp/1\n",                    /* bad ifname */
-		"10.88.0.2 a qp0123456789abcdef\n",      /* ifname too long */
-		"10.88.0.256 a qp1\n",
+		"10.213.0.2 a qp1\n10.213.0.2 b qp2\n",   /* address twice */
+		"10.213.0.2 a qp1\n10.213.0.3 a qp2\n",   /* ID twice */
+		"10.213.0.2 a qp1",                       /* no newline */
+		"10.213.0.2 a\n",                         /* missing field */
+		"10.213.0.2 a qp1 extra\n",
+		"10.213.0.2 ../x qp1\n",                  /* bad ID */
+		"10.213.0.2 a qp/1\n",                    /* bad ifname */
+		"10.213.0.2 a qp0123456789abcdef\n",      /* ifname too long */
+		"10.213.0.256 a qp1\n",
 		"\n",
-		"10.88.0.2\ta\tqp1\n",
+		"10.213.0.2\ta\tqp1\n",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_fails(qp_ipam_parse(bad[i], strlen(bad[i]), &t, err), QP_E_INVALID);
 	/* an embedded NUL */
-	assert_fails(qp_ipam_parse("10.88.0.2 a\0 qp1\n", 18, &t, err), QP_E_INVALID);
+	assert_fails(qp_ipam_parse("10.213.0.2 a\0 qp1\n", 18, &t, err), QP_E_INVALID);
 }
 
 static void test_names(void **state)
@@ -373,11 +373,11 @@ static void test_store_concurrent(void **state)
 	assert_int_equal(qp_ipam_lock(&cfg, &dirfd, &lockfd, NULL), 0);
 	assert_int_equal(qp_ipam_load(dirfd, &t, NULL), 0); /* rejects duplicates */
 	assert_int_equal(t.n, 400);
-	/* first-free from an empty table: exactly 10.88.0.2 .. 10.88.1.145 */
+	/* first-free from an empty table: exactly 10.213.0.2 .. 10.213.1.145 */
 	for (size_t i = 0; i < t.n; i++) {
 		uint32_t s;
 		assert_int_equal(qp_addr_classify(&cfg, t.v[i].addr, &s), QP_ADDR_HOST);
-		assert_true(t.v[i].addr >= ip("10.88.0.2") && t.v[i].addr <= ip("10.88.1.145"));
+		assert_true(t.v[i].addr >= ip("10.213.0.2") && t.v[i].addr <= ip("10.213.1.145"));
 	}
 	qp_ipam_table_free(&t);
 	close(dirfd);

@@ -338,7 +338,7 @@ static void test_veth_pods(void **state)
 	struct qp_nl *nl = host_nl();
 	struct pod p[3];
 	struct qp_net_lease l[3];
-	static const char *ips[] = { "10.88.0.2", "10.88.0.3", "10.88.0.4" };
+	static const char *ips[] = { "10.213.0.2", "10.213.0.3", "10.213.0.4" };
 	char kind[16], id[16];
 	int master;
 	unsigned flags;
@@ -349,7 +349,7 @@ static void test_veth_pods(void **state)
 		snprintf(id, sizeof(id), "veth-%d", i);
 		attach_veth_ok(id, &p[i], NULL, &l[i]);
 		assert_string_equal(inet_ntoa(l[i].addr), ips[i]);
-		assert_string_equal(inet_ntoa(l[i].gateway), "10.88.0.1");
+		assert_string_equal(inet_ntoa(l[i].gateway), "10.213.0.1");
 		assert_string_equal(l[i].bridge, "qpod0");
 		assert_int_equal(l[i].prefix, 22);
 		assert_true(qp_net_is_host_ifname(l[i].ifname_host));
@@ -359,8 +359,8 @@ static void test_veth_pods(void **state)
 	assert_true(br > 0);
 	assert_string_equal(kind, "bridge");
 	assert_true(flags & IFF_UP);
-	assert_true(has_addr(nl, br, in4("10.88.0.1"), 22));
-	assert_true(has_route(nl, "10.88.0.0", 22, br, (struct in_addr){ 0 }));
+	assert_true(has_addr(nl, br, in4("10.213.0.1"), 22));
+	assert_true(has_route(nl, "10.213.0.0", 22, br, (struct in_addr){ 0 }));
 	for (int i = 0; i < 3; i++) {
 		assert_true(link_info(nl, l[i].ifname_host, kind, &master, &flags, NULL) > 0);
 		assert_string_equal(kind, "veth");
@@ -401,7 +401,7 @@ static void test_veth_pods(void **state)
 	qp_error_free(&err);
 	/* a requested address in use */
 	struct pod extra = pod_start();
-	assert_int_equal(qp_net_attach_veth(&cfg, "veth-x", extra.pid, "10.88.0.3", &dup, &err), -1);
+	assert_int_equal(qp_net_attach_veth(&cfg, "veth-x", extra.pid, "10.213.0.3", &dup, &err), -1);
 	assert_int_equal(err->code, QP_E_ADDRINUSE);
 	qp_error_free(&err);
 	/* the host's own netns is refused */
@@ -541,8 +541,8 @@ static void test_taps_two_bridges(void **state)
 	/* the host routes to both slices; forwarding on for pod-to-pod */
 	int b0 = link_info(nl, "qpod0", NULL, NULL, NULL, NULL);
 	int b1 = link_info(nl, "qpod1", NULL, NULL, NULL, NULL);
-	assert_true(has_route(nl, "10.88.0.0", 22, b0, (struct in_addr){ 0 }));
-	assert_true(has_route(nl, "10.88.4.0", 22, b1, (struct in_addr){ 0 }));
+	assert_true(has_route(nl, "10.213.0.0", 22, b0, (struct in_addr){ 0 }));
+	assert_true(has_route(nl, "10.213.4.0", 22, b1, (struct in_addr){ 0 }));
 	int fd = open("/proc/sys/net/ipv4/ip_forward", O_RDONLY | O_CLOEXEC);
 	assert_int_equal(read(fd, &c, 1), 1);
 	assert_int_equal(c, '1');
@@ -557,7 +557,7 @@ static void test_taps_two_bridges(void **state)
 	attach_veth_ok("net-a", &a, NULL, &la);
 	attach_veth_ok("net-b", &b, NULL, &lb);
 	assert_string_equal(la.bridge, "qpod0");
-	assert_string_equal(inet_ntoa(la.addr), "10.88.0.7");
+	assert_string_equal(inet_ntoa(la.addr), "10.213.0.7");
 	assert_string_equal(lb.bridge, "qpod1");
 	pod_listen(&a);
 	assert_true(host_connect(la.addr));
@@ -604,7 +604,7 @@ static void test_taps_two_bridges(void **state)
 	struct qp_net_lease lw;
 	qp_error *err = NULL;
 	int wfd = -1;
-	assert_int_equal(qp_net_attach_tap(&cfg, "want", "10.88.0.2", &lw, &wfd, &err), -1);
+	assert_int_equal(qp_net_attach_tap(&cfg, "want", "10.213.0.2", &lw, &wfd, &err), -1);
 	assert_int_equal(err->code, QP_E_BRIDGEFULL);
 	qp_error_free(&err);
 	assert_int_equal(lease_count(), NTAPS - 5 + 5);

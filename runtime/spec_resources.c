@@ -1,0 +1,346 @@
+/* runtime/spec_resources.c — an OCI LinuxResources object -> struct
+ * qp_resources, table-driven (see spec_resources.h for strict and lenient),
+ * and the merge and comparison `qpod update` needs.  The input is hostile:
+ * types and ranges are checked before anything is stored; every error names
+ * the JSON path. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_resources.h"
+#include "util/log.h"
+
+#define PATH_MAX_JSON 128
+
+enum kind {
+	K_I64,     /* int64, *has set */
+	K_U64,     /* uint64 (raw text: beyond INT64_MAX), *has set */
+	K_STR,     /* char *, NULL = absent */
+	K_BOOL,
+	K_SECTION, /* an object with its own table */
+	K_DEVICES, /* kept as created: checked, not applied */
+	K_NO,      /* not supported: refused unless empty (strict) */
+};
+
+struct field {
+	const char *key;
+	enum kind kind;
+	size_t off, has_off;
+	const struct field *sub; /* K_SECTION */
+	const char *why;         /* K_NO: why it cannot be applied */
+};
+
+#define R(f) offsetof(struct qp_resources, f)
+#define NUM(k, kind, f) { k, kind, R(f), R(has_##f), NULL, NULL }
+#define NO(k, why) { k, K_NO, 0, 0, NULL, why }
+
+static const struct field memory_fields[] = {
+	NUM("limit", K_I64, memory_limit),
+	NUM("swap", K_I64, memory_swap),
+	{ "checkBeforeUpdate", K_BOOL, R(memory_check_before_update), 0, NULL, NULL },
+	NO("reservation", "soft limits are not supported"),
+	NO("kernel", "kernel memory limits are obsolete"),
+	NO("kernelTCP", "kernel memory limits are obsolete"),
+	NO("swappiness", "swappiness is not supported"),
+	NO("disableOOMKiller", "the OOM killer cannot be disabled"),
+	NO("useHierarchy", "not supported"),
+	{ 0 },
+};
+
+static const struct field cpu_fields[] = {
+	NUM("shares", K_U64, cpu_shares),
+	NUM("quota", K_I64, cpu_quota),
+	NUM("period", K_U64, cpu_period),
+	{ "cpus", K_STR, R(cpuset_cpus), 0, NULL, NULL },
+	{ "mems", K_STR, R(cpuset_mems), 0, NULL, NULL },
+	NO("burst", "cpu.max.burst is not supported"),
+	NO("realtimeRuntime", "realtime scheduling limits are not supported"),
+	NO("realtimePeriod", "realtime scheduling limits are not supported"),
+	NO("idle", "SCHED_IDLE cgroups are not supported"),
+	{ 0 },
+};
+
+static const struct field pids_fields[] = {
+	NUM("limit", K_I64, pids_limit),
+	{ 0 },
+};
+
+static const struct field top_fields[] = {
+	{ "memory", K_SECTION, 0, 0, memory_fields, NULL },
+	{ "cpu", K_SECTION, 0, 0, cpu_fields, NULL },
+	{ "pids", K_SECTION, 0, 0, pids_fields, NULL },
+	{ "devices", K_DEVICES, 0, 0, NULL, NULL },
+	NO("blockIO", "blkio limits are not supported"),
+	NO("hugepageLimits", "hugetlb limits are not supported"),
+	NO("network", "net_cls/net_prio are not supported"),
+	NO("rdma", "rdma limits are not supported"),
+	NO("unified", "raw cgroup v2 files are not supported"),
+	{ 0 },
+};
+
+struct ctx {
+	const char *what;
+	bool strict;
+	struct qp_resources *res;
+	qp_error **err;
+};
+
+static int bad(struct ctx *c, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int bad(struct ctx *c, const char *path, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!path[0]) /* the top level */
+		return qp_error_set(c->err, QP_E_INVALID, 0, "%s: %s", c->what, msg);
+	return qp_error_set(c->err, QP_E_INVALID, 0, "%s: %s: %s", c->what, path, msg);
+}
+
+static bool absent(yajl_val v)
+{
+	return !v || YAJL_IS_NULL(v);
+}
+
+/* absent, null, 0, false, "" or a container of only such values */
+static bool empty(yajl_val v, int depth)
+{
+	if (absent(v) || YAJL_IS_FALSE(v))
+		return true;
+	if (depth > QP_JSON_MAX_DEPTH)
+		return false;
+	if (YAJL_IS_NUMBER(v))
+		return YAJL_IS_INTEGER(v) ? YAJL_GET_INTEGER(v) == 0 : YAJL_GET_DOUBLE(v) == 0.0;
+	if (YAJL_IS_STRING(v))
+		return !v->u.string[0];
+	if (YAJL_IS_ARRAY(v)) {
+		for (size_t i = 0; i < v->u.array.len; i++)
+			if (!empty(v->u.array.values[i], depth + 1))
+				return false;
+		return true;
+	}
+	if (YAJL_IS_OBJECT(v)) {
+		for (size_t i = 0; i < v->u.object.len; i++)
+			if (!empty(v->u.object.values[i], depth + 1))
+				return false;
+		return true;
+	}
+	return false;
+}
+
+static int get_i64(struct ctx *c, yajl_val v, const char *path, int64_t *out)
+{
+	if (!YAJL_IS_INTEGER(v))
+		return bad(c, path, "expected an integer in %" PRId64 "..%" PRId64, INT64_MIN, INT64_MAX);
+	*out = YAJL_GET_INTEGER(v);
+	return 0;
+}
+
+/* from yajl's raw text, since values above INT64_MAX do not fit its long long */
+static int get_u64(struct ctx *c, yajl_val v, const char *path, uint64_t *out)
+{
+	const char *r = YAJL_IS_NUMBER(v) ? v->u.number.r : NULL;
+	char *end;
+
+	if (r && isdigit((unsigned char)r[0])) {
+		errno = 0;
+		*out = strtoull(r, &end, 10);
+		if (!errno && !*end)
+			return 0;
+	}
+	return bad(c, path, "expected an integer in 0..18446744073709551615");
+}
+
+static int devices(struct ctx *c, yajl_val v, const char *path)
+{
+	if (!YAJL_IS_ARRAY(v))
+		return bad(c, path, "expected an array of objects");
+	for (size_t i = 0; i < v->u.array.len; i++)
+		if (!YAJL_IS_OBJECT(v->u.array.values[i]))
+			return bad(c, path, "expected an array of objects");
+	if (c->strict && v->u.array.len)
+		qp_warn("%s: %s: device rules stay as the pod was created (update does not change them, "
+			"as with runc)", c->what, path);
+	return 0;
+}
+
+static int section(struct ctx *c, yajl_val obj, const char *path, const struct field *table);
+
+static int one(struct ctx *c, const struct field *f, yajl_val v, const char *path)
+{
+	char *base = (char *)c->res;
+
+	switch (f->kind) {
+	case K_I64:
+		if (get_i64(c, v, path, (int64_t *)(base + f->off)) < 0)
+			return -1;
+		*(bool *)(base + f->has_off) = true;
+		return 0;
+	case K_U64:
+		if (get_u64(c, v, path, (uint64_t *)(base + f->off)) < 0)
+			return -1;
+		*(bool *)(base + f->has_off) = true;
+		return 0;
+	case K_STR: {
+		char **s = (char **)(base + f->off);
+		if (!YAJL_IS_STRING(v))
+			return bad(c, path, "expected a string");
+		free(*s);
+		if (!(*s = strdup(v->u.string)))
+			return qp_fail(c->err, ENOMEM, "%s", c->what);
+		return 0;
+	}
+	case K_BOOL:
+		if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v))
+			return bad(c, path, "expected true or false");
+		*(bool *)(base + f->off) = YAJL_IS_TRUE(v);
+		return 0;
+	case K_SECTION:
+		return section(c, v, path, f->sub);
+	case K_DEVICES:
+		return devices(c, v, path);
+	case K_NO:
+		if (c->strict && !empty(v, 0))
+			return bad(c, path, "cannot be applied by qpod (%s)", f->why);
+		return 0;
+	}
+	return 0;
+}
+
+static int section(struct ctx *c, yajl_val obj, const char *path, const struct field *table)
+{
+	char p[PATH_MAX_JSON];
+
+	if (!YAJL_IS_OBJECT(obj))
+		return bad(c, path, "expected an object");
+	for (size_t i = 0; i < obj->u.object.len; i++) {
+		const char *key = obj->u.object.keys[i];
+		yajl_val v = obj->u.object.values[i];
+		const struct field *f = table;
+
+		while (f->key && strcmp(f->key, key))
+			f++;
+		snprintf(p, sizeof(p), "%s%s%s", path, path[0] ? "." : "", key);
+		if (!f->key) {
+			char shown[QP_SHOWN_MAX];
+			if (c->strict)
+				return bad(c, path, "unknown field \"%s\"", qp_shown(key, shown));
+			continue;
+		}
+		if (!absent(v) && one(c, f, v, p) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int spec_resources_parse(yajl_val v, const char *what, const char *prefix, bool strict,
+			 struct qp_resources *res, qp_error **err)
+{
+	struct ctx c = { what, strict, res, err };
+
+	if (absent(v))
+		return 0;
+	return section(&c, v, prefix, top_fields);
+}
+
+int spec_resources_parse_text(const char *text, size_t len, const char *what,
+			      struct qp_resources *res, qp_error **err)
+{
+	yajl_val v = NULL;
+	int r;
+
+	if (qp_json_parse_buf(text, len, QP_SPEC_MAX_FILE, what, &v, err) < 0)
+		return -1;
+	if (!YAJL_IS_OBJECT(v)) {
+		yajl_tree_free(v);
+		return qp_error_set(err, QP_E_INVALID, 0, "%s: expected a JSON object (OCI LinuxResources)",
+				    what);
+	}
+	r = spec_resources_parse(v, what, "", true, res, err);
+	yajl_tree_free(v);
+	return r;
+}
+
+static int copy_str(char **dst, const char *src)
+{
+	char *s;
+
+	if (!src)
+		return 0;
+	if (!(s = strdup(src)))
+		return -1;
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+int spec_resources_merge(struct qp_resources *dst, const struct qp_resources *u)
+{
+	/* as runc's update: a zero memory, swap, shares, quota or period means
+	 * "unchanged" (a zero pids limit means unlimited) */
+#define TAKE(f, zero_keeps)                                       \
+	do {                                                      \
+		if (u->has_##f && !(zero_keeps && u->f == 0)) {   \
+			dst->has_##f = true;                      \
+			dst->f = u->f;                            \
+		}                                                 \
+	} while (0)
+	TAKE(memory_limit, true);
+	TAKE(memory_swap, true);
+	TAKE(cpu_shares, true);
+	TAKE(cpu_quota, true);
+	TAKE(cpu_period, true);
+	TAKE(pids_limit, false);
+#undef TAKE
+	/* memsw >= limit: an unlimited memory limit cannot keep a finite swap */
+	if (u->has_memory_limit && u->memory_limit < 0 && !u->has_memory_swap && dst->has_memory_swap)
+		dst->memory_swap = -1;
+	dst->memory_check_before_update = u->memory_check_before_update;
+	return copy_str(&dst->cpuset_cpus, u->cpuset_cpus) < 0 ||
+			       copy_str(&dst->cpuset_mems, u->cpuset_mems) < 0
+		       ? -1
+		       : 0;
+}
+
+static bool str_differs(const char *a, const char *b)
+{
+	return (a || b) && (!a || !b || strcmp(a, b));
+}
+
+const char *spec_resources_changed(const struct qp_resources *a, const struct qp_resources *b)
+{
+#define SAME(f) (a->has_##f == b->has_##f && (!a->has_##f || a->f == b->f))
+	if (!SAME(memory_limit))
+		return "memory.limit";
+	if (!SAME(memory_swap))
+		return "memory.swap";
+	if (!SAME(cpu_shares))
+		return "cpu.shares";
+	if (!SAME(cpu_quota))
+		return "cpu.quota";
+	if (!SAME(cpu_period))
+		return "cpu.period";
+	if (str_differs(a->cpuset_cpus, b->cpuset_cpus))
+		return "cpu.cpus";
+	if (str_differs(a->cpuset_mems, b->cpuset_mems))
+		return "cpu.mems";
+	if (!SAME(pids_limit))
+		return "pids.limit";
+#undef SAME
+	return NULL;
+}
+
+void spec_resources_clear(struct qp_resources *r)
+{
+	free(r->cpuset_cpus);
+	free(r->cpuset_mems);
+	memset(r, 0, sizeof(*r));
+}
