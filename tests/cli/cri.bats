@@ -112,10 +112,8 @@ teardown() {
 			rc=1
 			kill_shims "$s"
 			gone=false
-			for i in 1 2; do
-				remove_sandbox "$s" && { gone=true; break; }
-				sleep 2
-			done
+			sleep 1
+			remove_sandbox "$s" && gone=true
 			if ! $gone; then
 				echo "teardown: the CRI did not remove sandbox $s: unmounting its shm and netns" >&2
 				force_unmount_sandbox "$s"
@@ -143,10 +141,10 @@ remove_sandbox() {
 	local s=$1 c
 	for c in $(CRI_DEADLINE=10 cri ListContainers "{\"filter\": {\"pod_sandbox_id\": \"$s\"}}" 2>/dev/null |
 		jq -r '.containers[].id'); do
-		CRI_DEADLINE=15 cri StopContainer "{\"container_id\": \"$c\", \"timeout\": 1}" >/dev/null 2>&1 || return 1
+		CRI_DEADLINE=10 cri StopContainer "{\"container_id\": \"$c\", \"timeout\": 1}" >/dev/null 2>&1 || return 1
 		CRI_DEADLINE=10 cri RemoveContainer "{\"container_id\": \"$c\"}" >/dev/null 2>&1 || return 1
 	done
-	CRI_DEADLINE=15 cri StopPodSandbox "{\"pod_sandbox_id\": \"$s\"}" >/dev/null 2>&1 || return 1
+	CRI_DEADLINE=10 cri StopPodSandbox "{\"pod_sandbox_id\": \"$s\"}" >/dev/null 2>&1 || return 1
 	CRI_DEADLINE=10 cri RemovePodSandbox "{\"pod_sandbox_id\": \"$s\"}" >/dev/null 2>&1 || return 1
 }
 
@@ -344,7 +342,7 @@ scenario_lifecycle() { # HANDLER
 
 	# StopContainer: SIGTERM, the trap exits 7; well within 30 s
 	t0=$(now_ms)
-	run --separate-stderr cri StopContainer "{\"container_id\": \"$CONTAINER\", \"timeout\": 20}"
+	CRI_DEADLINE=35 run --separate-stderr cri StopContainer "{\"container_id\": \"$CONTAINER\", \"timeout\": 20}"
 	t1=$(now_ms)
 	assert_status 0
 	[ $((t1 - t0)) -lt 30000 ] || flunk "StopContainer took $((t1 - t0)) ms"
@@ -379,7 +377,7 @@ scenario_pod_files() { # HANDLER
 	wait_for 200 grep -q "stdout F ready" "$TEST_DIR/logs/files.log"
 	run --separate-stderr exec_sync "$CONTAINER" 20 sh -c 'hostname; cat /etc/hostname'
 	assert_status 0
-	assert_eq "$(jq -r .stdout <<<"$output" | tr '\n' ' ')" "qpod-cri-pod qpod-cri-pod " "hostname, /etc/hostname"
+	assert_eq "$(jq -r .stdout <<<"$output" | sed -n 1,2p | tr '\n' ' ')" "qpod-cri-pod qpod-cri-pod " "hostname, /etc/hostname"
 	# the sandbox's hosts and resolv.conf (containerd 1.6 copies the host's;
 	# DNSConfig was not given)
 	local f dir=$CD_DIR/root/io.containerd.grpc.v1.cri/sandboxes/$SANDBOX
@@ -400,7 +398,7 @@ scenario_stop_kill() { # HANDLER
 	assert_status 0
 	wait_for 200 grep -q "stdout F ready" "$TEST_DIR/logs/stubborn.log"
 	t0=$(now_ms)
-	run --separate-stderr cri StopContainer "{\"container_id\": \"$CONTAINER\", \"timeout\": 2}"
+	CRI_DEADLINE=35 run --separate-stderr cri StopContainer "{\"container_id\": \"$CONTAINER\", \"timeout\": 2}"
 	t1=$(now_ms)
 	assert_status 0
 	[ $((t1 - t0)) -ge 1500 ] || flunk "StopContainer returned after $((t1 - t0)) ms: the TERM was not ignored?"
