@@ -26,6 +26,7 @@
 # teardown_file (killed by a timeout), the watchdog runs the same cleanup, so
 # no containerd, shim, QEMU, mount or cgroup of the file outlives it.
 
+# shellcheck disable=SC2034 # used by the test files
 CD_PY=/usr/bin/python3 # Debian's python3, where python3-grpcio is installed
 CRI_PY=$REPO/tests/cri/cri.py
 IMAGE=localhost/qpod-test/busybox:test
@@ -45,7 +46,7 @@ need_containerd() {
 # images import` names the image NAME.
 mk_oci_image() {
 	local rootfs=$1 out=$2 name=$3 cmd=${4:-'["/bin/sh"]'}
-	local w layer ld ls cfg cd cs man md ms
+	local w ld ls cd cs md ms
 	w=$(mktemp -d "${CD_DIR:-/tmp}/img.XXXXXX") || return 1
 	mkdir -p "$w/blobs/sha256"
 	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$rootfs" -cf "$w/layer.tar" . || return 1
