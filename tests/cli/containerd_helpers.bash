@@ -19,8 +19,9 @@
 #   - qpod's cgroups /sys/fs/cgroup/<controller>/<namespace>/<id> (ctr's
 #     cgroupsPath; the CRI sets its own): qpod removes the leaf, cd_cleanup the
 #     file's (empty) <namespace> parent, which runc leaves behind too;
-#   - the CRI's pod network namespaces /run/netns/cni-*: removed by
-#     StopPodSandbox; cd_cleanup unmounts and removes recorded ones left over.
+#   - nothing else: the CRI's pod network namespaces are mounted under
+#     $CD_DIR/state (netns_mounts_under_state_dir), not in /run/netns;
+#     cd_cleanup unmounts whatever is left under $CD_DIR.
 #
 # cd_start also starts a watchdog: if the bats process dies without running
 # teardown_file (killed by a timeout), the watchdog runs the same cleanup, so
