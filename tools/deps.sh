@@ -34,6 +34,12 @@ runc
 python3
 libxml2-utils
 chromium
+containerd
+containernetworking-plugins
+python3-grpcio
+python3-protobuf
+protobuf-compiler
+python3-yaml
 "
 
 missing=""
