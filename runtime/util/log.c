@@ -74,7 +74,9 @@ void qp_log(enum qp_log_level lvl, const char *fmt, ...)
 	va_end(ap);
 	if (!msg)
 		return;
-	if (lvl <= QP_LOG_WARN || log_debug)
+	/* as runc: with --log, warnings go there only (a pod's stderr is often
+	 * qpod's, e.g. under containerd's shim: it is the workload's) */
+	if (lvl == QP_LOG_ERROR || (lvl == QP_LOG_WARN && log_fd < 0) || log_debug)
 		fprintf(stderr, "qpod: %s%s\n", lvl == QP_LOG_WARN ? "warning: " : "", msg);
 	if (log_fd >= 0)
 		write_file_line(lvl, msg);

@@ -226,8 +226,32 @@ static int refuse_guest_hooks(const struct pod_spec *spec, qp_error **err)
 	return 0;
 }
 
+/* The guest provides /proc, /dev (and its pts, shm, mqueue), /sys and
+ * /sys/fs/cgroup itself; any other mount of the spec (binds such as the
+ * /etc/hosts that podman and the CRI add, tmpfs volumes) is not applied in
+ * the VM yet.  Refusing them would refuse every podman and CRI container,
+ * so each is named in a warning instead (docs/DECISIONS.md, "VM pods"). */
+static void warn_unapplied_mounts(const struct pod_spec *spec)
+{
+	static const char *const provided[] = { "/proc", "/dev", "/dev/pts", "/dev/shm", "/dev/mqueue",
+						"/sys", "/sys/fs/cgroup" };
+
+	for (size_t i = 0; i < spec->n_mounts; i++) {
+		const struct qp_mount *m = &spec->mounts[i];
+		bool known = false;
+		char shown[QP_SHOWN_MAX];
+		for (size_t k = 0; k < QP_ARRAY_SIZE(provided) && !known; k++)
+			known = m->destination && !strcmp(m->destination, provided[k]);
+		if (!known)
+			qp_warn("vm pod: the mount on \"%s\" (%s) is not applied inside the VM (not "
+				"supported yet)",
+				qp_shown(m->destination, shown), m->type ? m->type : "bind");
+	}
+}
+
 static int vm_create(struct pod *pod, qp_error **err)
 {
+	warn_unapplied_mounts(pod->spec);
 	if (pod->io.preserve_fds > 0)
 		return qp_error_set(err, QP_E_INVALID, 0, "--preserve-fds is not supported for vm pods "
 				    "(host fds cannot reach the guest)");

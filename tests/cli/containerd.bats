@@ -187,6 +187,26 @@ scenario_exec_tty() { # MODE: task exec -t (exec --tty --console-socket)
 	assert_eq "$(task_status "$ID")" RUNNING "the task after exec -t"
 }
 
+# VM pods have no terminal yet (docs/containerd.md): ctr run -t / task exec
+# -t must fail with qpod's reason, and leave the pod as it was
+scenario_tty_refused() { # run|exec
+	need_mode vm
+	if [ "$1" = run ]; then
+		record_shim "$CD_NS" "$ID"
+		run script -qefc "timeout -k 5 60 ctr -a $CD_SOCK -n $CD_NS run --fifo-dir $CD_DIR/fifo --rm -t $(qpod_opts vm | tr '\n' ' ') \
+			$IMAGE $ID true" /dev/null </dev/null
+		[ "$status" -ne 0 ] || flunk "ctr run -t of a vm pod succeeded"
+		assert_contains "$output" "vm pods have no terminal support yet" "qpod's reason"
+	else
+		run_detached vm
+		run script -qefc "timeout -k 5 60 ctr -a $CD_SOCK -n $CD_NS task exec --fifo-dir $CD_DIR/fifo -t --exec-id t1 $ID true" \
+			/dev/null </dev/null
+		[ "$status" -ne 0 ] || flunk "ctr task exec -t into a vm pod succeeded"
+		assert_contains "$output" "not supported for vm pods" "qpod's reason"
+		assert_eq "$(task_status "$ID")" RUNNING "the task after the refused exec"
+	fi
+}
+
 scenario_kill_exited() { # MODE: the task exits by itself; kill, then delete
 	need_mode "$1"
 	run --separate-stderr ctr_run "$1" -d -- sh -c 'exit 9'
@@ -269,11 +289,11 @@ scenario_metrics() { # MODE: task metrics from the pod's cgroup
 @test "ctr run: output, exit status, --rm (container)" { scenario_run container; }
 @test "ctr run: output, exit status, --rm (vm)" { scenario_run vm; }
 @test "ctr run -t: the workload on a terminal (container)" { scenario_run_tty container; }
-@test "ctr run -t: the workload on a terminal (vm)" { scenario_run_tty vm; }
+@test "ctr run -t of a vm pod: refused with qpod's reason (no terminal for VM pods yet)" { scenario_tty_refused run; }
 @test "ctr run -d, task exec, task kill, task delete (container)" { scenario_detached container; }
 @test "ctr run -d, task exec, task kill, task delete (vm)" { scenario_detached vm; }
 @test "ctr task exec -t (container)" { scenario_exec_tty container; }
-@test "ctr task exec -t (vm)" { scenario_exec_tty vm; }
+@test "ctr task exec -t into a vm pod: refused with qpod's reason" { scenario_tty_refused exec; }
 @test "ctr: a task that exited by itself: kill, delete (container)" { scenario_kill_exited container; }
 @test "ctr: a task that exited by itself: kill, delete (vm)" { scenario_kill_exited vm; }
 @test "ctr task pause, resume (container)" { scenario_pause container; }
