@@ -120,6 +120,10 @@ struct qp_dev_rule {
 	unsigned access;      /* QP_DEV_* bits */
 };
 
+struct qp_kv {
+	char *key, *value;
+};
+
 struct qp_resources {
 	bool has_memory_limit;
 	int64_t memory_limit;          /* bytes; -1 = unlimited */
@@ -140,6 +144,8 @@ struct qp_resources {
 	char *cpuset_cpus, *cpuset_mems;
 	bool has_pids_limit;
 	int64_t pids_limit;            /* -1 / 0 = unlimited */
+	struct qp_kv *unified;         /* linux.resources.unified: v2 file -> value */
+	size_t n_unified;
 	struct qp_dev_rule *dev_rules; /* linux.resources.devices, in order */
 	size_t n_dev_rules;
 	/* runc's SkipDevices: leave device access alone (a VMM's cgroup: QEMU
@@ -167,10 +173,6 @@ struct qp_process {
 	char *selinux_label;     /* process.selinuxLabel */
 	int oom_score_adj;
 	bool has_oom_score_adj;
-};
-
-struct qp_kv {
-	char *key, *value;
 };
 
 /* OCI hooks (config.md "POSIX-platform Hooks"), in the order of the

@@ -26,6 +26,7 @@ enum kind {
 	K_DEVICES, /* device rules: kept from config.json, checked only on update */
 	K_NO,      /* not supported: refused unless empty (both modes) */
 	K_HUGEPAGES, /* not supported: refused unless every limit is 0 */
+	K_UNIFIED, /* cgroup v2 file -> value (written on v2, refused on v1) */
 };
 
 struct field {
@@ -80,7 +81,7 @@ static const struct field top_fields[] = {
 	{ "hugepageLimits", K_HUGEPAGES, 0, 0, NULL, "hugetlb limits are not supported" },
 	NO("network", "net_cls/net_prio are not supported"),
 	NO("rdma", "rdma limits are not supported"),
-	NO("unified", "raw cgroup v2 files are not supported"),
+	{ "unified", K_UNIFIED, 0, 0, NULL, NULL },
 	{ 0 },
 };
 
@@ -245,6 +246,50 @@ static int devices(struct ctx *c, yajl_val v, const char *path)
 	return 0;
 }
 
+/* "controller.file": letters, digits and '_', one or more dots; never a
+ * path.  The value is written as it is (no newline). */
+static bool unified_key_ok(const char *k)
+{
+	size_t n = strlen(k);
+
+	if (!n || n > 64 || k[0] == '.' || k[n - 1] == '.' || !strchr(k, '.'))
+		return false;
+	for (const char *p = k; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.')
+			return false;
+	return true;
+}
+
+static int unified(struct ctx *c, yajl_val v, const char *path)
+{
+	struct qp_resources *r = c->res;
+	char shown[QP_SHOWN_MAX];
+
+	if (!YAJL_IS_OBJECT(v))
+		return bad(c, path, "expected an object of strings");
+	for (size_t i = 0; i < v->u.object.len; i++) {
+		const char *k = v->u.object.keys[i];
+		yajl_val val = v->u.object.values[i];
+		if (!unified_key_ok(k))
+			return bad(c, path, "\"%s\" is not a cgroup v2 file name", qp_shown(k, shown));
+		if (!YAJL_IS_STRING(val) || strlen(val->u.string) > 4096 || strchr(val->u.string, '\n'))
+			return bad(c, path, "\"%s\": expected a one-line string", k);
+		struct qp_kv *nv = realloc(r->unified, (r->n_unified + 1) * sizeof(*nv));
+		if (!nv)
+			return qp_fail(c->err, ENOMEM, "%s", c->what);
+		r->unified = nv;
+		nv[r->n_unified].key = strdup(k);
+		nv[r->n_unified].value = strdup(val->u.string);
+		if (!nv[r->n_unified].key || !nv[r->n_unified].value) {
+			free(nv[r->n_unified].key);
+			free(nv[r->n_unified].value);
+			return qp_fail(c->err, ENOMEM, "%s", c->what);
+		}
+		r->n_unified++;
+	}
+	return 0;
+}
+
 static int section(struct ctx *c, yajl_val obj, const char *path, const struct field *table);
 
 static int one(struct ctx *c, const struct field *f, yajl_val v, const char *path)
@@ -280,6 +325,8 @@ static int one(struct ctx *c, const struct field *f, yajl_val v, const char *pat
 		return section(c, v, path, f->sub);
 	case K_DEVICES:
 		return devices(c, v, path);
+	case K_UNIFIED:
+		return unified(c, v, path);
 	case K_HUGEPAGES:
 		/* kubelet lists every page size with limit 0: nothing to apply */
 		if (!YAJL_IS_ARRAY(v))
@@ -404,6 +451,25 @@ int spec_resources_merge(struct qp_resources *dst, const struct qp_resources *u)
 		dst->dev_rules = d;
 		dst->n_dev_rules = u->n_dev_rules;
 	}
+	/* unified: the update's files replace the pod's of the same name */
+	for (size_t i = 0; i < u->n_unified; i++) {
+		size_t k = 0;
+		while (k < dst->n_unified && strcmp(dst->unified[k].key, u->unified[i].key))
+			k++;
+		if (k == dst->n_unified) {
+			struct qp_kv *nv = realloc(dst->unified, (k + 1) * sizeof(*nv));
+			if (!nv)
+				return -1;
+			dst->unified = nv;
+			nv[k].key = strdup(u->unified[i].key);
+			nv[k].value = NULL;
+			if (!nv[k].key)
+				return -1;
+			dst->n_unified++;
+		}
+		if (copy_str(&dst->unified[k].value, u->unified[i].value) < 0)
+			return -1;
+	}
 	return copy_str(&dst->cpuset_cpus, u->cpuset_cpus) < 0 ||
 			       copy_str(&dst->cpuset_mems, u->cpuset_mems) < 0
 		       ? -1
@@ -455,6 +521,12 @@ const char *spec_resources_changed(const struct qp_resources *a, const struct qp
 		return "memory.disableOOMKiller";
 	if (!dev_rules_same(a, b))
 		return "devices";
+	if (a->n_unified != b->n_unified)
+		return "unified";
+	for (size_t i = 0; i < a->n_unified; i++)
+		if (strcmp(a->unified[i].key, b->unified[i].key) ||
+		    strcmp(a->unified[i].value, b->unified[i].value))
+			return "unified";
 #undef SAME
 	return NULL;
 }
@@ -464,5 +536,10 @@ void spec_resources_clear(struct qp_resources *r)
 	free(r->cpuset_cpus);
 	free(r->cpuset_mems);
 	free(r->dev_rules);
+	for (size_t i = 0; i < r->n_unified; i++) {
+		free(r->unified[i].key);
+		free(r->unified[i].value);
+	}
+	free(r->unified);
 	memset(r, 0, sizeof(*r));
 }

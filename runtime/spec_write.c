@@ -260,16 +260,24 @@ static void write_dev_rules(struct wr *w, const struct qp_resources *r)
 
 static void write_resources(struct wr *w, const struct qp_resources *r)
 {
+	bool unified = r->n_unified > 0;
 	bool mem = r->has_memory_limit || r->has_memory_swap || r->has_memory_reservation ||
 		   r->has_memory_swappiness || r->memory_disable_oom_killer;
 	bool cpu = r->has_cpu_shares || r->has_cpu_quota || r->has_cpu_period || r->cpuset_cpus ||
 		   r->cpuset_mems;
 
-	if (!mem && !cpu && !r->has_pids_limit && !r->n_dev_rules)
+	if (!mem && !cpu && !r->has_pids_limit && !r->n_dev_rules && !unified)
 		return;
 	jkey(w, "resources");
 	yajl_gen_map_open(w->g);
 	write_dev_rules(w, r);
+	if (unified) {
+		jkey(w, "unified");
+		yajl_gen_map_open(w->g);
+		for (size_t i = 0; i < r->n_unified; i++)
+			kstr(w, r->unified[i].key, r->unified[i].value);
+		yajl_gen_map_close(w->g);
+	}
 	if (mem) {
 		jkey(w, "memory");
 		yajl_gen_map_open(w->g);

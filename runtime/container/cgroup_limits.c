@@ -188,6 +188,31 @@ static int set_cpu(const struct qp_cg_leaves *l, const struct qp_resources *res,
 				       : cpu_v1(l->fd[QP_CG_CPU], res, err);
 }
 
+/* linux.resources.unified: raw cgroup v2 files, after the typed limits (so
+ * they win, as runc orders them).  Only files the pod's cgroup has: a
+ * controller that is not enabled there has none, and that is an error. */
+static int set_unified(const struct qp_cg_leaves *l, const struct qp_resources *res, qp_error **err)
+{
+	if (!res->n_unified)
+		return 0;
+	if (l->mode != QP_CGROUP_V2)
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "linux.resources.unified needs a cgroup v2 host (this one is v1 or hybrid)");
+	if (l->fd[QP_CG_ANY] < 0)
+		return qp_error_set(err, QP_E_INVALID, 0, "linux.resources.unified: the pod has no cgroup");
+	for (size_t i = 0; i < res->n_unified; i++) {
+		const struct qp_kv *kv = &res->unified[i];
+		if (!qp_cg_has_file(l->fd[QP_CG_ANY], kv->key))
+			return qp_error_set(err, QP_E_INVALID, 0,
+					    "linux.resources.unified: the pod's cgroup has no file \"%s\" "
+					    "(controller not enabled?)",
+					    kv->key);
+		if (qp_cg_write(l->fd[QP_CG_ANY], kv->key, kv->value, err) < 0)
+			return qp_error_prefix(err, "linux.resources.unified");
+	}
+	return 0;
+}
+
 int qp_cg_set_limits(const struct qp_cg_leaves *l, const struct qp_resources *res, qp_error **err)
 {
 	char buf[32];
@@ -209,5 +234,7 @@ int qp_cg_set_limits(const struct qp_cg_leaves *l, const struct qp_resources *re
 				qp_cgroup_limit_str(lim, "max", buf, sizeof(buf)), err) < 0)
 			return -1;
 	}
+	if (set_unified(l, res, err) < 0)
+		return -1;
 	return qp_cg_set_devices(l, res, err);
 }

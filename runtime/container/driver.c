@@ -62,7 +62,7 @@ static uint32_t host_id_of_root(const struct qp_idmap *m, size_t n)
 
 static bool wants_limits(const struct qp_resources *r)
 {
-	return r->has_memory_limit || r->has_memory_swap || r->has_memory_reservation ||
+	return r->n_unified || r->has_memory_limit || r->has_memory_swap || r->has_memory_reservation ||
 	       r->has_memory_swappiness || r->memory_disable_oom_killer || r->has_cpu_shares || r->has_cpu_quota ||
 	       r->has_cpu_period || r->cpuset_cpus || r->cpuset_mems || r->has_pids_limit;
 }

@@ -151,3 +151,36 @@ load helpers
 	assert_qpod_error 125
 	assert_contains "$stderr" "swappiness"
 }
+
+@test "linux.resources.unified: written on cgroup v2 (the unified tree), refused on v1, bad names refused" {
+	local mode=v1
+	[ -f "$CGROUP_FS/cgroup.controllers" ] && mode=v2
+	make_bundle "$BUNDLE" "$(helper_args sleep 60) | .linux.resources.unified = {\"cgroup.max.depth\": \"3\"}"
+	if [ $mode = v1 ]; then
+		run --separate-stderr qp create "$ID" --bundle "$BUNDLE"
+		assert_qpod_error 125
+		assert_contains "$stderr" "needs a cgroup v2 host"
+	fi
+	# the v2 path, for real, on the unified tree (mounted on hybrid hosts)
+	if [ "$(stat -f -c %T "$CGROUP_FS/unified" 2>/dev/null)" = cgroup2fs ] || [ $mode = v2 ]; then
+		[ $mode = v1 ] && export QPOD_CGROUP_ROOT=$CGROUP_FS/unified
+		qp create "$ID" --bundle "$BUNDLE"
+		local cg
+		cg=$(pod_field "$ID" cgroup)
+		assert_eq "$(cat "${QPOD_CGROUP_ROOT:-$CGROUP_FS}/${cg#/}/cgroup.max.depth")" 3 "cgroup.max.depth"
+		qp delete --force "$ID"
+		make_bundle "$BUNDLE" "$(helper_args true) | .linux.resources.unified = {\"memory.no_such_file\": \"1\"}"
+		run --separate-stderr qp create "$ID" --bundle "$BUNDLE"
+		assert_qpod_error 125
+		assert_contains "$stderr" "no file \"memory.no_such_file\""
+		unset QPOD_CGROUP_ROOT
+	fi
+	local bad
+	for bad in '{"../memory.max": "1"}' '{"memory/max": "1"}' '{"nodot": "1"}' '{"memory.max": 5}' '{"memory.max": "1\n2"}'; do
+		make_bundle "$BUNDLE" "$(helper_args true) | .linux.resources.unified = $bad"
+		run --separate-stderr qp create "$ID" --bundle "$BUNDLE"
+		assert_qpod_error 125
+		assert_contains "$stderr" "linux.resources.unified" "error for $bad"
+	done
+	assert_eq "$(qp list --quiet)" "" "pods left"
+}

@@ -102,7 +102,8 @@ static void test_parse_refusals(void **state)
 	BAD("{\"cpu\": {\"realtimeRuntime\": 5}}", "cpu.realtimeRuntime: cannot be applied");
 	BAD("{\"blockIO\": {\"weight\": 10}}", "blockIO: cannot be applied");
 	BAD("{\"hugepageLimits\": [{\"pageSize\": \"2MB\", \"limit\": 2097152}]}", "hugepageLimits: cannot be applied");
-	BAD("{\"unified\": {\"memory.high\": \"1\"}}", "unified: cannot be applied");
+	BAD("{\"unified\": {\"../memory.high\": \"1\"}}", "is not a cgroup v2 file name");
+	BAD("{\"unified\": {\"memory.high\": 1}}", "expected a one-line string");
 	parse_bad("{\"pids\": {}}\0{}", 14, "NUL");
 	BAD("{\"cpu\": {\"cpus\": \"0\\u0000junk\"}}", "must not contain NUL");
 	BAD("", "empty");
@@ -244,7 +245,7 @@ static void test_update_flags(void **state)
 		{ "memory", "-5" },	  { "memory", "0" },	     { "memory", "lots" },
 		{ "cpu-shares", "-1" },	  { "cpu-period", "1e5" },   { "pids-limit", "x" },
 		{ "pids-limit", "" },	  { "cpu-quota", "5s" },     { "blkio-weight", "10" },
-		{ "memory-reservation", "1M" }, { "no-such-flag", "1" },
+		{ "kernel-memory", "1M" }, { "memory-reservation", "soft" }, { "no-such-flag", "1" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(cli_update_flag(bad[i][0], bad[i][1], &r, &err), -1);
