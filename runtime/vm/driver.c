@@ -251,7 +251,6 @@ static void warn_unapplied_mounts(const struct pod_spec *spec)
 
 static int vm_create(struct pod *pod, qp_error **err)
 {
-	warn_unapplied_mounts(pod->spec);
 	if (pod->io.preserve_fds > 0)
 		return qp_error_set(err, QP_E_INVALID, 0, "--preserve-fds is not supported for vm pods "
 				    "(host fds cannot reach the guest)");
@@ -276,6 +275,7 @@ static int vm_create(struct pod *pod, qp_error **err)
 		vm_destroy(pod, NULL);
 		return -1;
 	}
+	warn_unapplied_mounts(pod->spec); /* once the pod exists: not before an error */
 	return 0;
 }
 
