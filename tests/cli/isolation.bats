@@ -267,7 +267,7 @@ prun() {
 	# a namespace to join: a process of ours that sleeps in a new one
 	unshare --mount --propagation private sleep 60 &
 	local holder=$!
-	wait_for 100 test "$(readlink /proc/$holder/ns/mnt)" != "$(readlink /proc/self/ns/mnt)"
+	wait_for 100 sh -c "[ \"\$(readlink /proc/$holder/ns/mnt)\" != \"\$(readlink /proc/self/ns/mnt)\" ]"
 	make_bundle "$BUNDLE" "$(helper_args hostname) | .linux.namespaces = [.linux.namespaces[] | if .type == \"mount\" then .path = \"/proc/$holder/ns/mnt\" else . end]"
 	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
 	kill "$holder"
