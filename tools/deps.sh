@@ -35,6 +35,8 @@ python3
 libxml2-utils
 chromium
 containerd
+podman
+conmon
 containernetworking-plugins
 python3-grpcio
 python3-protobuf
