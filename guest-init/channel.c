@@ -4,6 +4,7 @@
  * The decoder reads through a bounds-checked cursor: every field asks for
  * its bytes first, so no input can read past the frame; strings land in the
  * fixed qp_msg_store, so no input can make us allocate. */
+#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -116,6 +118,11 @@ static int validate_run(const struct qp_run *r, int code, const struct qp_msg *m
 	}
 	if (r->prefix > 32)
 		return invalid(err, code, m, "prefix length %u > 32", r->prefix);
+	if (r->mountc > QP_PROTO_MAX_MOUNTS)
+		return invalid(err, code, m, "more than %d mounts", QP_PROTO_MAX_MOUNTS);
+	for (uint32_t i = 0; i < r->mountc; i++)
+		if (!r->mounts || !r->mounts[i] || qp_run_mount_parse(r->mounts[i], NULL) < 0)
+			return invalid(err, code, m, "mounts[%u] is malformed", i);
 	if (r->prefix == 0 && memcmp(r->gateway, zero, 4) != 0)
 		return invalid(err, code, m, "gateway without an address");
 	return 0;
@@ -133,8 +140,8 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 		if (r->id == 0)
 			return invalid(err, code, m, "id 0");
 		if (r->rootfs != QP_ROOTFS_INITRAMFS || r->prefix || memcmp(r->mac, zero, 6) ||
-		    memcmp(r->ip, zero, 4))
-			return invalid(err, code, m, "an exec cannot set the rootfs or the network");
+		    memcmp(r->ip, zero, 4) || r->mountc)
+			return invalid(err, code, m, "an exec cannot set the rootfs, mounts or the network");
 		return validate_run(r, code, m, err);
 	}
 	case QP_MSG_EXEC_STARTED:
@@ -301,6 +308,7 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 		put_u8(w, r->prefix);
 		put(w, r->gateway, 4);
 		put(w, r->mac, 6);
+		put_strv(w, r->mounts, r->mountc);
 		break;
 	case QP_MSG_STARTED:
 		put_u32(w, m->u.started.pid);
@@ -488,16 +496,16 @@ static int get_str(struct rd *r, const char **out, const char *field, qp_error *
 	return 0;
 }
 
-static int get_strv(struct rd *r, const char **vec, uint32_t *count, const char *field,
-		    qp_error **err)
+static int get_strv_max(struct rd *r, const char **vec, uint32_t *count, uint32_t max,
+			const char *field, qp_error **err)
 {
 	uint32_t n;
 
 	if (get_u32(r, &n, field, err) < 0)
 		return -1;
-	if (n > QP_PROTO_MAX_STRV)
-		return invalid(err, QP_E_GUEST, r->m, "%s: %u entries, at most %d allowed", field, n,
-			       QP_PROTO_MAX_STRV);
+	if (n > max)
+		return invalid(err, QP_E_GUEST, r->m, "%s: %u entries, at most %u allowed", field, n,
+			       max);
 	if (need(r, (size_t)n * 4, field, err) < 0) /* every entry has a length word */
 		return -1;
 	for (uint32_t i = 0; i < n; i++)
@@ -506,6 +514,12 @@ static int get_strv(struct rd *r, const char **vec, uint32_t *count, const char 
 	vec[n] = NULL;
 	*count = n;
 	return 0;
+}
+
+static int get_strv(struct rd *r, const char **vec, uint32_t *count, const char *field,
+		    qp_error **err)
+{
+	return get_strv_max(r, vec, count, QP_PROTO_MAX_STRV, field, err);
 }
 
 static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
@@ -535,10 +549,12 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 		    get_strv(r, r->st->env, &run->envc, "env", err) < 0 ||
 		    get_bytes(r, run->ip, 4, "ip", err) < 0 || get_u8(r, &run->prefix, "prefix", err) < 0 ||
 		    get_bytes(r, run->gateway, 4, "gateway", err) < 0 ||
-		    get_bytes(r, run->mac, 6, "mac", err) < 0)
+		    get_bytes(r, run->mac, 6, "mac", err) < 0 ||
+		    get_strv_max(r, r->st->mounts, &run->mountc, QP_PROTO_MAX_MOUNTS, "mounts", err) < 0)
 			return -1;
 		run->argv = r->st->argv;
 		run->env = r->st->env;
+		run->mounts = r->st->mounts;
 		return 0;
 	case QP_MSG_STARTED:
 		return get_u32(r, &m->u.started.pid, "pid", err) < 0 ||
@@ -855,4 +871,113 @@ int qp_chan_send_error(struct qp_chan *c, uint32_t code, int errnum, const char 
 	m.u.error.errnum = errnum;
 	m.u.error.text = buf;
 	return qp_chan_send(c, &m, timeout_ms, err);
+}
+
+/* ---- RUN mounts ---- */
+
+static const struct {
+	const char *name;
+	unsigned long flag;
+} rm_flags[] = { { "ro", MS_RDONLY }, { "nosuid", MS_NOSUID }, { "nodev", MS_NODEV }, { "noexec", MS_NOEXEC } };
+
+static bool rm_dest_ok(const char *d)
+{
+	size_t n = strlen(d);
+
+	if (d[0] != '/' || n < 2 || n >= sizeof(((struct qp_run_mount *)0)->dest))
+		return false;
+	for (const char *p = d; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return false;
+	/* no ".." component */
+	for (const char *p = d; (p = strstr(p, "..")); p += 2)
+		if (p[-1] == '/' && (p[2] == '/' || p[2] == '\0'))
+			return false;
+	return true;
+}
+
+static bool rm_tag_ok(const char *t, size_t n)
+{
+	if (!n || n > QP_PROTO_MAX_TAG)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)t[i]) && t[i] != '_')
+			return false;
+	return true;
+}
+
+int qp_run_mount_parse(const char *entry, struct qp_run_mount *out)
+{
+	struct qp_run_mount m = { 0 };
+	char buf[2048], *f[4], *save = NULL, *p = buf;
+	int n = 0;
+
+	if (strlen(entry) >= sizeof(buf))
+		return -1;
+	strcpy(buf, entry);
+	/* exactly four tab-separated fields (empty ones allowed) */
+	for (f[n++] = p; *p; p++)
+		if (*p == '\t') {
+			if (n == 4)
+				return -1;
+			*p = '\0';
+			f[n++] = p + 1;
+		}
+	if (n != 4 || !rm_dest_ok(f[2]))
+		return -1;
+	snprintf(m.dest, sizeof(m.dest), "%s", f[2]);
+	for (char *o = strtok_r(f[3], ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+		size_t k = 0;
+		while (k < sizeof(rm_flags) / sizeof(rm_flags[0]) && strcmp(o, rm_flags[k].name))
+			k++;
+		if (k == sizeof(rm_flags) / sizeof(rm_flags[0]))
+			return -1;
+		m.flags |= rm_flags[k].flag;
+	}
+	if (!strcmp(f[0], "9p")) {
+		m.kind = QP_RM_9P;
+		if (!rm_tag_ok(f[1], strlen(f[1])))
+			return -1;
+		snprintf(m.tag, sizeof(m.tag), "%s", f[1]);
+	} else if (!strcmp(f[0], "9pfile")) {
+		char *slash = strchr(f[1], '/');
+		m.kind = QP_RM_9PFILE;
+		if (!slash || !rm_tag_ok(f[1], (size_t)(slash - f[1])) || !slash[1] || strchr(slash + 1, '/') ||
+		    !strcmp(slash + 1, "..") || !strcmp(slash + 1, ".") || strlen(slash + 1) >= sizeof(m.name))
+			return -1;
+		*slash = '\0';
+		snprintf(m.tag, sizeof(m.tag), "%s", f[1]);
+		snprintf(m.name, sizeof(m.name), "%s", slash + 1);
+	} else if (!strcmp(f[0], "tmpfs")) {
+		m.kind = QP_RM_TMPFS;
+		if (strlen(f[1]) >= sizeof(m.data) || strchr(f[1], '\t'))
+			return -1;
+		snprintf(m.data, sizeof(m.data), "%s", f[1]);
+	} else {
+		return -1;
+	}
+	if (out)
+		*out = m;
+	return 0;
+}
+
+int qp_run_mount_format(const struct qp_run_mount *m, char *buf, size_t size)
+{
+	char flags[64] = "", src[QP_PROTO_MAX_TAG + 260];
+	size_t fl = 0;
+	int n;
+
+	for (size_t k = 0; k < sizeof(rm_flags) / sizeof(rm_flags[0]); k++)
+		if (m->flags & rm_flags[k].flag)
+			fl += (size_t)snprintf(flags + fl, sizeof(flags) - fl, "%s%s", fl ? "," : "", rm_flags[k].name);
+	if (m->kind == QP_RM_9PFILE)
+		snprintf(src, sizeof(src), "%s/%s", m->tag, m->name);
+	else
+		snprintf(src, sizeof(src), "%s", m->kind == QP_RM_TMPFS ? m->data : m->tag);
+	n = snprintf(buf, size, "%s\t%s\t%s\t%s",
+		     m->kind == QP_RM_9P ? "9p" : m->kind == QP_RM_9PFILE ? "9pfile" : "tmpfs", src, m->dest,
+		     flags);
+	if (n < 0 || (size_t)n >= size)
+		return -1;
+	return qp_run_mount_parse(buf, NULL);
 }

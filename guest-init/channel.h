@@ -23,6 +23,21 @@ const char *qp_msg_type_name(uint16_t type);
 /* Which side may send `type` (enum qp_sender), 0 if the type is unknown. */
 int qp_msg_sender(uint16_t type);
 
+/* One entry of RUN's mounts (protocol.h), parsed and checked. */
+enum qp_run_mount_kind { QP_RM_9P, QP_RM_9PFILE, QP_RM_TMPFS };
+struct qp_run_mount {
+	enum qp_run_mount_kind kind;
+	char tag[QP_PROTO_MAX_TAG + 1]; /* 9p, 9pfile */
+	char name[256];                 /* 9pfile: the file in the share */
+	char data[256];                 /* tmpfs options */
+	char dest[1024];
+	unsigned long flags;            /* MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC */
+};
+/* 0 and *out (may be NULL: just check), or -1 if malformed. */
+int qp_run_mount_parse(const char *entry, struct qp_run_mount *out);
+/* The entry for m into buf; -1 if it does not fit or m is not valid. */
+int qp_run_mount_format(const struct qp_run_mount *m, char *buf, size_t size);
+
 /* Encode `m` as one frame into out[0..cap).  Returns the frame length, or -1
  * (QP_E_INVALID) if the message breaks a protocol bound or does not fit. */
 ssize_t qp_msg_encode(const struct qp_msg *m, uint8_t *out, size_t cap, qp_error **err);

@@ -180,6 +180,70 @@ static void enter_rootfs(const struct qp_run *r)
 	mount_fs("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "mode=0620,ptmxmode=0666");
 }
 
+/* The pod's own mounts (RUN's mounts, the spec's binds and tmpfs), inside
+ * the workload's root.  A file bind mounts its one-file share on a staging
+ * directory, binds the file, then detaches the staging mount: the bind
+ * keeps the share alive and nothing of it stays visible. */
+static void make_dirs(const char *path)
+{
+	char p[1024];
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			if (mkdir(p, 0755) < 0 && errno != EEXIST)
+				die("mkdir \"%s\"", p);
+			*s = '/';
+		}
+	if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		die("mkdir \"%s\"", p);
+}
+
+static void apply_mounts(const struct qp_run *r)
+{
+	for (uint32_t i = 0; i < r->mountc; i++) {
+		struct qp_run_mount m;
+		unsigned long fl;
+		if (qp_run_mount_parse(r->mounts[i], &m) < 0)
+			gi_fatal(QP_PERR_PROTOCOL, 0, "mounts[%u] is malformed", i);
+		fl = m.flags & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY);
+		if (m.kind == QP_RM_TMPFS) {
+			make_dirs(m.dest);
+			if (mount("tmpfs", m.dest, "tmpfs", fl, m.data[0] ? m.data : NULL) < 0)
+				die("mount tmpfs on \"%s\"", m.dest);
+		} else if (m.kind == QP_RM_9P) {
+			make_dirs(m.dest);
+			if (mount(m.tag, m.dest, "9p", fl, NINEP_OPTS) < 0)
+				die("mount 9p tag \"%s\" on \"%s\"", m.tag, m.dest);
+		} else {
+			static const char stage[] = "/dev/.qpod-stage";
+			char src[sizeof(stage) + 256 + 1];
+			char parent[1024];
+			make_dir(stage);
+			if (mount(m.tag, stage, "9p", MS_RDONLY, NINEP_OPTS) < 0)
+				die("mount 9p tag \"%s\"", m.tag);
+			snprintf(parent, sizeof(parent), "%s", m.dest);
+			*strrchr(parent, '/') = '\0';
+			if (parent[0])
+				make_dirs(parent);
+			int fd = open(m.dest, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+			if (fd < 0 && errno != EISDIR && errno != EACCES && errno != EROFS && errno != ETXTBSY)
+				die("create \"%s\"", m.dest);
+			if (fd >= 0)
+				close(fd);
+			snprintf(src, sizeof(src), "%s/%s", stage, m.name);
+			if (mount(src, m.dest, NULL, MS_BIND, NULL) < 0)
+				die("bind \"%s\" on \"%s\"", m.name, m.dest);
+			if (fl && mount(NULL, m.dest, NULL, MS_REMOUNT | MS_BIND | fl, NULL) < 0)
+				die("remount \"%s\"", m.dest);
+			if (umount2(stage, MNT_DETACH) < 0)
+				die("detach the staging mount");
+			rmdir(stage);
+		}
+	}
+}
+
 /* ---- network ---- */
 
 static void ifreq_for(struct ifreq *ifr, const char *name)
@@ -788,6 +852,7 @@ int main(void)
 		die("sethostname");
 	net_setup(&wl.run);
 	enter_rootfs(&wl.run);
+	apply_mounts(&wl.run);
 	run_workload();
 	/* replace: the next RUN runs in the same root, network and hostname */
 	while (rl.next) {

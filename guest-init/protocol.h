@@ -29,7 +29,16 @@
  *                  strv argv (>= 1 entry), strv env (each "NAME=value"),
  *                  ip4 ip, u8 prefix (0 = no address: eth0 stays down),
  *                  ip4 gateway (0.0.0.0 = no default route), u8 mac[6]
- *                  (all zero = keep the NIC's address)
+ *                  (all zero = keep the NIC's address),
+ *                  strv mounts (<= QP_PROTO_MAX_MOUNTS; EXEC: none), each
+ *                  "KIND\tSOURCE\tDEST\tFLAGS", applied in the workload's
+ *                  root by the first RUN only:
+ *                    9p      SOURCE a 9p tag, mounted on DEST (a directory)
+ *                    9pfile  SOURCE "tag/name": the file `name` of that share,
+ *                            bind-mounted on DEST (a file)
+ *                    tmpfs   SOURCE the tmpfs options ("size=1m,mode=755" or "")
+ *                  DEST absolute, without ".." or tabs; FLAGS a comma list
+ *                  of ro, nosuid, nodev, noexec (or "")
  *   STARTED     G  u32 pid, u64 spawn_ns (fork), u64 exec_ns (exec done)
  *   STDOUT      G  raw bytes (length 1..QP_PROTO_MAX_PAYLOAD)
  *   STDERR      G  raw bytes (length 1..QP_PROTO_MAX_PAYLOAD)
@@ -97,6 +106,7 @@
 #define QP_PROTO_MAX_TAG 64    /* 9p mount tag */
 #define QP_PROTO_MAX_HOSTNAME 64
 #define QP_PROTO_MAX_SIGNAL 64
+#define QP_PROTO_MAX_MOUNTS 16 /* RUN mounts */
 #define QP_PROTO_PORT_NAME "qpod.0" /* virtio-serial port name */
 
 enum qp_msg_type {
@@ -169,6 +179,8 @@ struct qp_run {
 	const char *const *argv; /* NULL-terminated */
 	const char *const *env;  /* NULL-terminated */
 	uint8_t ip[4], prefix, gateway[4], mac[6];
+	uint32_t mountc;
+	const char *const *mounts; /* "KIND\tSOURCE\tDEST\tFLAGS", NULL-terminated */
 };
 
 /* A message, decoded or to be encoded.  Decoded pointers point into a
@@ -236,6 +248,7 @@ struct qp_msg_store {
 	char bytes[QP_PROTO_MAX_PAYLOAD + 1];
 	const char *argv[QP_PROTO_MAX_STRV + 1];
 	const char *env[QP_PROTO_MAX_STRV + 1];
+	const char *mounts[QP_PROTO_MAX_MOUNTS + 1];
 };
 
 #endif

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,6 +64,19 @@ static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 	 * the state dir (a new open file description), no inherited fds but
 	 * stdio: the workload's output goes where the creator's went */
 	setsid();
+	/* The monitor holds the pod's UTS namespace with the pod's hostname:
+	 * the guest has its own kernel, but a client that makes another
+	 * container join "the pod's UTS namespace" by path (the CRI: the
+	 * sandbox's) finds the hostname there (uts.c) */
+	const struct qp_namespace *uts = &pod->spec->ns[QP_NS_UTS];
+	if (uts->enabled && !uts->path && pod->spec->hostname &&
+	    (unshare(CLONE_NEWUTS) < 0 ||
+	     sethostname(pod->spec->hostname, strlen(pod->spec->hostname)) < 0) &&
+	    geteuid() == 0) {
+		qp_fail(&err, errno, "the pod's UTS namespace");
+		qp_report_err(wfd, err, "");
+		_exit(1);
+	}
 	if (vm_cgroup_enter(pod, getpid(), &err) < 0) {
 		qp_report_err(wfd, err, "");
 		_exit(1);
@@ -226,26 +240,19 @@ static int refuse_guest_hooks(const struct pod_spec *spec, qp_error **err)
 	return 0;
 }
 
-/* The guest provides /proc, /dev (and its pts, shm, mqueue), /sys and
- * /sys/fs/cgroup itself; any other mount of the spec (binds such as the
- * /etc/hosts that podman and the CRI add, tmpfs volumes) is not applied in
- * the VM yet.  Refusing them would refuse every podman and CRI container,
- * so each is named in a warning instead (docs/DECISIONS.md, "VM pods"). */
+/* The guest applies tmpfs mounts and binds of directories and files
+ * (mounts.c); a mount it cannot apply (another type, an option it cannot
+ * honour) is named in a warning.  Refusing those would refuse podman's and
+ * the CRI's pods for a detail (docs/DECISIONS.md, "VM pods"). */
 static void warn_unapplied_mounts(const struct pod_spec *spec)
 {
-	static const char *const provided[] = { "/proc", "/dev", "/dev/pts", "/dev/shm", "/dev/mqueue",
-						"/sys", "/sys/fs/cgroup" };
-
 	for (size_t i = 0; i < spec->n_mounts; i++) {
 		const struct qp_mount *m = &spec->mounts[i];
-		bool known = false;
-		char shown[QP_SHOWN_MAX];
-		for (size_t k = 0; k < QP_ARRAY_SIZE(provided) && !known; k++)
-			known = m->destination && !strcmp(m->destination, provided[k]);
-		if (!known)
-			qp_warn("vm pod: the mount on \"%s\" (%s) is not applied inside the VM (not "
-				"supported yet)",
-				qp_shown(m->destination, shown), m->type ? m->type : "bind");
+		const char *why;
+		char shown[QP_SHOWN_MAX], w[QP_SHOWN_MAX];
+		if (!vm_mount_applied(m, &why))
+			qp_warn("vm pod: the mount on \"%s\" is not applied inside the VM (%s)",
+				qp_shown(m->destination, shown), qp_shown(why, w));
 	}
 }
 
@@ -374,6 +381,7 @@ static int vm_destroy(struct pod *pod, qp_error **err)
 	unlinkat(pod->dirfd, QP_VM_CHAN_SOCK, 0);
 	unlinkat(pod->dirfd, QP_VM_CTL_SOCK, 0);
 	unlinkat(pod->dirfd, QP_VM_INITRD, 0);
+	vm_mounts_unstage(pod->dirfd);
 	return cgroup_remove(pod, err);
 }
 

@@ -49,6 +49,8 @@ struct vm_client {
 struct vm_mon {
 	struct pod *pod;
 	char statedir[PATH_MAX];
+	struct vm_mounts mounts;   /* the spec's own mounts (mounts.c) */
+	char uts_hostname[QP_PROTO_MAX_HOSTNAME + 1]; /* of a UTS namespace joined by path */
 	pid_t qemu;
 	int qemu_pidfd;
 	bool kvm, qemu_reaped;
@@ -342,6 +344,13 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	o.mem_mib = mem_mib(spec);
 	o.tap_fd = tap;
 	o.mac = m->lease.mac;
+	if (vm_mounts_plan(spec, pod->rootfs, pod->dirfd, m->statedir, &m->mounts, err) < 0)
+		goto fail;
+	if (!spec->hostname && spec->ns[QP_NS_UTS].enabled && spec->ns[QP_NS_UTS].path &&
+	    vm_uts_hostname(spec->ns[QP_NS_UTS].path, m->uts_hostname, sizeof(m->uts_hostname), err) < 0)
+		goto fail;
+	o.shares = m->mounts.shares;
+	o.nshares = m->mounts.nshares;
 	unlinkat(pod->dirfd, QP_VM_CHAN_SOCK, 0);
 	if ((m->qemu = vm_spawn_qemu(&o, err)) < 0)
 		goto fail;
@@ -428,7 +437,10 @@ static int send_run(struct vm_mon *m, char **argv, qp_error **err)
 	r->flags = QP_RUN_F_WAIT_SHUTDOWN | (m->pod->spec->root_readonly ? QP_RUN_F_ROOTFS_RO : 0);
 	r->rootfs = QP_ROOTFS_9P;
 	r->rootfs_tag = "rootfs";
-	r->hostname = m->pod->spec->hostname ? m->pod->spec->hostname : "";
+	r->hostname = m->pod->spec->hostname ? m->pod->spec->hostname : m->uts_hostname;
+	/* the pod's mounts: applied by the first RUN (a replace's are ignored) */
+	r->mounts = (const char *const *)m->mounts.entries;
+	r->mountc = (uint32_t)m->mounts.n;
 	if (m->has_net) {
 		memcpy(r->ip, &m->lease.addr, 4);
 		r->prefix = (uint8_t)m->lease.prefix;
@@ -1002,6 +1014,7 @@ void vm_mon_free(struct vm_mon *m)
 	if (m->qemu_pidfd >= 0)
 		close(m->qemu_pidfd);
 	vm_qmp_free(m->qmp);
+	vm_mounts_free(&m->mounts);
 	unlinkat(m->pod->dirfd, QP_VM_CHAN_SOCK, 0);
 	unlinkat(m->pod->dirfd, QP_VM_CTL_SOCK, 0);
 	unlinkat(m->pod->dirfd, QP_VM_QMP_SOCK, 0);

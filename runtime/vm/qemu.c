@@ -212,7 +212,7 @@ pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
 
 	/* tb-size: TCG's translation cache defaults to 1 GiB of host memory
 	 * (reserved, partly touched); 32 MiB holds a small guest's hot code */
-	const char *argv[44] = {
+	const char *argv[44 + 4 * QP_PROTO_MAX_MOUNTS] = {
 		QEMU_BIN, "-M", "microvm,acpi=off", "-nodefaults", "-no-user-config", "-nographic",
 		"-no-reboot", "-accel", o->kvm ? "kvm" : "tcg,tb-size=32", "-m", mem, "-smp", smp,
 		"-bios", o->firmware, "-kernel", o->kernel, "-initrd", initrd, "-append", cmdline,
@@ -228,6 +228,23 @@ pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
 	if (o->kvm) {
 		argv[argc++] = "-cpu";
 		argv[argc++] = "host";
+	}
+	/* the spec's binds: one more 9p share each (mounts.c) */
+	char share_fsdev[QP_PROTO_MAX_MOUNTS][4200], share_dev[QP_PROTO_MAX_MOUNTS][96];
+	for (size_t i = 0; i < o->nshares && i < QP_PROTO_MAX_MOUNTS; i++) {
+		_cleanup_free_ char *p = qemu_escape(o->shares[i].path);
+		if (!p)
+			return qp_fail(err, ENOMEM, "qemu arguments");
+		if ((size_t)snprintf(share_fsdev[i], sizeof(share_fsdev[i]),
+				     "local,id=f%zu,path=%s,security_model=none%s", i, p,
+				     o->shares[i].ro ? ",readonly=on" : "") >= sizeof(share_fsdev[i]))
+			return qp_error_set(err, QP_E_INVALID, 0, "mount source path too long");
+		snprintf(share_dev[i], sizeof(share_dev[i]), "virtio-9p-device,fsdev=f%zu,mount_tag=%s", i,
+			 o->shares[i].tag);
+		argv[argc++] = "-fsdev";
+		argv[argc++] = share_fsdev[i];
+		argv[argc++] = "-device";
+		argv[argc++] = share_dev[i];
 	}
 	if (o->tap_fd >= 0) {
 		argv[argc++] = "-netdev";

@@ -80,6 +80,33 @@ int vm_pick_accel(const char *want, bool *kvm, qp_error **err);
 /* Whether KVM really runs a guest here (cached probe boot); why says why not. */
 bool vm_kvm_usable(char *why, size_t size);
 
+/* The hostname of the UTS namespace at path (uts.c): a VM pod whose spec
+ * joins one gets that hostname. */
+int vm_uts_hostname(const char *path, char *buf, size_t size, qp_error **err);
+
+/* ---- mounts.c: the spec's own mounts, carried out by guest-init ---- */
+struct vm_share {
+	char tag[16];           /* "mN" */
+	char *path;             /* host directory (a staged copy for a file bind) */
+	bool ro;
+};
+struct vm_mounts {
+	struct vm_share shares[QP_PROTO_MAX_MOUNTS];
+	size_t nshares;
+	char *entries[QP_PROTO_MAX_MOUNTS + 1]; /* RUN's mounts */
+	size_t n;
+};
+/* Does the guest apply m (or provide it itself)?  false: *why names what
+ * stops it (an option, the type, the source). */
+bool vm_mount_applied(const struct qp_mount *m, const char **why);
+/* The shares and RUN entries for the spec's applicable mounts; file binds
+ * are copied to mntN/ in the state dir (dirfd, whose path is statedir). */
+int vm_mounts_plan(const struct pod_spec *spec, const char *rootfs, int dirfd, const char *statedir,
+		   struct vm_mounts *out, qp_error **err);
+void vm_mounts_free(struct vm_mounts *p);
+/* Remove the staged copies (mntN/) from the state dir. */
+void vm_mounts_unstage(int statefd);
+
 struct vm_qemu_opts {
 	const char *statedir;   /* absolute path of the pod's state dir */
 	int dirfd;              /* the same, open */
@@ -90,6 +117,8 @@ struct vm_qemu_opts {
 	unsigned long long mem_mib;
 	int tap_fd;             /* -1: no network */
 	const unsigned char *mac; /* of the NIC, with tap_fd */
+	const struct vm_share *shares; /* more 9p shares (the spec's binds) */
+	size_t nshares;
 };
 
 /* Fork and exec QEMU (stdin /dev/null, stdout/stderr appended to qemu.log

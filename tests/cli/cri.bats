@@ -437,8 +437,7 @@ scenario_stop_kill() { # HANDLER
 @test "cri: sandbox, container, exec, stats, stop, remove (qpod-vm)" { scenario_lifecycle qpod-vm; }
 @test "cri: StopContainer kills a container that ignores SIGTERM (qpod)" { scenario_stop_kill qpod; }
 @test "cri: the pod's hostname, /etc/hosts, /etc/resolv.conf in a container (qpod)" { scenario_pod_files qpod; }
-# (qpod-vm: the pod's hostname and its /etc files are not in the VM yet:
-# docs/containerd.md, "Limits"; qpod warns for each mount it does not apply)
+@test "cri: the pod's hostname, /etc/hosts, /etc/resolv.conf in a container (qpod-vm)" { scenario_pod_files qpod-vm; }
 @test "cri: StopContainer kills a container that ignores SIGTERM (qpod-vm)" { scenario_stop_kill qpod-vm; }
 
 @test "cri: shareProcessNamespace (pid = POD): the container sees the sandbox's processes" {

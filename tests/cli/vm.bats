@@ -295,3 +295,24 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	assert_eq "$stderr" "qpod: kill: container not running"
 	qp delete "$ID"
 }
+
+@test "vm: the spec's own mounts reach the guest: a directory bind (ro), a file bind, a tmpfs; others are named in a warning" {
+	mkdir -p "$TEST_DIR/dir"
+	echo in-dir >"$TEST_DIR/dir/f"
+	echo the-hosts-file >"$TEST_DIR/hosts"
+	make_bundle "$BUNDLE" ".annotations[\"qpod.mode\"] = \"vm\" | .process.terminal = false
+		| .process.args = [\"sh\", \"-c\", \"cat /data/f /etc/hosts; touch /data/x 2>/dev/null && echo dir-rw || echo dir-ro; echo t >/scratch/t && grep ' /scratch ' /proc/mounts; ls -a /dev | grep -c qpod-stage\"]
+		| .mounts += [{\"destination\": \"/data\", \"type\": \"bind\", \"source\": \"$TEST_DIR/dir\", \"options\": [\"rbind\", \"ro\"]},
+			{\"destination\": \"/etc/hosts\", \"type\": \"bind\", \"source\": \"$TEST_DIR/hosts\", \"options\": [\"bind\"]},
+			{\"destination\": \"/scratch\", \"type\": \"tmpfs\", \"source\": \"tmpfs\", \"options\": [\"size=1m\", \"nosuid\"]},
+			{\"destination\": \"/weird\", \"type\": \"proc\", \"source\": \"proc\"}]"
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_eq "${lines[0]}" in-dir "the directory bind"
+	assert_eq "${lines[1]}" the-hosts-file "the file bind"
+	assert_eq "${lines[2]}" dir-ro "ro of the directory bind"
+	assert_match "${lines[3]}" '^tmpfs /scratch tmpfs rw,nosuid,.*size=1024k' "the tmpfs"
+	assert_eq "${lines[4]}" 0 "no staging mount left visible"
+	assert_contains "$stderr" 'the mount on "/weird" is not applied inside the VM (proc)' "the warning"
+	[ ! -e "$TEST_DIR/dir/x" ] || flunk "a write reached the read-only bind's source"
+	assert_eq "$(ls "$ROOT" | grep -v '^\.' || true)" "" "state dirs left (with their staged copies)"
+}

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -587,6 +588,58 @@ static void test_send_deadline_full_peer(void **state)
 	close(sv[1]);
 }
 
+/* RUN's mounts: entries parsed strictly, formatted and parsed back, and a
+ * RUN carrying them survives encode/decode; an EXEC may carry none */
+static void test_run_mounts(void **state)
+{
+	struct qp_run_mount m;
+	char buf[2048];
+	static const char *const bad[] = {
+		"9p\tm0\t/data", "9p\tm0\t/data\tro\textra", "9p\tm-0\t/data\t", "9p\tm0\tdata\t",
+		"9p\tm0\t/a/../b\t", "9p\tm0\t/..\t", "9pfile\tm0\t/etc/hosts\t", "9pfile\tm0/a/b\t/x\t",
+		"9pfile\tm0/..\t/x\t", "tmpfs\tsize=1m\t/s\tro,bogus", "nfs\tx\t/y\t", "9p\tm0\t/\t", "",
+	};
+
+	(void)state;
+	assert_int_equal(qp_run_mount_parse("9pfile\tm1/hosts\t/etc/hosts\tro,nosuid", &m), 0);
+	assert_int_equal(m.kind, QP_RM_9PFILE);
+	assert_string_equal(m.tag, "m1");
+	assert_string_equal(m.name, "hosts");
+	assert_string_equal(m.dest, "/etc/hosts");
+	assert_true(m.flags == (MS_RDONLY | MS_NOSUID));
+	assert_int_equal(qp_run_mount_format(&m, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "9pfile\tm1/hosts\t/etc/hosts\tro,nosuid");
+	assert_int_equal(qp_run_mount_parse("tmpfs\tsize=1m,mode=755\t/scratch\t", &m), 0);
+	assert_int_equal(m.kind, QP_RM_TMPFS);
+	assert_string_equal(m.data, "size=1m,mode=755");
+	assert_int_equal(qp_run_mount_parse("9p\tm0\t/a..b/c\tnoexec", &m), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (qp_run_mount_parse(bad[i], NULL) == 0)
+			fail_msg("accepted the malformed mount entry \"%s\"", bad[i]);
+
+	const char *mounts[] = { "9p\tm0\t/data\tro", "tmpfs\t\t/s\t", NULL };
+	const char *argv[] = { "true", NULL };
+	struct qp_msg in = { .type = QP_MSG_RUN }, out;
+	struct qp_msg_store *st = calloc(1, sizeof(*st));
+	uint8_t wire[QP_PROTO_FRAME_MAX];
+	qp_error *err = NULL;
+	in.u.run.rootfs = QP_ROOTFS_INITRAMFS;
+	in.u.run.rootfs_tag = "";
+	in.u.run.argv = argv;
+	in.u.run.argc = 1;
+	in.u.run.mounts = mounts;
+	in.u.run.mountc = 2;
+	ssize_t n = qp_msg_encode(&in, wire, sizeof(wire), &err);
+	assert_true(n > 0);
+	assert_int_equal(qp_msg_decode(wire, (size_t)n, &out, st, &err), 0);
+	assert_int_equal(out.u.run.mountc, 2);
+	assert_string_equal(out.u.run.mounts[1], "tmpfs\t\t/s\t");
+	mounts[1] = "9p\tm0\t/../etc\t"; /* the encoder refuses it too */
+	assert_true(qp_msg_encode(&in, wire, sizeof(wire), &err) < 0);
+	qp_error_free(&err);
+	free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -604,6 +657,7 @@ int main(void)
 		cmocka_unit_test(test_stream_many_and_max),
 		cmocka_unit_test(test_send_to_gone_peer),
 		cmocka_unit_test(test_send_deadline_full_peer),
+		cmocka_unit_test(test_run_mounts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
