@@ -273,3 +273,13 @@ int cli_resolve_rootfs(const char *path, char **out, qp_error **err)
 	*out = real;
 	return 0;
 }
+
+int cli_set_accel(const char *arg, const char *cmd, qp_error **err)
+{
+	if (!strcmp(arg, "auto"))
+		return unsetenv("QPOD_ACCEL") < 0 ? qp_fail(err, errno, "%s: --accel", cmd) : 0;
+	if (strcmp(arg, "kvm") && strcmp(arg, "tcg"))
+		return qp_error_set(err, QP_E_INVALID, 0, "%s: --accel must be auto, kvm or tcg, not \"%s\"",
+				    cmd, arg);
+	return setenv("QPOD_ACCEL", arg, 1) < 0 ? qp_fail(err, errno, "%s: --accel", cmd) : 0;
+}

@@ -82,6 +82,11 @@ int cmd_stats(struct qp_cli *, int, char **, qp_error **);
 int cmd_bench(struct qp_cli *, int, char **, qp_error **);
 int cmd_density(struct qp_cli *, int, char **, qp_error **);
 int cmd_report(struct qp_cli *, int, char **, qp_error **);
+/* --accel auto|kvm|tcg of bench and density: every VM pod they start (and
+ * their own report) uses it; it is passed on as QPOD_ACCEL, which
+ * `auto` resolution honours (unset for auto: the probe decides). */
+int cli_set_accel(const char *arg, const char *cmd, qp_error **err);
+
 int cmd_pause(struct qp_cli *, int, char **, qp_error **);
 int cmd_resume(struct qp_cli *, int, char **, qp_error **);
 int cmd_update(struct qp_cli *, int, char **, qp_error **);

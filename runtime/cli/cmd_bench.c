@@ -46,6 +46,8 @@ static const char usage[] =
 	"  --image ROOTFS   the pods' rootfs (default " DEFAULT_IMAGE ")\n"
 	"  --memory SIZE    pod memory (vm: guest RAM; memory: the second size, default 512M)\n"
 	"  --vcpus N        vm pods' vCPUs\n"
+	"  --accel auto|kvm|tcg  vm pods' accelerator (default auto: KVM if a probe\n"
+	"                   boot under it works)\n"
 	"  --baseline       start: runc (containers); --firmware seabios and the\n"
 	"                   traditional VM (vm), interleaved in the same rounds\n"
 	"  --format table|markdown|csv|json   (default table)\n"
@@ -113,7 +115,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		{ "baseline", no_argument, NULL, 'b' },     { "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
 		{ "targets", required_argument, NULL, 'T' }, { "tests", required_argument, NULL, 't' },
-		{ "duration", required_argument, NULL, 'd' },
+		{ "duration", required_argument, NULL, 'd' }, { "accel", required_argument, NULL, 'A' },
 		{ 0 },
 	};
 	struct qp_bench_opts o = { .runs = 20, .warmup = 1 };
@@ -136,6 +138,10 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 			fputs(usage, stdout);
 			exit(0);
 		case 'm': mode = optarg; break;
+		case 'A':
+			if (cli_set_accel(optarg, "bench", err) < 0)
+				return -1;
+			break;
 		case 'n':
 			if (parse_int(optarg, "--runs", 1, RUNS_MAX, &o.runs, err) < 0)
 				return -1;

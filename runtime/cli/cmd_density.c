@@ -29,6 +29,7 @@ static const char usage[] =
 	"Then measure every pod, tear them all down in parallel and report.\n"
 	"  --mode vm|container   (default vm)\n"
 	"  --vcpus N             vCPUs per vm pod (default 1)\n"
+	"  --accel auto|kvm|tcg  accelerator of the vm pods (default auto)\n"
 	"  --memory SIZE         per pod: guest RAM or the container's limit (default 512M)\n"
 	"  --image ROOTFS        (default " DEFAULT_IMAGE ")\n"
 	"  --max N               stop after N pods (default: no limit)\n"
@@ -64,7 +65,7 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		{ "net", required_argument, NULL, 'n' },     { "subnet", required_argument, NULL, 's' },
 		{ "bridge", required_argument, NULL, 'b' },  { "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },  { "help", no_argument, NULL, 'h' },
-		{ "ksm", no_argument, NULL, 'K' },
+		{ "ksm", no_argument, NULL, 'K' },	     { "accel", required_argument, NULL, 'A' },
 		{ 0 },
 	};
 	static const char *const formats[] = { "table", "markdown", "csv", "json", NULL };
@@ -84,6 +85,10 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		case 'h':
 			fputs(usage, stdout);
 			exit(0);
+		case 'A':
+			if (cli_set_accel(optarg, "density", err) < 0)
+				return -1;
+			break;
 		case 'm':
 			if (strcmp(optarg, "vm") && strcmp(optarg, "container"))
 				return qp_error_set(err, QP_E_INVALID, 0, "density: --mode must be vm or container, not \"%s\"", optarg);

@@ -54,6 +54,9 @@ setup() {
 	assert_qpod_error
 	run --separate-stderr "$QPOD" bench start --mode fast
 	assert_qpod_error
+	run --separate-stderr "$QPOD" bench start --accel warp
+	assert_qpod_error
+	assert_contains "$stderr" "--accel must be auto, kvm or tcg"
 	run --separate-stderr "$QPOD" bench memory --memory 1K
 	assert_qpod_error
 	assert_contains "$stderr" "at least 16M"

@@ -22,10 +22,12 @@ pods_at_least() { [ "$(ls "$ROOT" 2>/dev/null | wc -l)" -ge "$1" ]; }
 
 @test "density: vm --max 4 starts, measures and tears down four pods" {
 	need_vm
-	run --separate-stderr qp density --max 4 --memory 128M --format json --image "$ROOTFS"
+	# --accel decides for the run and its pods (the environment's QPOD_ACCEL aside)
+	run --separate-stderr env -u QPOD_ACCEL "$QPOD" --root "$ROOT" density --max 4 --memory 128M --format json \
+		--image "$ROOTFS" --accel tcg
 	assert_status 0
 	assert_contains "$stderr" "stopped: max"
-	jq -e '.scenario == "density" and .count == 4 and .stop_reason == "max"' <<<"$output" >/dev/null || flunk "$output"
+	jq -e '.scenario == "density" and .count == 4 and .stop_reason == "max" and .accel == "tcg"' <<<"$output" >/dev/null || flunk "$output"
 	for m in start_ms host_mem_available_mb rss_mb guest_used_mb; do
 		jq -e --arg m "$m" '[.results[] | select(.metric == $m and .n == 4)] | length == 1' <<<"$output" >/dev/null ||
 			flunk "$m: 4 samples expected"
@@ -98,6 +100,9 @@ pods_at_least() { [ "$(ls "$ROOT" 2>/dev/null | wc -l)" -ge "$1" ]; }
 	assert_contains "$stderr" "not less than this host's RAM"
 	run --separate-stderr qp density --parallel 0
 	assert_qpod_error
+	run --separate-stderr qp density --accel warp
+	assert_qpod_error
+	assert_contains "$stderr" "--accel must be auto, kvm or tcg"
 	run --separate-stderr qp density --mode cloud
 	assert_qpod_error
 	run --separate-stderr qp density --subnet 10.0.0.0/16
