@@ -4,7 +4,12 @@
  * run one command through the qpod.0 channel and time it, N times.
  *
  *   qpod-tradvm [-n RUNS] [-k KERNEL] [-m MODULES_DIR] [-r ROOTFS] [-i INIT]
- *               [-a CMDLINE] [-9] [-v] [-- CMD ARG...]        (default /bin/true)
+ *               [-a CMDLINE] [-A kvm|tcg|auto] [-M MEM] [-c VCPUS] [-9] [-v]
+ *               [-- CMD ARG...]                               (default /bin/true)
+ *
+ * -A/-M/-c: the accelerator (auto: as qpod's pods decide it, with the same
+ * probe), memory (default 256M) and vCPUs (default 1), so that `qpod bench
+ * start --baseline` compares like with like.
  *
  * The rootfs is packed into the initramfs (RUN rootfs=INITRAMFS) because
  * Debian's cloud kernel has no 9p; -9 shares it over virtio-9p-pci instead
@@ -58,12 +63,16 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static const char *vm_accel = "tcg", *vm_mem = "256M", *vm_cpus = "1";
+
 static pid_t spawn_qemu(const char *kernel, const char *cmdline, const char *rootfs)
 {
 	char fsdev[4200];
 	const char *argv[] = {
-		"qemu-system-x86_64", "-M", "pc", "-accel", "tcg", "-nodefaults", "-no-user-config",
-		"-nographic", "-no-reboot", "-m", "256M", "-smp", "1",
+		"qemu-system-x86_64", "-M", "pc", "-accel", vm_accel, "-nodefaults", "-no-user-config",
+		"-nographic", "-no-reboot", "-m", vm_mem, "-smp", vm_cpus,
+		/* as qpod's pods: the host CPU under KVM */
+		!strcmp(vm_accel, "kvm") ? "-cpu" : "-name", !strcmp(vm_accel, "kvm") ? "host" : "tradvm",
 		"-kernel", kernel, "-initrd", "initrd.cpio", "-append", cmdline,
 		"-serial", "file:console.log",
 		"-device", "virtio-serial-pci",
@@ -202,7 +211,8 @@ int main(int argc, char **argv)
 	int runs = 5, nine = 0, verbose = 0, c, ok = 0;
 	qp_error *err = NULL;
 
-	while ((c = getopt(argc, argv, "n:k:m:r:i:a:9v")) != -1) {
+	const char *accel_arg = "auto";
+	while ((c = getopt(argc, argv, "n:k:m:r:i:a:A:M:c:9v")) != -1) {
 		switch (c) {
 		case 'n': runs = atoi(optarg); break;
 		case 'k': kernel = optarg; break;
@@ -210,13 +220,25 @@ int main(int argc, char **argv)
 		case 'r': rootfs = optarg; break;
 		case 'i': init = optarg; break;
 		case 'a': cmdline = optarg; break;
+		case 'A': accel_arg = optarg; break;
+		case 'M': vm_mem = optarg; break;
+		case 'c': vm_cpus = optarg; break;
 		case '9': nine = 1; break;
 		case 'v': verbose = 1; break;
 		default:
 			fprintf(stderr, "usage: qpod-tradvm [-n RUNS] [-k KERNEL] [-m MODULES] [-r ROOTFS] "
-					"[-i INIT] [-a CMDLINE] [-9] [-v] [-- CMD ARG...]\n");
+					"[-i INIT] [-a CMDLINE] [-A kvm|tcg|auto] [-M MEM] [-c VCPUS] [-9] [-v] [-- CMD ARG...]\n");
 			return 2;
 		}
+	}
+	{
+		bool kvm = false;
+		qp_error *e = NULL;
+		if (vm_pick_accel(accel_arg, &kvm, &e) < 0) {
+			fprintf(stderr, "qpod-tradvm: %s\n", e->msg);
+			return 2;
+		}
+		vm_accel = kvm ? "kvm" : "tcg";
 	}
 	if (runs < 1 || runs > RUNS_MAX)
 		return fprintf(stderr, "qpod-tradvm: -n: 1..%d\n", RUNS_MAX), 2;

@@ -229,8 +229,13 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 				return qp_error_set(err, QP_E_NOTFOUND, 0,
 						    "--baseline: the traditional VM needs %s (tools/baseline-kernel.sh) and %s (make)",
 						    TRADVM_KERNEL, tradvm);
+			/* the same memory, vCPUs and accel (auto, resolved the same
+			 * way, QPOD_ACCEL included) as the qpod pods beside it */
+			static char cpus[16];
+			snprintf(cpus, sizeof(cpus), "%d", o->vcpus > 0 ? o->vcpus : 1);
 			v[nv].name = "traditional-vm";
-			const char *a[] = { tradvm, "-n", "1", "-r", o->image, NULL };
+			const char *a[] = { tradvm, "-n", "1", "-r", o->image, "-c", cpus,
+					    "-M", o->memory ? o->memory : "256M", NULL };
 			memcpy(v[nv].argv, a, sizeof(a));
 			nv++;
 		}
