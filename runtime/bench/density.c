@@ -217,6 +217,25 @@ static int finish_worker(struct run *run, struct worker *w, qp_error **err)
 	return 0;
 }
 
+/* Read a worker's whole report, blocking (it has its own start timeout),
+ * and account for it. */
+static void drain_worker(struct run *run, struct worker *w)
+{
+	ssize_t got;
+
+	while (w->len < sizeof(w->line) - 1 &&
+	       (got = read(w->fd, w->line + w->len, sizeof(w->line) - 1 - w->len)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			break;
+		w->len += (size_t)got;
+		if (memchr(w->line, '\n', w->len))
+			break;
+	}
+	finish_worker(run, w, NULL);
+}
+
 static bool reserve_crossed(struct run *run, int in_flight)
 {
 	long long avail = qp_host_mem_available_kb();
@@ -277,8 +296,17 @@ static int start_loop(struct run *run, qp_error **err)
 				p[n] = (struct pollfd){ .fd = w[i].fd, .events = POLLIN };
 				idx[n++] = i;
 			}
-		if (poll(p, (nfds_t)n, 200) < 0 && errno != EINTR)
-			return qp_fail(err, errno, "poll");
+		if (poll(p, (nfds_t)n, 200) < 0 && errno != EINTR) {
+			/* the workers go on starting their pods: wait for each
+			 * report, so every pod started reaches the teardown */
+			ret = qp_fail(err, errno, "poll");
+			if (!run->stop)
+				run->stop = QP_DENSITY_ERROR;
+			for (int i = 0; i < MAX_PARALLEL; i++)
+				if (w[i].pid)
+					drain_worker(run, &w[i]);
+			return ret;
+		}
 		for (int k = 0; k < n; k++) {
 			struct worker *x = &w[idx[k]];
 			if (!p[k].revents)
