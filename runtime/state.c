@@ -9,6 +9,8 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/fs.h>
+#include <sys/syscall.h>
 
 #include "oci_state.h"
 #include "state.h"
@@ -90,22 +92,40 @@ int state_lock(int fd, const char *id, bool exclusive, qp_error **err)
 	return 0;
 }
 
+static int remove_tree_at(int parent, const char *name, int depth);
+
 int state_claim(int rootfd, const char *id, qp_error **err)
 {
 	_cleanup_close_ int fd = -1;
 
+	static unsigned seq;
+	char tmp[64];
+
 	if (state_validate_id(id, err) < 0)
 		return -1;
-	if (mkdirat(rootfd, id, 0700) < 0) {
-		if (errno == EEXIST)
-			return qp_error_set(err, QP_E_EXISTS, 0, "pod ID \"%s\" is already in use", id);
+	if (faccessat(rootfd, id, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return qp_error_set(err, QP_E_EXISTS, 0, "pod ID \"%s\" is already in use", id);
+	/* The dir is made under a private name, locked and marked as qpod's
+	 * (gc removes nothing without the mark), then renamed into place
+	 * without replacing anything: a pod dir always carries its mark, and
+	 * a crash leaves at most a QP_CLAIM_PREFIX dir for gc. */
+	snprintf(tmp, sizeof(tmp), QP_CLAIM_PREFIX "%d-%u", (int)getpid(), seq++);
+	if (mkdirat(rootfd, tmp, 0700) < 0)
 		return qp_fail(err, errno, "create state dir for \"%s\"", id);
+	fd = openat(rootfd, tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || state_lock(fd, id, true, err) < 0) {
+		int e = errno;
+		unlinkat(rootfd, tmp, AT_REMOVEDIR);
+		return fd < 0 ? qp_fail(err, e, "open state dir for \"%s\"", id) : -1;
 	}
-	fd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return qp_fail(err, errno, "open state dir for \"%s\"", id);
-	if (state_lock(fd, id, true, err) < 0)
-		return -1;
+	_cleanup_close_ int mark = openat(fd, QP_POD_MARKER, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (mark < 0 || syscall(SYS_renameat2, rootfd, tmp, rootfd, id, RENAME_NOREPLACE) < 0) {
+		int e = errno;
+		remove_tree_at(rootfd, tmp, 0);
+		if (e == EEXIST)
+			return qp_error_set(err, QP_E_EXISTS, 0, "pod ID \"%s\" is already in use", id);
+		return qp_fail(err, e, "claim the state dir of \"%s\"", id);
+	}
 	return steal_fd(&fd);
 }
 
@@ -143,6 +163,14 @@ static int remove_tree_at(int parent, const char *name, int depth)
 	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
+	/* never into another file system (a mount inside a state dir) */
+	struct stat ps, cs;
+	if (fstat(parent, &ps) < 0 || fstat(fd, &cs) < 0)
+		return -1;
+	if (ps.st_dev != cs.st_dev) {
+		errno = EXDEV;
+		return -1;
+	}
 	d = fdopendir(fd);
 	if (!d)
 		return -1;
@@ -157,6 +185,20 @@ static int remove_tree_at(int parent, const char *name, int depth)
 	if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		ret = -1;
 	return ret;
+}
+
+bool state_remove_stale_claim(int rootfd, const char *name)
+{
+	_cleanup_close_ int fd = -1;
+
+	if (strncmp(name, QP_CLAIM_PREFIX, strlen(QP_CLAIM_PREFIX)) || strchr(name, '/'))
+		return false;
+	fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	/* still being claimed (locked), or not qpod's (no mark): left alone */
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 ||
+	    faccessat(fd, QP_POD_MARKER, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	return remove_tree_at(rootfd, name, 0) == 0;
 }
 
 int state_remove(int rootfd, const char *id, qp_error **err)

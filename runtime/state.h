@@ -18,6 +18,10 @@
 #define QP_DEFAULT_ROOT "/run/qpod"
 /* in a pod dir: the phases of its start in ms (written by its start) */
 #define QP_TIMELINE_FILE "timeline.json"
+/* in a pod dir: made first, at the atomic claim: the dir is qpod's own */
+#define QP_POD_MARKER ".qpod-pod"
+/* in the state root: a pod dir being claimed (state_claim) */
+#define QP_CLAIM_PREFIX ".claim-"
 
 enum qp_status {
 	QP_STATUS_CREATING = 0,
@@ -64,6 +68,9 @@ int state_open(int rootfd, const char *id, bool exclusive, qp_error **err);
 /* (Re)lock an open pod dir; exclusive = false for a shared lock. */
 int state_lock(int dirfd, const char *id, bool exclusive, qp_error **err);
 /* Remove the pod dir and everything in it. */
+/* A QP_CLAIM_PREFIX dir left by a qpod killed mid-claim (unlocked, with
+ * qpod's mark): removed; true if it was. */
+bool state_remove_stale_claim(int rootfd, const char *name);
 int state_remove(int rootfd, const char *id, qp_error **err);
 
 int state_save(int dirfd, const struct pod_state *st, qp_error **err);

@@ -1,4 +1,6 @@
 /* runtime/cli/cmd_gc.c — `qpod gc`: clean up after crashed qpod processes.
+ * Only directories that carry qpod's mark (written at the claim, see
+ * state_claim) are ever removed; anything else in the root is left alone.
  * A pod directory whose creation was abandoned (qpod killed mid-create: no
  * state file, or status "creating" with no live process, and nobody holding
  * its lock) is destroyed like `delete --force`; then every network link,
@@ -29,6 +31,9 @@ static bool abandoned(int rootfd, const char *id)
 
 	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
 		return false; /* gone, or a qpod process is working on it */
+	/* only what qpod provably made: its mark, written at the claim */
+	if (faccessat(fd, QP_POD_MARKER, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
 	if (state_load(fd, &st, NULL) < 0)
 		return true;  /* claimed, but killed before the first state write */
 	dead = st->status == QP_STATUS_CREATING && !state_pid_alive(st);
@@ -86,6 +91,10 @@ int cmd_gc(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	dfd = -1;
 	live = calloc(1, sizeof(*live));
 	while (live && (de = readdir(d))) {
+		if (de->d_type == DT_DIR && state_remove_stale_claim(cli->rootfd, de->d_name)) {
+			removed_pods++;
+			continue;
+		}
 		if (de->d_type != DT_DIR || state_validate_id(de->d_name, NULL) < 0)
 			continue;
 		if (abandoned(cli->rootfd, de->d_name)) {

@@ -235,3 +235,19 @@ create_fails() {
 	assert_status 0
 	assert_match "${lines[0]}" '^Usage: qpod create ' "create --help"
 }
+
+@test "gc removes only what qpod made: a foreign directory in the root survives; an abandoned claim goes" {
+	mkdir -p "$ROOT/important/sub" "$ROOT/alsoforeign"
+	echo precious >"$ROOT/important/sub/data.txt"
+	# what a qpod killed mid-create leaves: a marked dir with no state
+	mkdir -p "$ROOT/abandoned" "$ROOT/.claim-1-0"
+	touch "$ROOT/abandoned/.qpod-pod" "$ROOT/.claim-1-0/.qpod-pod"
+	run --separate-stderr qp gc
+	assert_status 0
+	assert_eq "$(cat "$ROOT/important/sub/data.txt")" precious "a foreign directory's data"
+	[ -d "$ROOT/alsoforeign" ] || flunk "gc removed a directory qpod did not make"
+	[ ! -e "$ROOT/abandoned" ] || flunk "the abandoned pod dir is still there"
+	[ ! -e "$ROOT/.claim-1-0" ] || flunk "the abandoned claim is still there"
+	assert_contains "$output" "removed 2 abandoned pod(s)"
+	rm -rf "$ROOT/important" "$ROOT/alsoforeign"
+}
