@@ -1,7 +1,9 @@
 /* runtime/net/gc.c — garbage collection after crashes: leases of pods that
- * no longer exist, links of ours that no live lease names, and bridges
- * without ports.  Only veth/tun links named qp + 10 hex digits and bridges
- * named PREFIX<n> are ever touched. */
+ * no longer exist (and the link each names), and bridges without ports.
+ * A link is only ever deleted through a lease of this root: a link that no
+ * lease of ours names may belong to another root's pod, and is left alone
+ * (the lease is written before the link exists, so a crash leaves a lease
+ * to follow, not an unnamed link). */
 #include <string.h>
 
 #include "net/internal.h"
@@ -11,14 +13,6 @@ static bool is_live(char *const *live_ids, const char *id)
 {
 	for (; live_ids && *live_ids; live_ids++)
 		if (!strcmp(*live_ids, id))
-			return true;
-	return false;
-}
-
-static bool leased_ifname(const struct qp_ipam_table *t, const char *name)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i].ifname, name))
 			return true;
 	return false;
 }
@@ -42,27 +36,6 @@ static int gc_leases(struct qp_net_op *op, char *const *live_ids, int *count, qp
 	return changed ? qp_ipam_save(op->dirfd, &op->table, err) : 0;
 }
 
-/* Links of ours (by name and kind) that no remaining lease names. */
-static int gc_links(struct qp_net_op *op, int *count, qp_error **err)
-{
-	_cleanup_nl_cache_ struct nl_cache *cache = NULL;
-
-	if (qp_nl_link_cache(op->nl, &cache, err) < 0)
-		return -1;
-	for (struct nl_object *o = nl_cache_get_first(cache); o; o = nl_cache_get_next(o)) {
-		struct rtnl_link *l = (struct rtnl_link *)o;
-		const char *name = rtnl_link_get_name(l);
-
-		if (!name || !qp_net_is_host_ifname(name) ||
-		    !qp_net_is_our_kind(rtnl_link_get_type(l)) || leased_ifname(&op->table, name))
-			continue;
-		if (qp_nl_link_del(op->nl, name, err) < 0)
-			return -1;
-		(*count)++;
-	}
-	return 0;
-}
-
 int qp_net_gc(const struct qp_net_config *c, char *const *live_ids, int *removed, qp_error **err)
 {
 	_cleanup_net_op_ struct qp_net_op op = QP_NET_OP_INIT;
@@ -71,7 +44,7 @@ int qp_net_gc(const struct qp_net_config *c, char *const *live_ids, int *removed
 	if (removed)
 		*removed = 0;
 	if (qp_net_op_begin(c, &op, err) < 0 || gc_leases(&op, live_ids, &count, err) < 0 ||
-	    gc_links(&op, &count, err) < 0 || qp_net_prune_locked(op.nl, &op.cfg, -1, err) < 0) {
+	    qp_net_prune_locked(op.nl, &op.cfg, -1, err) < 0) {
 		if (removed)
 			*removed = count;
 		return qp_error_prefix(err, "network gc");

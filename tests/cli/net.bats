@@ -115,6 +115,15 @@ bridge_bundle() { # DIR IP ARGS...
 	assert_status 0
 	assert_eq "$(pod_field "$ID" status)" running "status after gc"
 	assert_contains "$(cat "$ROOT/.net/ipam")" "10.213.0.40 $ID" "lease after gc"
+	# another root's gc never touches this root's links (it has no lease of them)
+	local links
+	links=$(ip -n "$NS" -o link show | grep -c ' qp[0-9a-f]\{10\}')
+	run --separate-stderr nsenter --net="/run/netns/$NS" "$QPOD" --root "$TEST_DIR/other-root" gc
+	assert_status 0
+	assert_eq "$(ip -n "$NS" -o link show | grep -c ' qp[0-9a-f]\{10\}')" "$links" "this root's links after the other root's gc"
+	run --separate-stderr qpn exec "$ID" -- ping -c 1 -W 2 10.213.0.1
+	assert_status 0
+	rm -rf "$TEST_DIR/other-root"
 }
 
 @test "bad network input: clear errors, nothing leaked" {
