@@ -19,7 +19,7 @@
 
 #define QP_SPEC_MAX_FILE (4u << 20)  /* config.json larger than 4 MiB is refused */
 #define QP_SPEC_MAX_ITEMS 4096       /* args, env, mounts, syscalls, ... each */
-#define QP_ID_MAX 1024               /* pod ID length bound (bytes) */
+#define QP_ID_MAX 255                /* pod ID length bound (bytes): a file name (NAME_MAX) */
 
 enum qp_mode { QP_MODE_CONTAINER = 0, QP_MODE_VM };
 

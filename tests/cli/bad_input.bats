@@ -99,13 +99,15 @@ create_fails() {
 @test "bad pod IDs" {
 	make_bundle "$BUNDLE" "$(helper_args true)"
 	local id long
-	long=$(head -c 1025 /dev/zero | tr '\0' 'x')
+	long=$(head -c 256 /dev/zero | tr '\0' 'x') # a file name holds 255 bytes
 	for id in "" "a/b" ".." "." $'bad\tid' "$long" "../escape" "-dash" "a b" "new"$'\n'"line"; do
 		run --separate-stderr qp create "$id" --bundle "$BUNDLE"
 		assert_qpod_error 125
 		run --separate-stderr qp run --rm --name "$id" "$ROOTFS" -- "$HELPER" true
 		assert_qpod_error 125
 	done
+	run --separate-stderr qp create "$long" --bundle "$BUNDLE"
+	assert_eq "$stderr" "qpod: create: invalid pod ID: longer than 255 bytes" "a 256-byte ID, refused without echoing it"
 	assert_eq "$(ls -A "$ROOT" 2>/dev/null | grep -v '^\.')" "" "entries in the state root"
 	[ ! -e "$TEST_DIR/escape" ] || flunk "an ID escaped the state root"
 }
