@@ -143,8 +143,7 @@ enum {
 	QP_RUN_F_STDIN = 1u << 0,         /* stdin comes from STDIN messages, else /dev/null */
 	QP_RUN_F_ROOTFS_RO = 1u << 1,     /* mount the 9p rootfs read-only */
 	QP_RUN_F_WAIT_SHUTDOWN = 1u << 2, /* after EXIT keep serving until SHUTDOWN */
-	QP_RUN_F_DETACH = 1u << 3,        /* EXEC from a client: answer once started (monitor only) */
-	QP_RUN_F_ALL = (1u << 4) - 1,
+	QP_RUN_F_ALL = (1u << 3) - 1,
 };
 
 enum qp_rootfs {

@@ -149,6 +149,14 @@ struct qp_cgroup_ops {
 /* the parent of every default pod cgroup ("qpod/ID") */
 #define QP_CGROUP_DEFAULT_PARENT "qpod"
 
+/* The pod's own cgroup (cgroup_pod.c): pod->state->cgroup set to
+ * linux.cgroupsPath or QP_CGROUP_DEFAULT_PARENT/ID and saved, then the
+ * cgroup made with res.  Rootless without a delegated cgroup and !limits:
+ * 0 with *out NULL and no cgroup in the state. */
+struct pod;
+int qp_cgroup_create_for_pod(struct pod *pod, const struct qp_resources *res, bool limits,
+			     struct qp_cgroup **out, qp_error **err);
+
 struct qp_cgroup {
 	enum qp_cgroup_mode mode;
 	const struct qp_cgroup_ops *ops;

@@ -156,12 +156,6 @@ static int make_fifo(struct pod *pod, qp_error **err)
 	return fd;
 }
 
-static char *default_cgroup_path(const char *id)
-{
-	char *p = NULL;
-	return asprintf(&p, QP_CGROUP_DEFAULT_PARENT "/%s", id) < 0 ? NULL : p;
-}
-
 /* The child's namespaces and mounts exist, pivot_root is next: prestart,
  * then createRuntime, here in the runtime namespace (runc's procHooks). */
 static int run_create_hooks(struct pod *pod, pid_t pid, int sync_fd, qp_error **err)
@@ -208,14 +202,6 @@ static int ct_create(struct pod *pod, qp_error **err)
 	if (qp_process_check_host(spec, ctx.new_userns, err) < 0)
 		return -1;
 
-	free(pod->state->cgroup);
-	pod->state->cgroup = spec->cgroups_path ? strdup(spec->cgroups_path) : default_cgroup_path(pod->id);
-	if (!pod->state->cgroup)
-		return qp_fail(err, ENOMEM, "cgroup path");
-	/* recorded before it exists: a qpod killed from here on leaves a
-	 * state that `qpod gc` can follow to the cgroup */
-	if (state_save(pod->dirfd, pod->state, err) < 0)
-		return -1;
 	if ((fifo = make_fifo(pod, err)) < 0)
 		return -1;
 	/* in a user namespace the pod's root is another host uid: it must
@@ -227,20 +213,9 @@ static int ct_create(struct pod *pod, qp_error **err)
 		unlinkat(pod->dirfd, QP_EXEC_FIFO, 0);
 		return -1;
 	}
-	if (qp_cgroup_create(pod->state->cgroup, &spec->resources, &cg, err) < 0) {
-		/* Rootless without a delegated cgroup: a pod that asks for no
-		 * limits runs without one of its own (ps and kill --all then
-		 * say so); one that asks for limits fails here, as it must. */
-		int e = *err ? (*err)->errnum : 0;
-		if (geteuid() == 0 || wants_limits(&spec->resources) ||
-		    (e != EACCES && e != EPERM && e != EROFS))
-			return -1;
-		qp_debug("rootless: no cgroup for pod \"%s\": %s", pod->id, (*err)->msg);
-		qp_error_free(err);
-		free(pod->state->cgroup);
-		pod->state->cgroup = NULL;
-		if (state_save(pod->dirfd, pod->state, err) < 0)
-			return -1;
+	if (qp_cgroup_create_for_pod(pod, &spec->resources, wants_limits(&spec->resources), &cg, err) < 0) {
+		unlinkat(pod->dirfd, QP_EXEC_FIFO, 0);
+		return -1;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		qp_fail(err, errno, "socketpair");

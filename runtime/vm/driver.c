@@ -166,25 +166,8 @@ static int cgroup_prepare(struct pod *pod, qp_error **err)
 	 * /dev/kvm, vhost and tun (the guest's devices are the VM's own) */
 	struct qp_resources none = { .skip_devices = true };
 
-	free(pod->state->cgroup);
-	if (pod->spec->cgroups_path)
-		pod->state->cgroup = strdup(pod->spec->cgroups_path);
-	else if (asprintf(&pod->state->cgroup, QP_CGROUP_DEFAULT_PARENT "/%s", pod->id) < 0)
-		pod->state->cgroup = NULL;
-	if (!pod->state->cgroup)
-		return qp_fail(err, ENOMEM, "cgroup path");
-	if (state_save(pod->dirfd, pod->state, err) < 0)
+	if (qp_cgroup_create_for_pod(pod, &none, false, &cg, err) < 0)
 		return -1;
-	if (qp_cgroup_create(pod->state->cgroup, &none, &cg, err) < 0) {
-		int e = *err ? (*err)->errnum : 0;
-		if (geteuid() == 0 || (e != EACCES && e != EPERM && e != EROFS))
-			return -1;
-		/* rootless without a delegated cgroup: the VM runs without one */
-		qp_error_free(err);
-		free(pod->state->cgroup);
-		pod->state->cgroup = NULL;
-		return state_save(pod->dirfd, pod->state, err);
-	}
 	qp_cgroup_free(cg);
 	return 0;
 }

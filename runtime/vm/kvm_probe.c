@@ -31,7 +31,6 @@
 
 #define PROBE_TIMEOUT_MS 8000
 #define PROBE_FILE "kvm-probe"
-#define QEMU_BIN "qemu-system-x86_64"
 
 /* The identity of what the answer depends on, one line. */
 static int probe_key(const char *kernel, char *key, size_t size)

@@ -42,7 +42,6 @@
 struct vm_client {
 	struct qp_chan *ch;     /* NULL = free slot */
 	uint32_t exec_id;       /* its exec in the guest, 0 = none */
-	bool exec_detach;
 	bool want_start, want_meminfo;
 };
 
@@ -702,8 +701,6 @@ static void client_request(struct vm_mon *m, struct vm_client *c, struct qp_msg 
 			qp_error_set(&e, QP_E_STATE, 0, "one exec per connection");
 		else {
 			msg->u.run.id = ++m->next_exec ? m->next_exec : ++m->next_exec;
-			c->exec_detach = msg->u.run.flags & QP_RUN_F_DETACH;
-			msg->u.run.flags &= ~(uint32_t)QP_RUN_F_DETACH;
 			if (qp_chan_send(m->chan, msg, QP_VM_SEND_TIMEOUT_MS, &e) == 0) {
 				c->exec_id = msg->u.run.id;
 				return;
@@ -839,11 +836,8 @@ static int guest_message(struct vm_mon *m, const struct qp_msg *msg, qp_error **
 			}
 		return 0;
 	case QP_MSG_EXEC_STARTED:
-		if ((c = exec_client(m, msg->u.exec_started.id))) {
+		if ((c = exec_client(m, msg->u.exec_started.id)))
 			client_send(c, msg);
-			if (c->ch && c->exec_detach)
-				client_close(c);
-		}
 		return 0;
 	case QP_MSG_EXEC_OUT:
 		if ((c = exec_client(m, msg->u.exec_out.id)))

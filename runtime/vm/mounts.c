@@ -163,8 +163,8 @@ int vm_mounts_plan(const struct pod_spec *spec, const char *rootfs, int dirfd, c
 		char data[256];
 		struct stat st;
 
-		if (!vm_mount_applied(m, &why) || why || in(m->destination, provided, QP_ARRAY_SIZE(provided), false))
-			continue; /* the guest's own, or named by create as not applied */
+		if (!vm_mount_applied(m, &why) || in(m->destination, provided, QP_ARRAY_SIZE(provided), false))
+			continue; /* named by create as not applied, or the guest's own */
 		if (out->n >= QP_PROTO_MAX_MOUNTS)
 			return qp_error_set(err, QP_E_INVALID, 0, "vm pods take at most %d mounts of their own",
 					    QP_PROTO_MAX_MOUNTS);
@@ -172,15 +172,14 @@ int vm_mounts_plan(const struct pod_spec *spec, const char *rootfs, int dirfd, c
 		bool tmpfs = m->type && !strcmp(m->type, "tmpfs") && !is_bind(m);
 		options(m, tmpfs, &rm.flags, data, sizeof(data), &why);
 		struct vm_share *sh = &out->shares[out->nshares];
-		if (make_point(rootfd, m->destination, tmpfs || (stat(m->source, &st) == 0 && S_ISDIR(st.st_mode)),
-			       err) < 0)
+		if (!tmpfs && stat(m->source, &st) < 0)
+			return qp_fail(err, errno, "mount source \"%s\"", m->source);
+		if (make_point(rootfd, m->destination, tmpfs || S_ISDIR(st.st_mode), err) < 0)
 			return -1;
 		if (tmpfs) {
 			rm.kind = QP_RM_TMPFS;
 			snprintf(rm.data, sizeof(rm.data), "%s", data);
 		} else {
-			if (stat(m->source, &st) < 0)
-				return qp_fail(err, errno, "mount source \"%s\"", m->source);
 			snprintf(sh->tag, sizeof(sh->tag), "m%zu", out->nshares);
 			snprintf(rm.tag, sizeof(rm.tag), "%s", sh->tag);
 			sh->ro = rm.flags & MS_RDONLY;

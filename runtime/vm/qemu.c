@@ -16,7 +16,6 @@
 #include "util/log.h"
 #include "vm/vm.h"
 
-#define QEMU_BIN "qemu-system-x86_64"
 #define KERNEL_CACHE "/var/cache/qpod/kernel/current/vmlinux"
 #define GUEST_INIT_SYSTEM "/usr/lib/qpod/qpod-init"
 #define FIRMWARE_QBOOT "/usr/share/qemu/qboot.rom"

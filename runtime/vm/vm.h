@@ -29,6 +29,9 @@
 
 struct pod;
 
+/* The VMM binary, found on PATH ($QPOD_QEMU replaces it in tests). */
+#define QEMU_BIN "qemu-system-x86_64"
+
 /* Files in the pod's state dir. */
 #define QP_VM_INITRD "initrd.cpio"
 #define QP_VM_CHAN_SOCK "ch.sock"   /* QEMU's end of the guest channel */

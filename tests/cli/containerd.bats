@@ -42,21 +42,12 @@ setup() {
 }
 
 teardown() {
-	local id rc=0 problems i
+	local id rc=0
 	for id in $(c containers ls -q 2>/dev/null | grep "^$PREFIX"); do
 		ctr_remove "$CD_NS" "$id" || rc=1
 	done
 	teardown_common || rc=1
-	for i in $(seq 1 20); do
-		problems=$(cd_test_leftovers)
-		[ -z "$problems" ] && break
-		sleep 0.1
-	done
-	if [ -n "$problems" ]; then
-		echo "teardown: left behind by this test:" >&2
-		echo "$problems" >&2
-		rc=1
-	fi
+	no_leftovers cd_test_leftovers || rc=1
 	return $rc
 }
 

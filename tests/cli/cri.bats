@@ -101,7 +101,7 @@ setup() {
 }
 
 teardown() {
-	local s rc=0 problems i gone
+	local s rc=0 gone
 	# every sandbox of the test (by its uid) through the CRI, as kubelet
 	# would; where that fails, the sandbox's shim is killed (a runtime that
 	# hangs or crashes) and the CRI is asked again
@@ -122,16 +122,7 @@ teardown() {
 	done
 	teardown_common || rc=1
 	ROOT=$CD_DIR/qpod/qpod-vm/$CRI_NS teardown_vm_root || rc=1
-	for i in $(seq 1 20); do
-		problems=$(cri_test_leftovers)
-		[ -z "$problems" ] && break
-		sleep 0.1
-	done
-	if [ -n "$problems" ]; then
-		echo "teardown: left behind by this test:" >&2
-		echo "$problems" >&2
-		rc=1
-	fi
+	no_leftovers cri_test_leftovers || rc=1
 	return $rc
 }
 

@@ -249,7 +249,7 @@ _leftovers() {
 teardown_common() {
 	[ -n "${TEST_DIR:-}" ] || return 0 # skipped before setup finished
 	cd / || return 1
-	local id pid problems i
+	local id pid i
 
 	# (a) force-delete every pod of the test, remembering its processes
 	TEARDOWN_PIDS=()
@@ -275,18 +275,24 @@ teardown_common() {
 
 	# (b) nothing may be left behind; give the kernel a moment to finish
 	# tearing down what was just killed
-	for i in $(seq 1 20); do
-		problems=$(_leftovers)
-		[ -z "$problems" ] && break
-		sleep 0.1
-	done
-	if [ -n "$problems" ]; then
-		echo "teardown: left behind by this test:" >&2
-		echo "$problems" >&2
-		return 1
-	fi
+	no_leftovers _leftovers || return 1
 	rm -rf "$TEST_DIR"
 	return 0
+}
+
+# no_leftovers FN: FN prints what a test left behind (nothing if clean);
+# polled for up to 2 s, as the kernel may still be tearing down what was
+# just killed.  Prints it and fails if something stays.
+no_leftovers() {
+	local problems i
+	for i in $(seq 1 20); do
+		problems=$("$1")
+		[ -z "$problems" ] && return 0
+		sleep 0.1
+	done
+	echo "teardown: left behind by this test:" >&2
+	echo "$problems" >&2
+	return 1
 }
 
 # ---- microVM tests ---------------------------------------------------------------
