@@ -127,11 +127,13 @@ EOF
 
 # cd_start: containerd --config $CD_CONFIG in the background (pid in
 # $CD_PID and $CD_DIR/containerd.pid), ready when `ctr version` answers; the
-# watchdog next to it. Exports QPOD_KERNEL/QPOD_ACCEL first (vm_env), which
-# containerd passes on to the shims and so to qpod.
+# watchdog next to it. Exports QPOD_KERNEL first (vm_env), which containerd
+# passes on to the shims and so to qpod; the accel is left to qpod's auto
+# (the KVM probe), as a user's containerd would have it, unless
+# QPOD_TEST_ACCEL says otherwise.
 cd_start() {
 	local i
-	vm_env
+	QPOD_TEST_ACCEL=${QPOD_TEST_ACCEL:-auto} vm_env
 	(exec containerd --config "$CD_CONFIG") </dev/null >"$CD_LOG" 2>&1 3>&- &
 	CD_PID=$!
 	echo "$CD_PID" >"$CD_DIR/containerd.pid"

@@ -101,7 +101,8 @@ podman_setup() {
 	*)
 		RT_NAME=qpod
 		RT_ROOT=$ROOT
-		vm_env
+		# the accel as a user gets it: qpod's auto (the KVM probe)
+		QPOD_TEST_ACCEL=${QPOD_TEST_ACCEL:-auto} vm_env
 		;;
 	esac
 	{
