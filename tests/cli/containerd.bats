@@ -123,8 +123,10 @@ scenario_run() { # MODE
 scenario_run_tty() { # MODE: ctr run -t: create --console-socket
 	need_mode "$1"
 	record_shim "$CD_NS" "$ID"
-	# ctr needs a terminal of its own: script(1) gives it one
-	run script -qefc "timeout -k 5 60 ctr -a $CD_SOCK -n $CD_NS run --fifo-dir $CD_DIR/fifo --rm -t $(qpod_opts "$1" | tr '\n' ' ') \
+	# ctr needs a terminal of its own: script(1) gives it one. timeout(1)
+	# stays outside script: inside, it would put ctr in a background process
+	# group of that terminal, and ctr's raw-mode tcsetattr stops on SIGTTOU
+	run timeout -k 5 60 script -qefc "ctr -a $CD_SOCK -n $CD_NS run --fifo-dir $CD_DIR/fifo --rm -t $(qpod_opts "$1" | tr '\n' ' ') \
 		$IMAGE $ID sh -c 'tty; [ -t 0 ] && [ -t 1 ] && echo both-ttys; exit 4'" /dev/null </dev/null
 	assert_status 4
 	assert_match "$output" '/dev/pts/[0-9]+' "tty"
@@ -170,7 +172,7 @@ scenario_detached() { # MODE: run -d, task exec, task kill, task delete
 scenario_exec_tty() { # MODE: task exec -t (exec --tty --console-socket)
 	need_mode "$1"
 	run_detached "$1"
-	run script -qefc "timeout -k 5 60 ctr -a $CD_SOCK -n $CD_NS task exec --fifo-dir $CD_DIR/fifo -t --exec-id t1 $ID \
+	run timeout -k 5 60 script -qefc "ctr -a $CD_SOCK -n $CD_NS task exec --fifo-dir $CD_DIR/fifo -t --exec-id t1 $ID \
 		sh -c 'tty; [ -t 0 ] && [ -t 1 ] && echo both-ttys; exit 6'" /dev/null </dev/null
 	assert_status 6
 	assert_match "$output" '/dev/pts/[0-9]+' "tty"
@@ -184,13 +186,13 @@ scenario_tty_refused() { # run|exec
 	need_mode vm
 	if [ "$1" = run ]; then
 		record_shim "$CD_NS" "$ID"
-		run script -qefc "timeout -k 5 60 ctr -a $CD_SOCK -n $CD_NS run --fifo-dir $CD_DIR/fifo --rm -t $(qpod_opts vm | tr '\n' ' ') \
+		run timeout -k 5 60 script -qefc "ctr -a $CD_SOCK -n $CD_NS run --fifo-dir $CD_DIR/fifo --rm -t $(qpod_opts vm | tr '\n' ' ') \
 			$IMAGE $ID true" /dev/null </dev/null
 		[ "$status" -ne 0 ] || flunk "ctr run -t of a vm pod succeeded"
 		assert_contains "$output" "vm pods have no terminal support yet" "qpod's reason"
 	else
 		run_detached vm
-		run script -qefc "timeout -k 5 60 ctr -a $CD_SOCK -n $CD_NS task exec --fifo-dir $CD_DIR/fifo -t --exec-id t1 $ID true" \
+		run timeout -k 5 60 script -qefc "ctr -a $CD_SOCK -n $CD_NS task exec --fifo-dir $CD_DIR/fifo -t --exec-id t1 $ID true" \
 			/dev/null </dev/null
 		[ "$status" -ne 0 ] || flunk "ctr task exec -t into a vm pod succeeded"
 		assert_contains "$output" "not supported for vm pods" "qpod's reason"
