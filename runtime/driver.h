@@ -9,7 +9,7 @@
 
 #include <sys/types.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "state.h"
 #include "stats.h"
 #include "util/error.h"

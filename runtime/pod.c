@@ -14,7 +14,7 @@
 #include "hooks.h"
 #include "net/net.h"
 #include "pod.h"
-#include "spec_resources.h"
+#include "spec/resources.h"
 #include "util/cleanup.h"
 #include "vm/timeline.h"
 

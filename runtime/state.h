@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/error.h"
 
 #define QP_DEFAULT_ROOT "/run/qpod"

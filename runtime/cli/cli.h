@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/error.h"
 
 #define QP_EXIT_FAILURE 125

@@ -1,6 +1,6 @@
 /* runtime/cli/cmd_bench.c — `qpod bench start|replace|memory [OPTIONS]`:
  * run a scenario (runtime/bench/) against a private state root, then write
- * the result (bench/result.h) as a table, markdown, CSV or the stable JSON
+ * the result (result/result.h) as a table, markdown, CSV or the stable JSON
  * format.  SIGINT/SIGTERM stop it between runs: every pod is torn down and
  * what was measured is written with "partial": true. */
 #include <errno.h>

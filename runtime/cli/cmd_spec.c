@@ -10,7 +10,7 @@
 #include "cli/cli.h"
 #include "container/caps.h"
 #include "container/seccomp.h"
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/json.h"
 
 int cmd_spec(struct qp_cli *cli, int argc, char **argv, qp_error **err)

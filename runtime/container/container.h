@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 
 #define QP_EXEC_FIFO "exec.fifo"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "bench/result.h"
+#include "result/result.h"
 #include "util/cleanup.h"
 
 /* ---- statistics ------------------------------------------------------ */

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/strv.h"
 

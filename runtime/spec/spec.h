@@ -1,8 +1,8 @@
-/* runtime/spec.h — struct pod_spec: what a pod is, independent of the driver.
+/* runtime/spec/spec.h — struct pod_spec: what a pod is, independent of the driver.
  *
- * Filled from an OCI bundle's config.json (spec_parse.c, yajl), from the
+ * Filled from an OCI bundle's config.json (spec/parse.c, yajl), from the
  * friendly `qpod run ROOTFS -- CMD` flags on top of spec_default(), and
- * written back as config.json by spec_write.c (`qpod spec`, and the copy kept
+ * written back as config.json by spec/write.c (`qpod spec`, and the copy kept
  * in the state directory).  Every string is heap-owned by the spec;
  * spec_free() releases everything.  Limits on sizes (QP_SPEC_MAX_*) bound
  * what hostile input can make us allocate.

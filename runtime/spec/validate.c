@@ -1,6 +1,6 @@
-/* runtime/spec_validate.c — semantic checks on a pod_spec, whatever built it
+/* runtime/spec/validate.c — semantic checks on a pod_spec, whatever built it
  * (a bundle's config.json or `qpod run` flags on top of spec_default()).
- * spec_parse.c checks types and presence; this file checks meaning: paths
+ * parse.c checks types and presence; this file checks meaning: paths
  * are absolute, mappings go with a user namespace, limits are sane, and
  * strings that end up in paths (sysctl keys, cgroupsPath) cannot climb out
  * with "..". */
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/strv.h"
 
 

@@ -1,6 +1,6 @@
-/* runtime/spec_write.c — struct pod_spec -> config.json text (pretty printed).
+/* runtime/spec/write.c — struct pod_spec -> config.json text (pretty printed).
  *
- * Writes every field spec_parse.c reads, so parse(write(x)) == x; absent
+ * Writes every field parse.c reads, so parse(write(x)) == x; absent
  * optionals are omitted.  The qpod.* options (opts) are written as
  * annotations, taking precedence over annotations of the same key, so a spec
  * built from CLI flags survives the round trip through the state directory.
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/json.h"
 
 /* The generator and the first string it refused (invalid UTF-8: strings

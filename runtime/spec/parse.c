@@ -1,4 +1,4 @@
-/* runtime/spec_parse.c — config.json (OCI runtime-spec 1.0–1.2) -> struct
+/* runtime/spec/parse.c — config.json (OCI runtime-spec 1.0–1.2) -> struct
  * pod_spec, with yajl's tree API.
  *
  * The input is hostile: the file size, every array and object, the JSON
@@ -7,7 +7,7 @@
  * wrong type is an error naming its JSON path:
  *     config.json: process.args: expected an array of strings
  * JSON null counts as "absent".  Semantic rules that also apply to specs
- * built from CLI flags live in spec_validate.c.
+ * built from CLI flags live in validate.c.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "spec.h"
-#include "spec_resources.h"
+#include "spec/spec.h"
+#include "spec/resources.h"
 #include "util/cleanup.h"
 #include "util/json.h"
 #include "util/strv.h"
