@@ -23,6 +23,8 @@
 
 enum qp_mode { QP_MODE_CONTAINER = 0, QP_MODE_VM };
 
+struct pod_spec;
+
 /* namespace kinds, in the order they are joined by exec */
 enum qp_ns {
 	QP_NS_USER = 0,
@@ -195,15 +197,38 @@ struct qp_hook {
 };
 
 /* qpod-specific settings that have no OCI field (annotations "qpod.*" carry
- * them through bundles) */
+ * them through bundles; spec/opts.c is the one parser of both forms) */
 #define QP_VCPUS_MAX 255
 
+enum qp_accel { QP_ACCEL_AUTO = 0, QP_ACCEL_KVM, QP_ACCEL_TCG };
+
 struct qp_pod_opts {
-	enum qp_mode mode;
-	int vcpus;             /* VM only; 0 = default */
-	char *net;             /* "none", "bridge", "host"; NULL = from namespaces */
+	enum qp_mode mode;     /* qpod.mode, --mode */
+	int vcpus;             /* qpod.vcpus: VM only; 0 = default */
+	char *net;             /* qpod.net: "none", "bridge", "host"; NULL = from namespaces */
+	char *net_ip;          /* qpod.net.ip: NULL = the next free address */
+	char *net_subnet;      /* qpod.net.subnet: NULL = the default */
+	char *net_bridge;      /* qpod.net.bridge: the bridge name prefix; NULL = "qpod" */
+	char *firmware;        /* qpod.vm.firmware: "qboot", "seabios", /path; NULL = default */
+	enum qp_accel accel;   /* qpod.vm.accel */
 	bool init;             /* qpod.init=true: a tiny init is PID 1 (container pods) */
 };
+
+/* The qpod.* annotations of s -> s->opts (spec_parse calls it); an unknown
+ * qpod.* key or a bad value is an error naming the annotation. */
+int spec_opts_parse(struct pod_spec *s, qp_error **err);
+/* Set option `key` (its annotation name) from a flag's value: parsed as the
+ * annotation would be (errors name the flag), then recorded as the
+ * annotation so the pod's config.json carries it. */
+int spec_opt_set(struct pod_spec *s, const char *key, const char *value, qp_error **err);
+/* Every option's annotation and a one-line description (`qpod features`). */
+void spec_opts_describe(void (*put)(void *ctx, const char *key, const char *help), void *ctx);
+void spec_opts_free(struct qp_pod_opts *o);
+
+int qp_mode_parse(const char *v, enum qp_mode *m);
+const char *qp_mode_name(enum qp_mode m);
+int qp_accel_parse(const char *v, enum qp_accel *a);
+const char *qp_accel_name(enum qp_accel a);
 
 struct pod_spec {
 	char *oci_version;

@@ -168,7 +168,7 @@ void spec_free(struct pod_spec *spec)
 		}
 		free(spec->hooks[k]);
 	}
-	free(spec->opts.net);
+	spec_opts_free(&spec->opts);
 	free(spec);
 }
 

@@ -196,7 +196,10 @@ int spec_validate(const struct pod_spec *s, qp_error **err)
 		return invalid(err, "hostname: longer than 64 bytes");
 	if (s->domainname && strlen(s->domainname) > 64)
 		return invalid(err, "domainname: longer than 64 bytes");
-	if (s->opts.vcpus < 0 || s->opts.vcpus > 255)
-		return invalid(err, "qpod.vcpus: must be in 1..255");
+	if (s->opts.vcpus < 0 || s->opts.vcpus > QP_VCPUS_MAX)
+		return invalid(err, "qpod.vcpus: must be in 1..%d", QP_VCPUS_MAX);
+	if ((s->opts.net_ip || s->opts.net_subnet || s->opts.net_bridge) &&
+	    (!s->opts.net || strcmp(s->opts.net, "bridge")))
+		return invalid(err, "qpod.net.ip, qpod.net.subnet and qpod.net.bridge need qpod.net=bridge");
 	return validate_linux(s, err);
 }

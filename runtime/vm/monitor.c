@@ -304,8 +304,8 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 		qp_error_set(err, QP_E_INVALID, 0, "vm pods have no terminal support yet");
 		goto fail;
 	}
-	if (vm_pick_accel(spec_annotation(spec, "qpod.vm.accel"), &m->kvm, err) < 0 ||
-	    !(firmware = vm_find_firmware(spec_annotation(spec, "qpod.vm.firmware"), err)) ||
+	if (vm_pick_accel(spec->opts.accel, &m->kvm, err) < 0 ||
+	    !(firmware = vm_find_firmware(spec->opts.firmware, err)) ||
 	    !(kernel = vm_find_kernel(err)) || !(init = vm_find_guest_init(err)) ||
 	    state_dir_path(m, err) < 0 || vm_write_initrd(pod->dirfd, QP_VM_INITRD, init, err) < 0)
 		goto fail;
@@ -528,18 +528,20 @@ static void replace_exit(struct vm_mon *m)
 /* STARTED (or the exec error) of the new workload: answer the client. */
 static void replace_done(struct vm_mon *m, qp_error *e)
 {
-	char text[256];
 	long long t = qp_now_ns();
+	const struct qp_phase ph[] = {
+		{ "replace_ms", qp_ms_between(m->rep_request, t) },
+		{ "stop_ms", qp_ms_between(m->rep_request, m->rep_exit) },
+		{ "gap_ms", qp_ms_between(m->rep_exit, t) },
+	};
+	_cleanup_free_ char *text = NULL;
 
+	if (!e && qp_timeline_json(ph, 3, &text, NULL) < 0)
+		qp_fail(&e, ENOMEM, "replace");
 	if (e)
 		client_reply_err(m->rep_client, e);
-	else {
-		snprintf(text, sizeof(text),
-			 "{\"replace_ms\":%.3f,\"stop_ms\":%.3f,\"gap_ms\":%.3f}",
-			 (double)(t - m->rep_request) / 1e6, (double)(m->rep_exit - m->rep_request) / 1e6,
-			 (double)(t - m->rep_exit) / 1e6);
+	else
 		client_reply(m->rep_client, 0, 0, text);
-	}
 	replace_free(m);
 }
 
