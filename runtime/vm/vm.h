@@ -2,6 +2,8 @@
  *   initrd.c   the initramfs writer
  *   qemu.c     kernel/init/firmware lookup, accelerator choice, QEMU spawn
  *   monitor.c  the pod's monitor: owns QEMU, the guest channel and ctl.sock
+ *              (split by job: mon_boot.c, mon_ctl.c, mon_guest.c,
+ *              mon_replace.c; their seams in monitor.h)
  *   qmp.c      the monitor's QMP client (pause, resume)
  *   stats.c    the pod's usage for `qpod events`
  *   ctl.c      the client side of ctl.sock (start, kill, exec... from any qpod)
