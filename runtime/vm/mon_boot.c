@@ -146,7 +146,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 {
 	const struct pod_spec *spec = pod->spec;
 	_cleanup_free_ char *kernel = NULL, *init = NULL, *firmware = NULL;
-	struct vm_qemu_opts o = { .dirfd = pod->dirfd, .tap_fd = -1 };
+	struct vm_qemu_opts o = { .machine = VM_MACHINE_MICROVM, .dirfd = pod->dirfd, .tap_fd = -1, .qmp = true };
 	struct vm_mon *m = calloc(1, sizeof(*m));
 	_cleanup_close_ int tap = -1;
 	const char *ip = NULL;

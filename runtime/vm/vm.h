@@ -112,11 +112,32 @@ void vm_mounts_free(struct vm_mounts *p);
 /* Remove the staged copies (mntN/) from the state dir. */
 void vm_mounts_unstage(int statefd);
 
+/* The guest kernel's command line: kernel-config/cmdline.txt next to the
+ * build (or $QPOD_KERNEL_CMDLINE), '#' and blank lines dropped, the rest
+ * joined with spaces; a built-in copy otherwise. */
+#define VM_CMDLINE_MAX 2048
+void vm_read_cmdline(char *out, size_t size);
+
+/* ---- qemu_cmd.c: QEMU's command line and its start ---- */
+
+/* The machine profiles: a VM pod is a microvm (virtio-mmio devices, no
+ * PCI, no ACPI); the traditional-VM baseline a pc (PCI, the default
+ * SeaBIOS).  Both get their devices from the one table in qemu_cmd.c. */
+enum vm_machine { VM_MACHINE_MICROVM = 0, VM_MACHINE_PC };
+
 struct vm_qemu_opts {
+	enum vm_machine machine;
 	const char *statedir;   /* absolute path of the pod's state dir */
 	int dirfd;              /* the same, open */
-	const char *kernel, *rootfs, *firmware;
+	const char *kernel;
+	const char *initrd;     /* a file in the state dir; NULL: QP_VM_INITRD */
+	const char *cmdline;    /* NULL: kernel-config/cmdline.txt (qpod's kernel) */
+	const char *firmware;   /* NULL: the machine's own (pc: SeaBIOS) */
+	const char *rootfs;     /* shared over 9p as "rootfs"; NULL: none */
 	bool rootfs_ro;         /* root.readonly: a read-only 9p share */
+	const char *console;    /* the serial console to this file in the
+				 * state dir; NULL: none */
+	bool qmp;               /* QMP server on QP_VM_QMP_SOCK (pause, resume) */
 	bool kvm;
 	int vcpus;
 	unsigned long long mem_mib;
@@ -126,9 +147,10 @@ struct vm_qemu_opts {
 	size_t nshares;
 };
 
-/* Fork and exec QEMU (stdin /dev/null, stdout/stderr appended to qemu.log
- * in the state dir, its own session, cwd = the state dir so the channel
- * socket path stays short, SIGKILLed if the caller dies).  Returns the pid. */
+/* Fork and exec QEMU ($QPOD_QEMU instead, for tests) with o's machine and
+ * devices (stdin /dev/null, stdout/stderr appended to qemu.log in the state
+ * dir, its own session, cwd = the state dir so the channel socket path
+ * stays short, SIGKILLed if the caller dies).  Returns the pid. */
 pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err);
 
 /* The last "error:" line of qemu.log's tail, else its last non-empty line
