@@ -1,5 +1,6 @@
 # Makefile — qpod's one entry point: build, check, demo, bench.
-#   make         configure (bootstrapping Debian packages) and build
+#   make         configure and build (it installs nothing: a missing Debian
+#                package is named; `make deps` installs them)
 #   make check   the whole test suite (unit, CLI, integration); ends "N passed, M failed"
 #   make demo    the main job: a container pod from a busybox rootfs, end to end
 #   make bench   benchmarks; figures go to docs/BENCHMARKS.md
@@ -35,12 +36,15 @@ all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(TRADVM) $(UNIT_BINS) $(BENCH_BINS)
 deps:
 	@tools/deps.sh
 
-# Bootstrap: packages, then configure. Make re-reads config.mk once written.
+# The bootstrap (Debian packages, tools/deps.sh) belongs to make deps, check
+# and demo (and so to .ci/run, which runs make check); any other goal only
+# checks that the packages are there.  Make re-reads config.mk once written.
+DEPS := tools/deps.sh $(if $(filter deps check demo,$(MAKECMDGOALS)),,--check)
 configure: configure.ac
-	@tools/deps.sh
+	@$(DEPS)
 	autoreconf -fi
 config.mk config.h: configure config.mk.in
-	@tools/deps.sh
+	@$(DEPS)
 	./configure --quiet
 
 $(B)/%.o: %.c config.h
@@ -84,10 +88,14 @@ $(GUEST_INIT): $(GI_SRCS) $(wildcard guest-init/*.h) config.h
 kernel:
 	@kernel-config/build.sh
 
-check: all kernel
+check:
+	@tools/deps.sh
+	@$(MAKE) --no-print-directory all kernel
 	@tests/run.sh
 
-demo: all
+demo:
+	@tools/deps.sh
+	@$(MAKE) --no-print-directory all
 	@tools/demo.sh
 
 bench: all
