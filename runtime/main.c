@@ -97,10 +97,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "qpod: unknown command \"%s\" (see qpod --help)\n", argv[i]);
 		return QP_EXIT_FAILURE;
 	}
-	/* the re-executed copy cannot find its own directory: the VM driver
-	 * looks for guest-init/qpod-init next to the original binary */
+	/* the re-executed copy cannot find its own directory: the files qpod
+	 * ships (guest-init, kernel: util/paths.h) are found beside the
+	 * original binary */
 	char exe[4096];
-	if (cmd->enters_pod && !qp_running_sealed() && realpath("/proc/self/exe", exe))
+	if (!qp_running_sealed() && realpath("/proc/self/exe", exe))
 		setenv("QPOD_EXE_DIR", dirname(exe), 1);
 	if (cmd->enters_pod && qp_memfd_reexec(argv, &err) < 0)
 		return qp_error_print(err), QP_EXIT_FAILURE;

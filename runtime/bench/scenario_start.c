@@ -18,7 +18,9 @@
 #include "spec.h"
 #include "state.h"
 #include "util/cleanup.h"
+#include "util/paths.h"
 #include "util/strv.h"
+#include "vm/vm.h"
 
 #define MAX_ARGS 32
 #define TRADVM_KERNEL "/var/cache/qpod/baseline-kernel/current/vmlinuz"
@@ -193,7 +195,7 @@ fail:
 int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err)
 {
 	struct variant v[5];
-	_cleanup_free_ char *runc = NULL, *tradvm = NULL, *bundle = NULL, *runc_root = NULL;
+	_cleanup_free_ char *runc = NULL, *tradvm = NULL, *bundle = NULL, *runc_root = NULL, *guest_init = NULL;
 	bool both = o->container && o->vm;
 	size_t nv = 0;
 	int ret = -1;
@@ -223,19 +225,21 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 		if (o->baseline) {
 			v[nv].name = "seabios";
 			qpod_run_argv(o, &v[nv++], true, "seabios");
-			if (asprintf(&tradvm, "%s/tools/qpod-tradvm", o->exe_dir) < 0)
-				return qp_fail(err, ENOMEM, "bench");
-			if (!have_file(TRADVM_KERNEL) || access(tradvm, X_OK) != 0)
+			/* the build's tools/qpod-tradvm, or the installed one */
+			tradvm = qp_find_shipped("tools/qpod-tradvm", "qpod-tradvm", NULL);
+			if (!have_file(TRADVM_KERNEL) || !tradvm || access(tradvm, X_OK) != 0)
 				return qp_error_set(err, QP_E_NOTFOUND, 0,
-						    "--baseline: the traditional VM needs %s (tools/baseline-kernel.sh) and %s (make)",
-						    TRADVM_KERNEL, tradvm);
+						    "--baseline: the traditional VM needs %s (tools/baseline-kernel.sh) and "
+						    "qpod-tradvm (make, or make install)", TRADVM_KERNEL);
+			if (!guest_init && !(guest_init = vm_find_guest_init(err)))
+				return -1;
 			/* the same memory, vCPUs and accel (auto, resolved the same
 			 * way, QPOD_ACCEL included) as the qpod pods beside it */
 			static char cpus[16];
 			snprintf(cpus, sizeof(cpus), "%d", o->vcpus > 0 ? o->vcpus : 1);
 			v[nv].name = "traditional-vm";
 			const char *a[] = { tradvm, "-n", "1", "-r", o->image, "-c", cpus,
-					    "-M", o->memory ? o->memory : "256M", NULL };
+					    "-M", o->memory ? o->memory : "256M", "-i", guest_init, NULL };
 			memcpy(v[nv].argv, a, sizeof(a));
 			nv++;
 		}

@@ -55,3 +55,39 @@ commands() { "$QPOD" --help | awk '/^Commands:/ {f = 1; next} /^$/ {f = 0} f {pr
 	run --separate-stderr qp list --quiet
 	assert_eq "$output" "" "pods left"
 }
+
+@test "qpod(8) is generated from the --help texts: one section per command, renders cleanly" {
+	local page=$QPOD_BUILD/qpod.8 text c
+	[ -s "$page" ] || flunk "$page not built (make)"
+	run groff -man -ww -z "$page"
+	assert_status 0
+	assert_eq "$output" "" "groff warnings"
+	text=$(MANWIDTH=200 man -l "$page" 2>&1)
+	assert_contains "$text" "QPOD(8)"
+	for c in $(commands); do
+		grep -qx "\.SS \"$c\"" "$page" || flunk "no section for $c in qpod.8"
+		# every line of the command's help is in the rendered page
+		while IFS= read -r line; do
+			[ -z "${line// /}" ] && continue
+			assert_contains "$text" "$(sed 's/^ *//' <<<"$line")" "qpod.8 section $c"
+		done < <("$QPOD" "$c" --help)
+	done
+}
+
+@test "bash completion: commands, a command's flags, pod IDs from qpod list" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
+	qp_detached create "$ID" --bundle "$BUNDLE"
+	complete_line() { # WORDS...: COMPREPLY for the last word, one per line
+		bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _qpod
+			printf "%s\n" "${COMPREPLY[@]}"' _ "$REPO/tools/qpod.bash-completion" "$@"
+	}
+	assert_eq "$(complete_line "$QPOD" st | sort | tr '\n' ' ')" "start state stats " "qpod st<TAB>"
+	assert_eq "$(complete_line "$QPOD" ver)" "version" "qpod ver<TAB>"
+	assert_eq "$(complete_line "$QPOD" density --ma)" "--max" "qpod density --ma<TAB>"
+	assert_contains "$(complete_line "$QPOD" run --)" "--timeline" "qpod run --<TAB>"
+	assert_eq "$(complete_line "$QPOD" --root "$ROOT" kill "${ID:0:${#ID}-1}")" "$ID" "qpod --root R kill ID<TAB>"
+	assert_eq "$(complete_line "$QPOD" --root "$ROOT" delete "")" "$ID" "qpod --root R delete <TAB>"
+	assert_eq "$(complete_line "$QPOD" help rep)" "replace
+report" "qpod help rep<TAB>"
+	qp delete --force "$ID"
+}
