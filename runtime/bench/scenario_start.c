@@ -250,7 +250,7 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 	/* interleaved: every round runs each variant once, so drift in the
 	 * machine's load hits them all alike */
 	for (int round = 0; round < o->warmup + o->runs; round++) {
-		qp_bench_progress(o, "bench start: round", round + 1, o->warmup + o->runs);
+		qp_bench_round_progress(o, "bench start", round, o->warmup, o->runs);
 		for (size_t i = 0; i < nv; i++)
 			if (qp_bench_interrupted(err) || run_once(&v[i], round >= o->warmup, err) < 0) {
 				r->partial = true;

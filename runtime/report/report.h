@@ -43,6 +43,9 @@ void qp_table_free(struct qp_table *t);
 /* The distinct phase names of r in first-seen order (pointers into r). */
 int qp_report_phase_names(const struct qp_bench_report *r, const char ***names, size_t *n,
 			  qp_error **err);
+/* v with at most two decimals and no trailing zeros ("23349.82", "2",
+ * "0.0012" for tiny values) into buf: params and CSV */
+void qp_report_round(double v, char buf[32]);
 /* "12.34" (or "-" for no value) into buf */
 void qp_report_fmt(double v, bool have, char buf[32]);
 
