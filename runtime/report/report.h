@@ -69,15 +69,20 @@ int qp_report_html(const struct qp_report_set *set, FILE *out, qp_error **err);
 struct qp_chart {
 	char *slug;  /* file name stem: "1-start_ms", "1-phases", ... ([a-z0-9_-] only) */
 	char *title;
+	char *caption; /* how to read the chart (the HTML figcaption) */
 	char *svg;   /* a complete <svg> element, without an XML declaration */
 };
 struct qp_charts {
 	struct qp_chart *v;
 	size_t n;
 };
-/* Every chart of every report in set: (a) per metric, median bars with
- * min-max whiskers; (b) stacked per-phase averages; (c) density: per-pod
- * series; (d) workload: % of host per test and target. */
+/* Every chart of every report in set, only those that show something:
+ * (a) per metric with two results or more, median bars with min-max
+ * whiskers; (b) stacked per-phase averages; (c) density: per-pod curves,
+ * start latency and host MemAvailable first (with Hyper's published points
+ * as a reference where the scenario matches), then the other metrics whose
+ * samples vary (a constant or a single value is in the tables, not drawn);
+ * (d) workload: % of host per test and target. */
 int qp_report_charts(const struct qp_report_set *set, struct qp_charts *out, qp_error **err);
 /* The charts of report number idx (1-based in slugs) of set. */
 int qp_report_charts_one(const struct qp_bench_report *r, size_t idx, struct qp_charts *out,

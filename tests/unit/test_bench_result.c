@@ -183,7 +183,8 @@ static void test_hostile(void **state)
 	expect_bad("", "parse error");
 	expect_bad("[1,2]", "expected a JSON object");
 	expect_bad("{\"tool\": \"qpod\"", "parse error");
-	expect_bad(TOP("\"other\"", "\"start\"") GOOD_REST, "tool: unknown value");
+	expect_bad(TOP("\"other\"", "\"start\"") GOOD_REST, "not a qpod result file");
+	expect_bad("{\"ociVersion\": \"1.0.2\", \"process\": {}}", "not a qpod result file");
 	expect_bad(TOP("\"qpod\"", "7") GOOD_REST, "scenario: expected a string");
 	expect_bad(TOP("\"qpod\"", "\"boot\"") GOOD_REST, "scenario: unknown value");
 	expect_bad("{\"tool\":\"qpod\",\"scenario\":\"start\"}", "version: missing");
