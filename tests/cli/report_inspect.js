@@ -1,7 +1,7 @@
 // tests/cli/report_inspect.js — appended (in a <script>) to a copy of a
 // `qpod report --format html` page by tests/cli/report.bats, which loads it
 // in headless Chromium (--dump-dom) and reads the JSON this writes into
-// <pre id="qpod-inspect">: per chart its title, caption, how many data marks
+// a pre element with the id qpod-inspect: per chart its title, caption, how many data marks
 // it draws, and every pair of its text labels whose boxes overlap or that
 // leave the picture, as laid out by the browser.
 (function () {
