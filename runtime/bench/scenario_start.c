@@ -23,7 +23,6 @@
 #include "vm/vm.h"
 
 #define MAX_ARGS 32
-#define TRADVM_KERNEL "/var/cache/qpod/baseline-kernel/current/vmlinuz"
 
 static const char *const vm_phases[] = { "prepare", "network", "vmm_spawn", "firmware", "kernel",
 					 "init", "workload", NULL };
@@ -196,6 +195,7 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 {
 	struct variant v[5];
 	_cleanup_free_ char *runc = NULL, *tradvm = NULL, *bundle = NULL, *runc_root = NULL, *guest_init = NULL;
+	_cleanup_free_ char *tv_kernel = NULL, *tv_modules = NULL;
 	bool both = o->container && o->vm;
 	size_t nv = 0;
 	int ret = -1;
@@ -227,10 +227,15 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 			qpod_run_argv(o, &v[nv++], true, "seabios");
 			/* the build's tools/qpod-tradvm, or the installed one */
 			tradvm = qp_find_shipped("tools/qpod-tradvm", "qpod-tradvm", NULL);
-			if (!have_file(TRADVM_KERNEL) || !tradvm || access(tradvm, X_OK) != 0)
+			/* Debian's cloud kernel, unpacked by tools/baseline-kernel.sh
+			 * into the cache */
+			if (asprintf(&tv_kernel, "%s/baseline-kernel/current/vmlinuz", qp_cache_dir()) < 0 ||
+			    asprintf(&tv_modules, "%s/baseline-kernel/current/modules", qp_cache_dir()) < 0)
+				return qp_fail(err, ENOMEM, "bench");
+			if (!have_file(tv_kernel) || !tradvm || access(tradvm, X_OK) != 0)
 				return qp_error_set(err, QP_E_NOTFOUND, 0,
 						    "--baseline: the traditional VM needs %s (tools/baseline-kernel.sh) and "
-						    "qpod-tradvm (make, or make install)", TRADVM_KERNEL);
+						    "qpod-tradvm (make, or make install)", tv_kernel);
 			if (!guest_init && !(guest_init = vm_find_guest_init(err)))
 				return -1;
 			/* the same memory, vCPUs and accel (auto, resolved the same
@@ -239,7 +244,8 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 			snprintf(cpus, sizeof(cpus), "%d", o->vcpus > 0 ? o->vcpus : 1);
 			v[nv].name = "traditional-vm";
 			const char *a[] = { tradvm, "-n", "1", "-r", o->image, "-c", cpus,
-					    "-M", o->memory ? o->memory : "256M", "-i", guest_init, NULL };
+					    "-M", o->memory ? o->memory : "256M", "-i", guest_init,
+					    "-k", tv_kernel, "-m", tv_modules, NULL };
 			memcpy(v[nv].argv, a, sizeof(a));
 			nv++;
 		}

@@ -84,7 +84,7 @@ static void put_timeline(yajl_gen g, int dirfd)
 		yajl_gen_map_open(g);
 		for (size_t i = 0; i < tree->u.object.len; i++)
 			if (YAJL_IS_NUMBER(tree->u.object.values[i]))
-				qp_json_kdouble(g, tree->u.object.keys[i],
+				qp_json_kms(g, tree->u.object.keys[i],
 						YAJL_GET_DOUBLE(tree->u.object.values[i]));
 		yajl_gen_map_close(g);
 	}

@@ -100,29 +100,44 @@ static void heading(FILE *out, const struct qp_bench_report *r)
 	}
 }
 
+static void figures(FILE *out, const struct qp_charts *charts)
+{
+	if (charts->n)
+		fputs("<h3>Charts</h3>\n", out);
+	for (size_t i = 0; i < charts->n; i++) {
+		fputs("<figure>\n", out);
+		fputs(charts->v[i].svg, out); /* built by us, its text already escaped */
+		fputs("<figcaption>", out);
+		qp_put_xml(out, charts->v[i].caption);
+		fputs("</figcaption>\n</figure>\n", out);
+	}
+}
+
 static int section(FILE *out, const struct qp_bench_report *r, size_t idx, const char *path,
 		   qp_error **err)
 {
 	struct qp_charts charts = { 0 };
+	/* a density section opens with its curve (start latency and
+	 * MemAvailable against the pod count); the others with their tables */
+	bool charts_first = !strcmp(r->scenario, "density");
 
 	fputs("<section>\n<h2>", out);
 	heading(out, r);
 	fputs("</h2>\n<p class=\"file\">from ", out);
 	qp_put_xml(out, path);
 	fputs("</p>\n", out);
-	if (tables(out, r, err) < 0 || qp_report_charts_one(r, idx, &charts, err) < 0) {
+	if (qp_report_charts_one(r, idx, &charts, err) < 0) {
 		qp_charts_free(&charts);
 		return -1;
 	}
-	if (charts.n)
-		fputs("<h3>Charts</h3>\n", out);
-	for (size_t i = 0; i < charts.n; i++) {
-		fputs("<figure>\n", out);
-		fputs(charts.v[i].svg, out); /* built by us, its text already escaped */
-		fputs("<figcaption>", out);
-		qp_put_xml(out, charts.v[i].caption);
-		fputs("</figcaption>\n</figure>\n", out);
+	if (charts_first)
+		figures(out, &charts);
+	if (tables(out, r, err) < 0) {
+		qp_charts_free(&charts);
+		return -1;
 	}
+	if (!charts_first)
+		figures(out, &charts);
 	qp_charts_free(&charts);
 	if (r->definitions) {
 		fputs("<h3>Measurement definitions</h3>\n<pre>", out);

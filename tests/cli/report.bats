@@ -231,6 +231,13 @@ assert j["headings"] == ["Start latency: VM pods (tcg)", "Density: container pod
 	assert_eq "$(grep -c 'class="reference"' "$html")" 2 "reference lines"
 	grep -q 'Hyper, published: 1367 ms (TCG, qboot)' "$html" || flunk "no Hyper start reference"
 	grep -q 'Hyper, published: 252 pods on 16 GB' "$html" || flunk "no Hyper density reference"
+	# a density section shows its curve before its tables
+	python3 - "$html" <<'EOF' || flunk "a density section does not open with its curve"
+import re, sys
+for sec in open(sys.argv[1]).read().split("<section>")[1:]:
+    if "<h2>Density" in sec:
+        assert sec.index("start latency of each pod") < sec.index("<table"), sec[:200]
+EOF
 }
 
 @test "rounded numbers: no raw floats in tables or CSV; container results have no qemu line" {

@@ -91,3 +91,15 @@ commands() { "$QPOD" --help | awk '/^Commands:/ {f = 1; next} /^$/ {f = 0} f {pr
 report" "qpod help rep<TAB>"
 	qp delete --force "$ID"
 }
+
+@test "qpod state: the start timeline in ms to the microsecond, not raw doubles" {
+	qp_detached run -d --name "$ID" "$ROOTFS" -- sleep 60
+	run --separate-stderr qp state "$ID"
+	assert_status 0
+	assert_contains "$output" '"timeline"'
+	assert_match "$output" '"start_total": [0-9]+\.[0-9]{3}[,}
+]'
+	! sed -n '/"timeline"/,/}/p' <<<"$output" | grep -qE '[0-9]\.[0-9]{4,}' ||
+		flunk "raw doubles in the timeline:" "$output"
+	qp delete --force "$ID"
+}
