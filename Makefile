@@ -22,7 +22,7 @@ LIB_SRCS := $(filter-out runtime/main.c,$(wildcard runtime/*.c runtime/*/*.c)) $
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
-HELPER := $(B)/tools/qpod-testhelper
+HELPER := $(B)/tests/helper/qpod-testhelper
 TRADVM := $(B)/tools/qpod-tradvm
 GUEST_INIT := $(B)/guest-init/qpod-init
 GUEST_CC ?= $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
@@ -62,7 +62,7 @@ $(B)/tests/%: tests/unit/%.c $(B)/libqpod.a config.h
 	$(CC) $(QP_CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(B)/libqpod.a $(PKG_LIBS) $(CMOCKA_LIBS)
 
 # The multi-call helper that runs inside pods: static, no libc surprises.
-$(HELPER): tools/testhelper.c
+$(HELPER): tests/helper/testhelper.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $<
 
@@ -138,10 +138,10 @@ fuzz: config.h
 	@mkdir -p $(B)/fuzz
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -include config.h \
 		-Iruntime -I. $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_spec tests/fuzz/fuzz_spec.c \
-		$(wildcard runtime/spec*.c runtime/seccomp_profile.c runtime/util/*.c) $(PKG_LIBS)
+		$(wildcard runtime/spec/*.c runtime/util/*.c) $(PKG_LIBS)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -include config.h \
 		-Iruntime -I. $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_resources tests/fuzz/fuzz_resources.c \
-		$(wildcard runtime/spec*.c runtime/seccomp_profile.c runtime/util/*.c) $(PKG_LIBS)
+		$(wildcard runtime/spec/*.c runtime/util/*.c) $(PKG_LIBS)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -include config.h \
 		-Iruntime -I. $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_channel tests/fuzz/fuzz_channel.c \
 		guest-init/channel.c runtime/util/error.c runtime/util/log.c $(PKG_LIBS)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vm/timeline.h"
+#include "util/timeline.h"
 #include "cli/cli.h"
 #include "state.h"
 #include "util/log.h"

@@ -234,7 +234,12 @@ int main(int argc, char **argv)
 	{
 		bool kvm = false;
 		qp_error *e = NULL;
-		if (vm_pick_accel(accel_arg, &kvm, &e) < 0) {
+		enum qp_accel want;
+		if (qp_accel_parse(accel_arg, &want) < 0) {
+			fprintf(stderr, "qpod-tradvm: -A must be auto, kvm or tcg, not \"%s\"\n", accel_arg);
+			return 2;
+		}
+		if (vm_pick_accel(want, &kvm, &e) < 0) {
 			fprintf(stderr, "qpod-tradvm: %s\n", e->msg);
 			return 2;
 		}

@@ -1,7 +1,7 @@
 /* runtime/bench/bench.h — the `qpod bench` scenarios (start, replace,
  * memory).  Each one drives this same qpod binary (and the baselines) as
  * child processes against a private state root, the way a user or a script
- * would, and fills a result report (bench/result.h).  Measurement
+ * would, and fills a result report (result/result.h).  Measurement
  * definitions: ../shared/DESIGN.md and docs/REPORTS.md. */
 #ifndef QPOD_BENCH_H
 #define QPOD_BENCH_H
@@ -11,7 +11,7 @@
 #include <signal.h>
 #include <stdio.h>
 
-#include "bench/result.h"
+#include "result/result.h"
 #include "util/error.h"
 #include "util/json.h"
 

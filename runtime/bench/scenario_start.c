@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
-#include "spec.h"
+#include "spec/spec.h"
 #include "state.h"
 #include "util/cleanup.h"
 #include "util/paths.h"

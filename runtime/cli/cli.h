@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/error.h"
 
 #define QP_EXIT_FAILURE 125

@@ -1,6 +1,6 @@
 /* runtime/cli/cmd_bench.c — `qpod bench start|replace|memory [OPTIONS]`:
  * run a scenario (runtime/bench/) against a private state root, then write
- * the result (bench/result.h) as a table, markdown, CSV or the stable JSON
+ * the result (result/result.h) as a table, markdown, CSV or the stable JSON
  * format.  SIGINT/SIGTERM stop it between runs: every pod is torn down and
  * what was measured is written with "partial": true. */
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include "cli/cli.h"
 #include "report/report.h"
 #include "util/cleanup.h"
-#include "vm/vm.h"
+#include "driver.h"
 
 #define RUNS_MAX 10000
 #define DEFAULT_IMAGE "/var/cache/qpod/rootfs-busybox"
@@ -125,7 +125,8 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	const char *mode = NULL, *format = "table", *output = NULL, *scenario;
 	_cleanup_free_ char *image = NULL;
 	char exe[PATH_MAX], exe_dir[PATH_MAX], root[] = "/tmp/qpod-bench.XXXXXX";
-	bool warmup_set = false, runs_set = false, kvm = false;
+	bool warmup_set = false, runs_set = false;
+	const char *accel = "none";
 	const char *targets_arg = "host,container,vm", *tests_arg = NULL;
 	const char *targets[4] = { NULL }, *tests[16] = { NULL };
 	struct qp_workload_opts w = { .targets = targets, .tests = tests, .duration = 2 };
@@ -227,7 +228,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	if (cli_resolve_rootfs(o.image ? o.image : DEFAULT_IMAGE, &image, err) < 0)
 		return qp_error_prefix(err, "bench: --image");
 	o.image = image;
-	if (o.vm && vm_pick_accel(NULL, &kvm, err) < 0)
+	if (o.vm && driver_default_accel("vm", &accel, err) < 0)
 		return qp_error_prefix(err, "bench");
 	if (!realpath("/proc/self/exe", exe))
 		return qp_fail(err, errno, "bench: own path");
@@ -239,7 +240,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		return qp_fail(err, errno, "bench: mkdtemp");
 	o.root = root;
 
-	if (qp_bench_report_new(scenario, mode, o.vm ? (kvm ? "kvm" : "tcg") : "none", &r, err) < 0 ||
+	if (qp_bench_report_new(scenario, mode, o.vm ? accel : "none", &r, err) < 0 ||
 	    qp_bench_host_describe(&r->host, err) < 0 || qp_bench_param_num(r, "runs", o.runs, err) < 0 ||
 	    qp_bench_param_num(r, "warmup", o.warmup, err) < 0 ||
 	    qp_bench_param_str(r, "image", o.image, err) < 0 ||

@@ -1,5 +1,5 @@
 /* runtime/cli/cmd_report.c — `qpod report [--format F] [--output PATH] FILE…`:
- * render result files (bench/result.h) as a table, markdown, CSV, SVG
+ * render result files (result/result.h) as a table, markdown, CSV, SVG
  * charts or an HTML page (report/report.h). */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "util/io.h"
-#include "bench/result.h"
+#include "result/result.h"
 #include "cli/cli.h"
 #include "report/report.h"
 #include "util/cleanup.h"

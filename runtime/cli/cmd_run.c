@@ -115,43 +115,16 @@ static const char run_usage[] =
 	"                       (default 256M)\n"
 	"The exit status is the workload's (see qpod --help).\n";
 
-static int parse_mode(const char *s, enum qp_mode *m, qp_error **err)
-{
-	if (!strcmp(s, "container"))
-		*m = QP_MODE_CONTAINER;
-	else if (!strcmp(s, "vm"))
-		*m = QP_MODE_VM;
-	else
-		return qp_error_set(err, QP_E_INVALID, 0, "--mode must be container or vm, not \"%s\"", s);
-	return 0;
-}
-
-/* --init/--firmware/--accel/--vcpus -> annotations, checked by the spec
- * parser and the drivers like those of a bundle */
+/* --mode/--init/--firmware/--accel/--vcpus -> the spec's options (and their
+ * annotations), parsed by the spec code like those of a bundle */
 static int apply_pod_opts(const struct run_opts *o, struct pod_spec *spec, qp_error **err)
 {
-	if (o->accel && strcmp(o->accel, "auto") && strcmp(o->accel, "kvm") && strcmp(o->accel, "tcg"))
-		return qp_error_set(err, QP_E_INVALID, 0, "--accel must be auto, kvm or tcg, not \"%s\"",
-				    o->accel);
-	if (o->firmware && strcmp(o->firmware, "qboot") && strcmp(o->firmware, "seabios") &&
-	    o->firmware[0] != '/')
-		return qp_error_set(err, QP_E_INVALID, 0,
-				    "--firmware must be qboot, seabios or an absolute path, not \"%s\"",
-				    o->firmware);
-	if (o->vcpus) {
-		char *end;
-		long v = strtol(o->vcpus, &end, 10);
-		if (!*o->vcpus || *end || v < 1 || v > QP_VCPUS_MAX)
-			return qp_error_set(err, QP_E_INVALID, 0, "--vcpus must be 1..%d, not \"%s\"",
-					    QP_VCPUS_MAX, o->vcpus);
-		spec->opts.vcpus = (int)v;
-	}
-	if (o->init)
-		spec->opts.init = true;
-	if ((o->init && spec_set_annotation(spec, "qpod.init", "true") < 0) ||
-	    (o->firmware && spec_set_annotation(spec, "qpod.vm.firmware", o->firmware) < 0) ||
-	    (o->accel && spec_set_annotation(spec, "qpod.vm.accel", o->accel) < 0))
-		return qp_fail(err, ENOMEM, "vm options");
+	if ((o->mode && spec_opt_set(spec, "qpod.mode", o->mode, err) < 0) ||
+	    (o->init && spec_opt_set(spec, "qpod.init", "true", err) < 0) ||
+	    (o->firmware && spec_opt_set(spec, "qpod.vm.firmware", o->firmware, err) < 0) ||
+	    (o->accel && spec_opt_set(spec, "qpod.vm.accel", o->accel, err) < 0) ||
+	    (o->vcpus && spec_opt_set(spec, "qpod.vcpus", o->vcpus, err) < 0))
+		return -1;
 	return 0;
 }
 
@@ -272,28 +245,22 @@ static int load_bundle(const char *bundle, struct pod_spec **spec, char **abs_bu
 	return cli_resolve_rootfs(root, rootfs, err);
 }
 
-/* --net/--ip/--subnet/--bridge -> opts.net and the qpod.net.* annotations
- * (they travel with the spec, so delete and gc find them again). */
+/* --net/--ip/--subnet/--bridge -> the spec's network options (they travel
+ * with the spec as qpod.net.* annotations, so delete and gc find them again) */
 static int apply_net_opts(const struct run_opts *o, struct pod_spec *spec, qp_error **err)
 {
 	const char *net = o->net ? o->net : ((o->ip || o->subnet || o->bridge) ? "bridge" : NULL);
 
 	if (!net)
 		return 0;
-	if (strcmp(net, "none") && strcmp(net, "bridge") && strcmp(net, "host"))
-		return qp_error_set(err, QP_E_INVALID, 0, "--net must be none, bridge or host, not \"%s\"",
-				    net);
+	if (spec_opt_set(spec, "qpod.net", net, err) < 0)
+		return -1;
 	if (strcmp(net, "bridge") && (o->ip || o->subnet || o->bridge))
 		return qp_error_set(err, QP_E_INVALID, 0, "--ip, --subnet and --bridge need --net bridge");
-	free(spec->opts.net);
-	if (!(spec->opts.net = strdup(net)))
-		return qp_fail(err, ENOMEM, "--net");
-	if (!strcmp(net, "host"))
-		spec->ns[QP_NS_NET].enabled = false;
-	if ((o->ip && spec_set_annotation(spec, "qpod.net.ip", o->ip) < 0) ||
-	    (o->subnet && spec_set_annotation(spec, "qpod.net.subnet", o->subnet) < 0) ||
-	    (o->bridge && spec_set_annotation(spec, "qpod.net.bridge", o->bridge) < 0))
-		return qp_fail(err, ENOMEM, "--net");
+	if ((o->ip && spec_opt_set(spec, "qpod.net.ip", o->ip, err) < 0) ||
+	    (o->subnet && spec_opt_set(spec, "qpod.net.subnet", o->subnet, err) < 0) ||
+	    (o->bridge && spec_opt_set(spec, "qpod.net.bridge", o->bridge, err) < 0))
+		return -1;
 	return 0;
 }
 
@@ -326,8 +293,6 @@ static int friendly_spec(const struct run_opts *o, char **cmd, struct pod_spec *
 			goto oom;
 	}
 	if (o->user && cli_parse_user(o->user, &spec->process.uid, &spec->process.gid, err) < 0)
-		goto fail;
-	if (o->mode && parse_mode(o->mode, &spec->opts.mode, err) < 0)
 		goto fail;
 	spec->root_readonly = o->read_only;
 	if (apply_net_opts(o, spec, err) < 0 || apply_pod_opts(o, spec, err) < 0)
@@ -415,8 +380,7 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 				     "(or its qpod.* annotations)", only_friendly);
 			goto out;
 		}
-		if ((o.mode && parse_mode(o.mode, &spec->opts.mode, err) < 0) ||
-		    apply_pod_opts(&o, spec, err) < 0)
+		if (apply_pod_opts(&o, spec, err) < 0)
 			goto out;
 		delete_after = !create_only && !o.detach;
 	} else {

@@ -17,7 +17,7 @@
 
 #include "cli/cli.h"
 #include "pod.h"
-#include "spec_resources.h"
+#include "spec/resources.h"
 #include "util/cleanup.h"
 #include "util/io.h"
 

@@ -1,4 +1,4 @@
-/* runtime/report/report.h — rendering result files (bench/result.h) for
+/* runtime/report/report.h — rendering result files (result/result.h) for
  * people: terminal tables, markdown, CSV, SVG charts and a self-contained
  * HTML page.  `qpod report` (cli/cmd_report.c) is the user.
  *
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "bench/result.h"
+#include "result/result.h"
 #include "util/error.h"
 
 /* The reports to render, and the file each came from (for headings). */

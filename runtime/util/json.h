@@ -1,5 +1,5 @@
 /* runtime/util/json.h — small helpers over yajl for qpod's own JSON (state,
- * reports, list output). Config parsing (spec_parse.c) uses yajl_tree too. */
+ * reports, list output). Config parsing (spec/parse.c) uses yajl_tree too. */
 #ifndef QPOD_JSON_H
 #define QPOD_JSON_H
 

@@ -95,15 +95,13 @@ static bool kvm_opens(void)
 	return true;
 }
 
-int vm_pick_accel(const char *want, bool *kvm, qp_error **err)
+int vm_pick_accel(enum qp_accel want, bool *kvm, qp_error **err)
 {
-	if (!want || !*want || !strcmp(want, "auto")) {
+	if (want == QP_ACCEL_AUTO) {
 		/* QPOD_ACCEL=tcg|kvm overrides the probe (a /dev/kvm that opens
 		 * can still be unusable, e.g. under broken nested virtualisation) */
 		const char *force = getenv("QPOD_ACCEL");
-		if (force && (!strcmp(force, "tcg") || !strcmp(force, "kvm")))
-			want = force;
-		else {
+		if (!force || qp_accel_parse(force, &want) < 0 || want == QP_ACCEL_AUTO) {
 			char why[512];
 			*kvm = vm_kvm_usable(why, sizeof(why));
 			if (!*kvm)
@@ -111,12 +109,10 @@ int vm_pick_accel(const char *want, bool *kvm, qp_error **err)
 			return 0;
 		}
 	}
-	if (!strcmp(want, "tcg")) {
+	if (want == QP_ACCEL_TCG) {
 		*kvm = false;
 		return 0;
 	}
-	if (strcmp(want, "kvm"))
-		return qp_error_set(err, QP_E_INVALID, 0, "accel \"%s\": give kvm, tcg or auto", want);
 	if (!kvm_opens())
 		return qp_fail(err, errno, "accel kvm: open /dev/kvm");
 	*kvm = true;

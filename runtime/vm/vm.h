@@ -2,6 +2,8 @@
  *   initrd.c   the initramfs writer
  *   qemu.c     kernel/init/firmware lookup, accelerator choice, QEMU spawn
  *   monitor.c  the pod's monitor: owns QEMU, the guest channel and ctl.sock
+ *              (split by job: mon_boot.c, mon_ctl.c, mon_guest.c,
+ *              mon_replace.c; their seams in monitor.h)
  *   qmp.c      the monitor's QMP client (pause, resume)
  *   stats.c    the pod's usage for `qpod events`
  *   ctl.c      the client side of ctl.sock (start, kill, exec... from any qpod)
@@ -74,15 +76,15 @@ int vm_write_initrd_trees(int dirfd, const char *name, const char *init_path,
 char *vm_find_kernel(qp_error **err);
 char *vm_find_guest_init(qp_error **err);
 
-/* Firmware: "qboot" (default: Debian's qboot.rom), "seabios" (QEMU's
- * microvm SeaBIOS build) or an absolute path.  Returns a malloc'ed path of a
+/* Firmware: "qboot" (default, NULL too: Debian's qboot.rom), "seabios"
+ * (QEMU's microvm SeaBIOS build) or an absolute path.  Returns a malloc'ed path of a
  * file that exists, or NULL with an error. */
 char *vm_find_firmware(const char *name, qp_error **err);
 
-/* Accelerator for `want` = "auto" (or NULL), "kvm" or "tcg": auto picks KVM
- * when a probe boot under KVM works (kvm_probe.c; $QPOD_ACCEL overrides
- * auto).  kvm without a /dev/kvm that opens is an error. */
-int vm_pick_accel(const char *want, bool *kvm, qp_error **err);
+/* Accelerator for `want`: auto picks KVM when a probe boot under KVM works
+ * (kvm_probe.c; $QPOD_ACCEL=kvm|tcg overrides auto).  kvm without a
+ * /dev/kvm that opens is an error. */
+int vm_pick_accel(enum qp_accel want, bool *kvm, qp_error **err);
 /* Whether KVM really runs a guest here (cached probe boot); why says why not. */
 bool vm_kvm_usable(char *why, size_t size);
 
@@ -166,6 +168,8 @@ int vm_mon_pause(struct vm_mon *m, bool pause, qp_error **err);
 
 /* The pod's usage (the driver's stats op). */
 int vm_stats(struct pod *pod, struct qp_stats *st, qp_error **err);
+/* The pod's memory figures (the driver's mem op). */
+int vm_pod_mem(struct pod *pod, struct qp_pod_mem *out, qp_error **err);
 
 /* ---- qmp.c ---- */
 

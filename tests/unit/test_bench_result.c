@@ -16,8 +16,8 @@
 #include <cmocka.h>
 
 #include "bench/bench.h"
-#include "bench/result.h"
 #include "report/report.h"
+#include "result/result.h"
 #include "util/cleanup.h"
 
 /* ---- statistics ------------------------------------------------------ */

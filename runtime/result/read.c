@@ -1,4 +1,4 @@
-/* runtime/bench/result_read.c — the JSON reader of the result format
+/* runtime/result/read.c — the JSON reader of the result format
  * (result.h, docs/REPORTS.md).  The input is hostile: the file size, every
  * type, every string length and every enumerated value is checked, and an
  * error names the field ("results[2].unit: expected a string"). */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bench/result.h"
+#include "result/result.h"
 #include "util/cleanup.h"
 #include "util/json.h"
 
