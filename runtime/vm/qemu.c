@@ -37,7 +37,7 @@ char *vm_find_kernel(qp_error **err)
 
 	if (env && *env) {
 		if (!is_file(env))
-			return qp_error_set(err, QP_E_NOTFOUND, 0, "QPOD_KERNEL \"%s\" not found", env), NULL;
+			return qp_error_set(err, QP_E_NOTFOUND, 0, "guest kernel \"%s\" not found (QPOD_KERNEL)", env), NULL;
 		return strdup(env);
 	}
 	if (asprintf(&cache, "%s/kernel/current/vmlinux", qp_cache_dir()) < 0)
