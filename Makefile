@@ -4,6 +4,7 @@
 #   make check   the whole test suite (unit, CLI, integration); ends "N passed, M failed"
 #   make demo    the main job: a container pod from a busybox rootfs, end to end
 #   make bench   benchmarks; figures go to docs/BENCHMARKS.md
+#   make install [DESTDIR=D] [PREFIX=/usr/local]   and  make uninstall (same vars)
 # Sources are found by wildcard: a new .c under runtime/ joins the library.
 
 -include config.mk
@@ -30,8 +31,10 @@ GI_SRCS := $(wildcard guest-init/*.c) runtime/util/error.c
 BENCH_TOOLS := ctxsw forkbench execbench syscallbench intbench fpbench stream netbench
 BENCH_BINS := $(BENCH_TOOLS:%=$(B)/tools/bench/%)
 
-.PHONY: all check demo bench clean distclean deps fuzz kernel
-all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(TRADVM) $(UNIT_BINS) $(BENCH_BINS)
+MANPAGE := $(B)/qpod.8
+
+.PHONY: all check demo bench clean distclean deps fuzz kernel install uninstall
+all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(TRADVM) $(UNIT_BINS) $(BENCH_BINS) $(MANPAGE)
 
 deps:
 	@tools/deps.sh
@@ -87,6 +90,40 @@ $(GUEST_INIT): $(GI_SRCS) $(wildcard guest-init/*.h) config.h
 # hash): built once (~3 min on 2 cores), then "kernel up to date".
 kernel:
 	@kernel-config/build.sh
+
+# qpod(8) from the binary's own --help texts (tools/mkman.sh)
+$(MANPAGE): $(B)/qpod tools/mkman.sh
+	tools/mkman.sh $(B)/qpod >$@.tmp && mv $@.tmp $@
+
+# The installed layout (util/paths.h: qpod finds PREFIX/lib/qpod beside
+# PREFIX/bin/qpod, so any PREFIX and a DESTDIR staging tree both work):
+#   PREFIX/bin/qpod
+#   PREFIX/lib/qpod/{qpod-init,vmlinux,cmdline.txt,qpod-tradvm}
+#   PREFIX/share/man/man8/qpod.8
+#   PREFIX/share/bash-completion/completions/qpod
+# The guest kernel is the cached build of `make kernel` (built first if
+# missing, ~3 min); the firmware is QEMU's (Debian's qemu-system-data).
+PREFIX ?= /usr/local
+BINDIR := $(PREFIX)/bin
+QPOD_LIBDIR := $(PREFIX)/lib/qpod
+MAN8DIR := $(PREFIX)/share/man/man8
+COMPDIR := $(PREFIX)/share/bash-completion/completions
+KERNEL_BUILT = $(or $(QPOD_CACHE),/var/cache/qpod)/kernel/current/vmlinux
+INSTALLED := $(BINDIR)/qpod $(QPOD_LIBDIR)/qpod-init $(QPOD_LIBDIR)/vmlinux \
+	$(QPOD_LIBDIR)/cmdline.txt $(QPOD_LIBDIR)/qpod-tradvm $(MAN8DIR)/qpod.8 $(COMPDIR)/qpod
+
+install: $(B)/qpod $(GUEST_INIT) $(TRADVM) $(MANPAGE) kernel
+	install -D -m 0755 $(B)/qpod $(DESTDIR)$(BINDIR)/qpod
+	install -D -m 0755 $(GUEST_INIT) $(DESTDIR)$(QPOD_LIBDIR)/qpod-init
+	install -D -m 0644 $(KERNEL_BUILT) $(DESTDIR)$(QPOD_LIBDIR)/vmlinux
+	install -D -m 0644 kernel-config/cmdline.txt $(DESTDIR)$(QPOD_LIBDIR)/cmdline.txt
+	install -D -m 0755 $(TRADVM) $(DESTDIR)$(QPOD_LIBDIR)/qpod-tradvm
+	install -D -m 0644 $(MANPAGE) $(DESTDIR)$(MAN8DIR)/qpod.8
+	install -D -m 0644 tools/qpod.bash-completion $(DESTDIR)$(COMPDIR)/qpod
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(QPOD_LIBDIR) 2>/dev/null
 
 check:
 	@tools/deps.sh

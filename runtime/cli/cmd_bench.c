@@ -27,7 +27,7 @@
 static const char usage[] =
 	"Usage: qpod bench start|replace|memory|workload [OPTIONS]\n"
 	"  start    start latency (request to workload exec'd, from the run's timeline)\n"
-	"           and run-to-exit wall time of `qpod run --rm IMAGE -- /bin/true`,\n"
+	"           and run-to-exit wall time of `qpod run IMAGE /bin/true` (pod deleted),\n"
 	"           with per-phase averages\n"
 	"  replace  N replaces of a running pod: warm (vm: the VM stays) and cold\n"
 	"  memory   vm: minimum guest memory (bisection), then QEMU RSS/PSS/VSZ and the\n"
@@ -48,7 +48,7 @@ static const char usage[] =
 	"  --vcpus N        vm pods' vCPUs\n"
 	"  --accel auto|kvm|tcg  vm pods' accelerator (default auto: KVM if a probe\n"
 	"                   boot under it works)\n"
-	"  --baseline       start: runc (containers); --firmware seabios and the\n"
+	"  --baseline       start: runc (containers); the SeaBIOS firmware and the\n"
 	"                   traditional VM (vm), interleaved in the same rounds\n"
 	"  --format table|markdown|csv|json   (default table)\n"
 	"  --output FILE    write there instead of stdout\n"
@@ -106,18 +106,20 @@ static int split_list(const char *arg, const char *const *allowed, const char **
 	return 0;
 }
 
+const struct option cli_opts_bench[] = {
+	{ "mode", required_argument, NULL, 'm' },   { "runs", required_argument, NULL, 'n' },
+	{ "warmup", required_argument, NULL, 'w' }, { "image", required_argument, NULL, 'i' },
+	{ "memory", required_argument, NULL, 'M' }, { "vcpus", required_argument, NULL, 'c' },
+	{ "baseline", no_argument, NULL, 'b' },     { "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
+	{ "targets", required_argument, NULL, 'T' }, { "tests", required_argument, NULL, 't' },
+	{ "duration", required_argument, NULL, 'd' }, { "accel", required_argument, NULL, 'A' },
+	{ 0 },
+};
+
 int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = {
-		{ "mode", required_argument, NULL, 'm' },   { "runs", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, 'w' }, { "image", required_argument, NULL, 'i' },
-		{ "memory", required_argument, NULL, 'M' }, { "vcpus", required_argument, NULL, 'c' },
-		{ "baseline", no_argument, NULL, 'b' },     { "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
-		{ "targets", required_argument, NULL, 'T' }, { "tests", required_argument, NULL, 't' },
-		{ "duration", required_argument, NULL, 'd' }, { "accel", required_argument, NULL, 'A' },
-		{ 0 },
-	};
+	const struct option *opts = cli_opts_bench;
 	struct qp_bench_opts o = { .runs = 20, .warmup = 1 };
 	struct qp_bench_report *r = NULL;
 	const char *mode = NULL, *format = "table", *output = NULL, *scenario;

@@ -55,19 +55,21 @@ static int size_arg(const char *arg, const char *what, int64_t *out, qp_error **
 	return 0;
 }
 
+const struct option cli_opts_density[] = {
+	{ "mode", required_argument, NULL, 'm' },    { "vcpus", required_argument, NULL, 'c' },
+	{ "memory", required_argument, NULL, 'M' },  { "image", required_argument, NULL, 'i' },
+	{ "max", required_argument, NULL, 'x' },     { "reserve", required_argument, NULL, 'r' },
+	{ "parallel", required_argument, NULL, 'p' }, { "keep", no_argument, NULL, 'k' },
+	{ "net", required_argument, NULL, 'n' },     { "subnet", required_argument, NULL, 's' },
+	{ "bridge", required_argument, NULL, 'b' },  { "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },  { "help", no_argument, NULL, 'h' },
+	{ "ksm", no_argument, NULL, 'K' },	     { "accel", required_argument, NULL, 'A' },
+	{ 0 },
+};
+
 int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = {
-		{ "mode", required_argument, NULL, 'm' },    { "vcpus", required_argument, NULL, 'c' },
-		{ "memory", required_argument, NULL, 'M' },  { "image", required_argument, NULL, 'i' },
-		{ "max", required_argument, NULL, 'x' },     { "reserve", required_argument, NULL, 'r' },
-		{ "parallel", required_argument, NULL, 'p' }, { "keep", no_argument, NULL, 'k' },
-		{ "net", required_argument, NULL, 'n' },     { "subnet", required_argument, NULL, 's' },
-		{ "bridge", required_argument, NULL, 'b' },  { "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },  { "help", no_argument, NULL, 'h' },
-		{ "ksm", no_argument, NULL, 'K' },	     { "accel", required_argument, NULL, 'A' },
-		{ 0 },
-	};
+	const struct option *opts = cli_opts_density;
 	static const char *const formats[] = { "table", "markdown", "csv", "json", NULL };
 	struct qp_density_opts o = { .vm = true, .memory = 512LL << 20, .parallel = 1, .net = "none" };
 	struct qp_bench_report *r = NULL;

@@ -91,11 +91,13 @@ static int cold(struct qp_cli *cli, struct pod *pod, char **cmd, const char *ima
 	return 0;
 }
 
+const struct option cli_opts_replace[] = { { "cold", no_argument, NULL, 'c' },
+				      { "image", required_argument, NULL, 'i' },
+				      { "help", no_argument, NULL, 'h' }, { 0 } };
+
 int cmd_replace(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = { { "cold", no_argument, NULL, 'c' },
-					      { "image", required_argument, NULL, 'i' },
-					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	const struct option *opts = cli_opts_replace;
 	const char *image = NULL, *id;
 	bool want_cold = false;
 	struct pod *pod = NULL;

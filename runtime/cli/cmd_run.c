@@ -34,7 +34,7 @@ enum { OPT_PIDFILE = 256, OPT_CONSOLE, OPT_RM, OPT_MEMORY, OPT_CPUS, OPT_PIDS, O
        OPT_PRESERVE_FDS, OPT_NET, OPT_IP, OPT_SUBNET, OPT_BRIDGE, OPT_FIRMWARE, OPT_ACCEL,
        OPT_VCPUS, OPT_TIMELINE, OPT_INIT };
 
-static const struct option run_longopts[] = {
+const struct option cli_opts_run[] = {
 	{ "bundle", required_argument, NULL, 'b' },
 	{ "pid-file", required_argument, NULL, OPT_PIDFILE },
 	{ "console-socket", required_argument, NULL, OPT_CONSOLE },
@@ -69,8 +69,28 @@ static const struct option run_longopts[] = {
 
 static const char run_usage[] =
 	"Usage: qpod run [OPTIONS] ROOTFS -- CMD [ARGS...]\n"
-	"       qpod run ID --bundle DIR [--detach] [--pid-file F] [--console-socket S]\n"
-	"       qpod create ID --bundle DIR [--pid-file F] [--console-socket S]\n\n"
+	"       qpod run [OPTIONS] ID --bundle DIR\n\n"
+	"Run a pod in the foreground (create, start, wait; the OCI form deletes it at\n"
+	"the end unless --detach).\n\n"
+	"Options of both forms:\n"
+	"  -d, --detach         return once the workload runs (the pod stays; ROOTFS\n"
+	"                       form: not with --rm)\n"
+	"  --pid-file F         write the pod's pid (the workload; vm: its monitor)\n"
+	"  --timeline           when the pod ends, print its start timeline (phases in\n"
+	"                       ms) as one line \"qpod-timeline: {JSON}\" on stderr\n"
+	"                       (not with --detach)\n"
+	"  --mode container|vm  pod driver (default container; a bundle: qpod.mode)\n"
+	"  --init               container pods: a tiny init is PID 1 and forks the\n"
+	"                       workload (reaps zombies, forwards signals); default:\n"
+	"                       the workload is PID 1, as under runc (annotation\n"
+	"                       qpod.init=true in a bundle)\n"
+	"  --no-pivot           MS_MOVE + chroot instead of pivot_root\n"
+	"  --no-new-keyring     keep the caller's session keyring\n"
+	"  --preserve-fds N     pass fds 3..3+N-1 to the workload (container pods)\n"
+	"Options of the OCI form:\n"
+	"  -b, --bundle DIR     the bundle (config.json and the rootfs)\n"
+	"  --console-socket S   unix socket that receives the terminal's master fd\n"
+	"                       (process.terminal true)\n"
 	"Options of the ROOTFS form:\n"
 	"  --name ID            pod ID (default: qpod-<random>)\n"
 	"  --rm                 delete the pod when it exits\n"
@@ -82,18 +102,11 @@ static const char run_usage[] =
 	"  --hostname H         hostname of the pod\n"
 	"  -u, --user UID[:GID] run the workload as this user\n"
 	"  --read-only          mount the rootfs read-only\n"
-	"  --mode container|vm  pod driver (default container)\n"
 	"  --net none|bridge|host  network: loopback only (default), a veth on the\n"
 	"                       qpod bridge, or the host's network namespace\n"
 	"  --ip ADDR            address on the bridge (default: the next free one)\n"
 	"  --subnet CIDR        pod subnet (default 10.213.0.0/16, one /22 per bridge)\n"
 	"  --bridge PREFIX      bridge name prefix (default qpod: qpod0, qpod1, ...)\n"
-	"  --init               container pods: a tiny init is PID 1 and forks the\n"
-	"                       workload (reaps zombies, forwards signals); default:\n"
-	"                       the workload is PID 1, as under runc (annotation\n"
-	"                       qpod.init=true in a bundle)\n"
-	"  --timeline           when the pod ends, print its start timeline (phases in\n"
-	"                       ms) as one line \"qpod-timeline: {JSON}\" on stderr\n"
 	"Options of vm pods (both forms; annotations qpod.vm.firmware, qpod.vm.accel,\n"
 	"qpod.vcpus in a bundle):\n"
 	"  --firmware qboot|seabios|PATH  firmware (default qboot: Debian's qboot.rom)\n"
@@ -128,14 +141,18 @@ static const char create_usage[] =
 	"  --no-new-keyring     keep the caller's session keyring\n"
 	"  --mode container|vm  override the bundle's qpod.mode\n"
 	"  --init               a tiny init as PID 1 (qpod.init=true)\n"
-	"  --firmware, --accel, --vcpus  vm pods: see qpod run --help\n";
+	"  --firmware, --accel, --vcpus  vm pods: see qpod run --help\n"
+	"Refused, with a message: --detach and --timeline (qpod run's), and the\n"
+	"settings of run's ROOTFS form (--name, --rm, --memory, --cpus, --pids, --env,\n"
+	"--workdir, --hostname, --user, --read-only, --net, --ip, --subnet, --bridge):\n"
+	"a bundle's config.json and qpod.* annotations say those.\n";
 
 static int parse_opts(int argc, char **argv, struct run_opts *o, bool create_only, qp_error **err)
 {
 	int c;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "b:de:w:u:h", run_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:de:w:u:h", cli_opts_run, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(create_only ? create_usage : run_usage, stdout);
@@ -330,6 +347,22 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 	if (parse_opts(argc, argv, &o, create_only, err) < 0)
 		goto out;
 	oci = create_only || o.bundle;
+	/* settings with no effect where they are given: refused, never ignored */
+	if (create_only && (o.detach || o.timeline)) {
+		qp_error_set(err, QP_E_INVALID, 0, "%s belongs to qpod run, not create",
+			     o.detach ? "--detach" : "--timeline");
+		goto out;
+	}
+	if (o.detach && (o.timeline || o.rm)) {
+		qp_error_set(err, QP_E_INVALID, 0, "%s needs a foreground run (not --detach)",
+			     o.timeline ? "--timeline" : "--rm");
+		goto out;
+	}
+	if (!oci && o.io.console_socket) {
+		qp_error_set(err, QP_E_INVALID, 0,
+			     "--console-socket belongs to the OCI form (a bundle with process.terminal)");
+		goto out;
+	}
 	if (oci) {
 		if (cli_one_id(argc, argv, optind, &id, err) < 0)
 			goto out;

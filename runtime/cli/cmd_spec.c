@@ -13,10 +13,12 @@
 #include "spec/spec.h"
 #include "util/json.h"
 
+const struct option cli_opts_spec[] = { { "rootless", no_argument, NULL, 'r' },
+				      { "help", no_argument, NULL, 'h' }, { 0 } };
+
 int cmd_spec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = { { "rootless", no_argument, NULL, 'r' },
-					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	const struct option *opts = cli_opts_spec;
 	bool rootless = false;
 	struct pod_spec *spec;
 	char *text = NULL;
@@ -27,7 +29,7 @@ int cmd_spec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 			printf("Usage: qpod spec [--rootless]\n"
 			       "Print a default OCI config.json on stdout (process.args [\"sh\"],\n"
 			       "root.path \"rootfs\", the default capabilities and seccomp profile).\n"
-			       "--rootless adds a user namespace mapping the caller's uid/gid to root.\n");
+			       "  -r, --rootless  add a user namespace mapping the caller's uid/gid to root\n");
 			return 0;
 		}
 		if (c != 'r')

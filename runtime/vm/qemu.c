@@ -15,10 +15,9 @@
 #include "guest-init/protocol.h"
 #include "util/cleanup.h"
 #include "util/log.h"
+#include "util/paths.h"
 #include "vm/vm.h"
 
-#define KERNEL_CACHE "/var/cache/qpod/kernel/current/vmlinux"
-#define GUEST_INIT_SYSTEM "/usr/lib/qpod/qpod-init"
 #define FIRMWARE_QBOOT "/usr/share/qemu/qboot.rom"
 #define FIRMWARE_SEABIOS "/usr/share/qemu/bios-microvm.bin"
 /* kernel-config/cmdline.txt, joined; used when that file is not found */
@@ -30,27 +29,25 @@ static bool is_file(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static char *exe_dir_file(const char *rel)
-{
-	const char *dir = getenv("QPOD_EXE_DIR");
-	char *p = NULL;
-
-	if (!dir || *dir != '/' || asprintf(&p, "%s/%s", dir, rel) < 0)
-		return NULL;
-	return p;
-}
-
 char *vm_find_kernel(qp_error **err)
 {
 	const char *env = getenv("QPOD_KERNEL");
-	const char *p = env && *env ? env : KERNEL_CACHE;
+	_cleanup_free_ char *cache = NULL;
+	char *p;
 
-	if (!is_file(p))
-		return qp_error_set(err, QP_E_NOTFOUND, 0,
-				    "guest kernel \"%s\" not found (build it with kernel-config/build.sh "
-				    "or set QPOD_KERNEL)", p),
-		       NULL;
-	return strdup(p);
+	if (env && *env) {
+		if (!is_file(env))
+			return qp_error_set(err, QP_E_NOTFOUND, 0, "guest kernel \"%s\" not found (QPOD_KERNEL)", env), NULL;
+		return strdup(env);
+	}
+	if (asprintf(&cache, "%s/kernel/current/vmlinux", qp_cache_dir()) < 0)
+		return qp_fail(err, ENOMEM, "guest kernel"), NULL;
+	if ((p = qp_find_shipped(NULL, "vmlinux", cache)))
+		return p;
+	qp_error_set(err, QP_E_NOTFOUND, 0,
+		     "guest kernel not found (looked in PREFIX/lib/qpod beside the binary, %s and "
+		     QP_LIBDIR_SYSTEM "; build it with make kernel, or set QPOD_KERNEL)", cache);
+	return NULL;
 }
 
 char *vm_find_guest_init(qp_error **err)
@@ -64,14 +61,11 @@ char *vm_find_guest_init(qp_error **err)
 			       NULL;
 		return strdup(env);
 	}
-	p = exe_dir_file("guest-init/qpod-init");
-	if (p && is_file(p))
+	if ((p = qp_find_shipped("guest-init/qpod-init", "qpod-init", NULL)))
 		return p;
-	free(p);
-	if (is_file(GUEST_INIT_SYSTEM))
-		return strdup(GUEST_INIT_SYSTEM);
 	qp_error_set(err, QP_E_NOTFOUND, 0,
-		     "guest init qpod-init not found (set QPOD_GUEST_INIT or install " GUEST_INIT_SYSTEM ")");
+		     "guest init qpod-init not found (looked in the build tree and PREFIX/lib/qpod "
+		     "beside the binary, and " QP_LIBDIR_SYSTEM "; set QPOD_GUEST_INIT)");
 	return NULL;
 }
 
@@ -125,11 +119,13 @@ int vm_pick_accel(enum qp_accel want, bool *kvm, qp_error **err)
 	return 0;
 }
 
-/* see vm.h */
+/* see vm.h; the file is kernel-config/ beside the build, or installed
+ * beside the kernel (util/paths.h) */
 void vm_read_cmdline(char *out, size_t size)
 {
 	const char *env = getenv("QPOD_KERNEL_CMDLINE");
-	_cleanup_free_ char *p = env && *env ? strdup(env) : exe_dir_file("../kernel-config/cmdline.txt");
+	_cleanup_free_ char *p = env && *env ? strdup(env)
+					     : qp_find_shipped("../kernel-config/cmdline.txt", "cmdline.txt", NULL);
 	_cleanup_fclose_ FILE *f = p ? fopen(p, "re") : NULL;
 	char line[256];
 	size_t len = 0;

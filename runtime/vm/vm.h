@@ -67,8 +67,11 @@ struct vm_initrd_tree {
 int vm_write_initrd_trees(int dirfd, const char *name, const char *init_path,
 			  const struct vm_initrd_tree *trees, size_t ntrees, qp_error **err);
 
-/* Where the guest kernel and guest init are: $QPOD_KERNEL or the kernel cache;
- * $QPOD_GUEST_INIT, $QPOD_EXE_DIR/guest-init/qpod-init or /usr/lib/qpod/qpod-init.
+/* Where the guest kernel and guest init are: $QPOD_KERNEL, else
+ * util/paths.h's order (installed vmlinux, the kernel cache
+ * $QPOD_CACHE/kernel/current/vmlinux, /usr/lib/qpod/vmlinux);
+ * $QPOD_GUEST_INIT, else the build tree's guest-init/qpod-init, the
+ * installed qpod-init, /usr/lib/qpod/qpod-init.
  * Return a malloc'ed path of a file that exists, or NULL with an error. */
 char *vm_find_kernel(qp_error **err);
 char *vm_find_guest_init(qp_error **err);
