@@ -459,8 +459,38 @@ static void keep_run(struct qp_run *r)
 	r->env = run_store.env;
 }
 
-/* Until RUN, answer MEMINFO_REQ and SHUTDOWN; anything else is out of turn. */
-static void wait_run(struct qp_run *out)
+/* RNDADDENTROPY / RNDRESEEDCRNG of <linux/random.h> (not in musl's headers) */
+#define GI_RNDADDENTROPY _IOW('R', 0x03, int[2])
+#define GI_RNDRESEEDCRNG _IO('R', 0x07)
+
+/* CLONE: this VM was restored from a template, as every other clone of it:
+ * make it unique before anything runs.  The host's seed is mixed into the
+ * RNG (credited: it comes from the host's getrandom) and the CRNG reseeded
+ * from it, so no two clones draw the same bytes; the wall clock (frozen in
+ * the template) is set from the host's.  Then a new HELLO. */
+static void apply_clone(const struct qp_msg *m, uint64_t init_ns)
+{
+	struct {
+		int entropy_count, buf_size;
+		uint8_t buf[QP_PROTO_SEED_SIZE];
+	} pool = { QP_PROTO_SEED_SIZE * 8, QP_PROTO_SEED_SIZE, { 0 } };
+	struct timespec ts = { (time_t)(m->u.clone.realtime_ns / 1000000000ull),
+			       (long)(m->u.clone.realtime_ns % 1000000000ull) };
+	int fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
+
+	memcpy(pool.buf, m->u.clone.seed, sizeof(pool.buf));
+	if (fd < 0 || ioctl(fd, GI_RNDADDENTROPY, &pool) < 0 || ioctl(fd, GI_RNDRESEEDCRNG) < 0)
+		die("seed the RNG of a clone");
+	close(fd);
+	memset(&pool, 0, sizeof(pool));
+	if (clock_settime(CLOCK_REALTIME, &ts) < 0)
+		die("set the clock of a clone");
+	send_hello(init_ns);
+}
+
+/* Until RUN, answer MEMINFO_REQ, CLONE and SHUTDOWN; anything else is out
+ * of turn. */
+static void wait_run(struct qp_run *out, uint64_t init_ns)
 {
 	struct qp_msg m;
 
@@ -471,6 +501,9 @@ static void wait_run(struct qp_run *out)
 			*out = m.u.run;
 			keep_run(out);
 			return;
+		case QP_MSG_CLONE:
+			apply_clone(&m, init_ns);
+			break;
 		case QP_MSG_MEMINFO_REQ:
 			send_meminfo();
 			break;
@@ -846,7 +879,7 @@ int main(void)
 	qp_chan_init(&chan, open_channel());
 	chan_ready = 1;
 	send_hello(init_ns);
-	wait_run(&wl.run);
+	wait_run(&wl.run, init_ns);
 	if (wl.run.hostname && wl.run.hostname[0] &&
 	    sethostname(wl.run.hostname, strlen(wl.run.hostname)) < 0)
 		die("sethostname");

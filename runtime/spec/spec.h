@@ -201,6 +201,9 @@ struct qp_hook {
 #define QP_VCPUS_MAX 255
 
 enum qp_accel { QP_ACCEL_AUTO = 0, QP_ACCEL_KVM, QP_ACCEL_TCG };
+/* how a VM pod's guest comes up: a clone of a booted template when one
+ * exists or can be made (auto), always (template), or a kernel boot (cold) */
+enum qp_boot { QP_BOOT_AUTO = 0, QP_BOOT_TEMPLATE, QP_BOOT_COLD };
 
 struct qp_pod_opts {
 	enum qp_mode mode;     /* qpod.mode, --mode */
@@ -211,6 +214,7 @@ struct qp_pod_opts {
 	char *net_bridge;      /* qpod.net.bridge: the bridge name prefix; NULL = "qpod" */
 	char *firmware;        /* qpod.vm.firmware: "qboot", "seabios", /path; NULL = default */
 	enum qp_accel accel;   /* qpod.vm.accel */
+	enum qp_boot boot;     /* qpod.vm.boot */
 	bool init;             /* qpod.init=true: a tiny init is PID 1 (container pods) */
 };
 
@@ -229,6 +233,7 @@ int qp_mode_parse(const char *v, enum qp_mode *m);
 const char *qp_mode_name(enum qp_mode m);
 int qp_accel_parse(const char *v, enum qp_accel *a);
 const char *qp_accel_name(enum qp_accel a);
+int qp_boot_parse(const char *v, enum qp_boot *b);
 
 struct pod_spec {
 	char *oci_version;

@@ -70,6 +70,9 @@ struct vm_mon {
 
 /* the monitor core (monitor.c): QEMU's lifecycle, stop reasons, pause, signals, the serve loop */
 void mon_begin_stop(struct vm_mon *m);
+/* Kill and reap QEMU and drop its channel and QMP connection, so that the
+ * boot can start QEMU again (a clone that could not be restored). */
+void mon_qemu_discard(struct vm_mon *m);
 void mon_set_reason(struct vm_mon *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mon_qemu_reason(struct vm_mon *m);
 bool mon_qemu_gone(struct vm_mon *m);
