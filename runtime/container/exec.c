@@ -32,6 +32,7 @@ static const struct {
 	/* user first: it grants the rights to join the others */
 	{ "user", CLONE_NEWUSER }, { "ipc", CLONE_NEWIPC }, { "uts", CLONE_NEWUTS },
 	{ "net", CLONE_NEWNET },   { "pid", CLONE_NEWPID }, { "cgroup", CLONE_NEWCGROUP },
+	{ "time", CLONE_NEWTIME },
 	{ "mnt", CLONE_NEWNS },
 };
 
