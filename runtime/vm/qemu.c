@@ -16,7 +16,9 @@
 #include "util/log.h"
 #include "vm/vm.h"
 
-#define KERNEL_CACHE "/var/cache/qpod/kernel/current/vmlinux"
+/* below $QPOD_CACHE (default /var/cache/qpod), as kernel-config/build.sh puts it */
+#define KERNEL_CACHE_DEFAULT "/var/cache/qpod"
+#define KERNEL_IN_CACHE "/kernel/current/vmlinux"
 #define GUEST_INIT_SYSTEM "/usr/lib/qpod/qpod-init"
 #define FIRMWARE_QBOOT "/usr/share/qemu/qboot.rom"
 #define FIRMWARE_SEABIOS "/usr/share/qemu/bios-microvm.bin"
@@ -42,15 +44,21 @@ static char *exe_dir_file(const char *rel)
 
 char *vm_find_kernel(qp_error **err)
 {
-	const char *env = getenv("QPOD_KERNEL");
-	const char *p = env && *env ? env : KERNEL_CACHE;
+	const char *env = getenv("QPOD_KERNEL"), *cache = getenv("QPOD_CACHE");
+	_cleanup_free_ char *p = NULL;
 
+	if (env && *env)
+		p = strdup(env);
+	else if (asprintf(&p, "%s" KERNEL_IN_CACHE, cache && *cache ? cache : KERNEL_CACHE_DEFAULT) < 0)
+		p = NULL;
+	if (!p)
+		return qp_fail(err, ENOMEM, "guest kernel path"), NULL;
 	if (!is_file(p))
 		return qp_error_set(err, QP_E_NOTFOUND, 0,
 				    "guest kernel \"%s\" not found (build it with kernel-config/build.sh "
 				    "or set QPOD_KERNEL)", p),
 		       NULL;
-	return strdup(p);
+	return steal_ptr(&p);
 }
 
 char *vm_find_guest_init(qp_error **err)
