@@ -121,6 +121,36 @@ guest_has() {
 	assert_eq "$(guest oom-event)" 1 "{\"type\":\"oom\"} lines of qpod events"
 }
 
+@test "cgroup v2 guest: reservation -> memory.low, shares -> cpu.weight; update rewrites the limits; events --stats reads them" {
+	assert_eq "$(guest upd-created)" "33554432|16777216|20" "memory.max|memory.low|cpu.weight (shares 512)"
+	assert_eq "$(guest upd-update)" "rc=0"
+	assert_eq "$(guest upd-updated)" "50331648|15|20000 100000" "memory.max|pids.max|cpu.max after update"
+	assert_eq "$(guest upd-stats)" "[50331648,15,true,true,true]" "memory limit, pids limit, usage > 0, pids > 0, cpu > 0"
+	# an exec'd process is in the pod's cgroup (its root, in the cgroup namespace)
+	assert_eq "$(guest upd-exec-cgroup)" "0::/|1" "/proc/self/cgroup of an exec; pod processes after it"
+}
+
+@test "cgroup v2 guest: without swap accounting a swap limit is refused, not ignored; no swap and unlimited are fine" {
+	assert_match "$(guest upd-swap)" '^qpod: .*memory.swap: the kernel does not account swap per cgroup \(no memory.swap.max\).*\|rc=1$' "update --memory-swap"
+	assert_eq "$(guest upd-noswap)" "rc=0|rc=0" "swap = limit, swap = -1"
+}
+
+@test "cgroup v2 guest: linux.resources.unified is written; a file the cgroup lacks is refused" {
+	assert_eq "$(guest unified)" "20971520|7|rc=0" "memory.high|pids.max"
+	assert_match "$(guest unified-missing)" 'unified: the pod.s cgroup has no file "hugetlb.2MB.max".*\|rc=125$'
+}
+
+@test "cgroup v2 guest: a nested cgroupsPath gets its controllers through every level; removed by delete" {
+	assert_eq "$(guest nested)" "25165824|9|rc=0" "memory.max|pids.max inside"
+	assert_eq "$(guest nested-after-delete)" gone
+}
+
+@test "cgroup v2 guest: kill --all KILL of a paused pod (cgroup.kill) stops it; delete works" {
+	assert_eq "$(guest kill-paused)" "rc=0"
+	assert_eq "$(guest kill-paused-after)" "status=stopped procs=0"
+	assert_eq "$(guest kill-delete)" "rc=0"
+}
+
 @test "cgroup v2 guest: nothing left in the guest, and no QEMU or state left on the host" {
 	assert_eq "$(guest pods-left)" "" "pods left in the guest"
 	assert_eq "$(guest cgroups-left)" "" "cgroups left in the guest"

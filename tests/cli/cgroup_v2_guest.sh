@@ -108,6 +108,46 @@ kill "$ev" 2>/dev/null
 wait "$ev" 2>/dev/null
 q delete --force oom2 2>&1
 
+# ---- update, stats, exec, reservation and shares, unified, swap ----
+bundle upd ".process.args = [\"sleep\", \"60\"]
+	| .linux.resources = {memory: {limit: 33554432, reservation: 16777216}, cpu: {shares: 512}}"
+q create upd --bundle /tmp/b/upd </dev/null >/dev/null 2>&1 && q start upd
+d=$(cgdir upd)
+say upd-created "$(cat "$d/memory.max" "$d/memory.low" "$d/cpu.weight" 2>&1)"
+say upd-update "$(q update --memory 50331648 --pids-limit 15 --cpu-quota 20000 --cpu-period 100000 upd 2>&1; echo "rc=$?")"
+say upd-updated "$(cat "$d/memory.max" "$d/pids.max" "$d/cpu.max" 2>&1)"
+say upd-stats "$(q events --stats upd 2>&1 | jq -c '[.data.memory.usage.limit, .data.pids.limit, (.data.memory.usage.usage > 0), (.data.pids.current >= 1), (.data.cpu.usage.total > 0)]' 2>&1)"
+say upd-exec-cgroup "$(q exec upd cat /proc/self/cgroup 2>&1; grep -c . "$d/cgroup.procs")"
+# this guest has no swap (and no swap accounting): a swap limit is refused,
+# "no swap" (swap = limit) and "unlimited" (-1) are what the pod gets anyway
+say upd-swap "$(q update --memory-swap 67108864 upd 2>&1; echo "rc=$?")"
+say upd-noswap "$(q update --memory 50331648 --memory-swap 50331648 upd 2>&1; echo "rc=$?"; q update --memory-swap -1 upd 2>&1; echo "rc=$?")"
+q delete --force upd 2>&1
+bundle uni ".process.args = $(sh_args 'cat /sys/fs/cgroup/memory.high /sys/fs/cgroup/pids.max')
+	| .linux.resources.unified = {\"memory.high\": \"20971520\", \"pids.max\": \"7\"}"
+say unified "$(q run uni --bundle /tmp/b/uni 2>&1; echo "rc=$?")"
+bundle uni-bad ".process.args = [\"true\"] | .linux.resources.unified = {\"hugetlb.2MB.max\": \"0\"}"
+say unified-missing "$(q run unib --bundle /tmp/b/uni-bad 2>&1; echo "rc=$?")"
+
+# ---- a nested cgroupsPath without a cgroup namespace ----
+bundle nest ".process.args = $(sh_args 'cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/pids.max')
+	| .linux.cgroupsPath = \"/qpod-nest/a/nest\" | .linux.resources = {memory: {limit: 25165824}, pids: {limit: 9}}
+	| .linux.namespaces |= map(select(.type != \"cgroup\"))"
+say nested "$(q run nest --bundle /tmp/b/nest 2>&1; echo "rc=$?")"
+say nested-after-delete "$([ -e $CG/qpod-nest/a/nest ] && echo left || echo gone)"
+rmdir $CG/qpod-nest/a $CG/qpod-nest 2>/dev/null
+
+# ---- kill --all of a paused pod (cgroup.kill) ----
+bundle kil ".process.args = $(sh_args 'sleep 60 & sleep 60 & wait')"
+q create kil --bundle /tmp/b/kil </dev/null >/dev/null 2>&1 && q start kil
+wait_for 100 test "$(grep -c . "$(cgdir kil)/cgroup.procs")" -ge 3
+q pause kil 2>&1
+say kill-paused "$(q kill --all kil KILL 2>&1; echo "rc=$?")"
+stopped() { [ "$(q state kil | jq -r .status)" = stopped ]; }
+wait_for 100 stopped
+say kill-paused-after "status=$(q state kil | jq -r .status) procs=$(grep -c . "$(cgdir kil)/cgroup.procs")"
+say kill-delete "$(q delete kil 2>&1; echo "rc=$?")"
+
 # ---- nothing left ----
 say pods-left "$(q list -q 2>&1)"
 say cgroups-left "$(ls -d $CG/qpod/*/ 2>/dev/null)"
