@@ -252,7 +252,7 @@ static int setup(struct qp_child_ctx *c, struct workload *w, qp_error **err)
 	}
 	if (qp_mounts_prepare(spec, c->rootfs, c->new_userns, err) < 0 ||
 	    qp_child_create_hooks(c, CHILD_SYNC_FD, err) < 0 ||
-	    qp_mounts_pivot(c->rootfs, c->no_pivot, err) < 0)
+	    qp_mounts_pivot(spec, c->rootfs, c->no_pivot, err) < 0)
 		return -1;
 	if (spec->ns[QP_NS_UTS].enabled) {
 		if (spec->hostname && sethostname(spec->hostname, strlen(spec->hostname)) < 0)

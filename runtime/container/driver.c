@@ -21,6 +21,7 @@
 #include "container/cgroup.h"
 #include "container/console.h"
 #include "container/container.h"
+#include "container/mounts.h"
 #include "container/seccomp.h"
 #include "container/sync.h"
 #include "hooks.h"
@@ -97,12 +98,9 @@ static int clone_flags(const struct pod_spec *spec, qp_error **err)
 	if (spec->opts.net && !strcmp(spec->opts.net, "bridge") && !(flags & CLONE_NEWNET))
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "qpod.net=bridge needs a new network namespace (linux.namespaces)");
-	/* the rootfs is built in a mount namespace of the pod's: a new one, or
-	 * one joined by path (as runc); never the host's own */
-	if (!(flags & CLONE_NEWNS) && !(spec->ns[QP_NS_MOUNT].enabled && spec->ns[QP_NS_MOUNT].path))
-		return qp_error_set(err, QP_E_INVALID, 0,
-				    "linux.namespaces: a mount namespace (new, or joined by path) is required: "
-				    "qpod does not build a rootfs in the host's");
+	/* without a mount namespace (runc's behaviour) the rootfs is built in
+	 * ours, on a private bind of the rootfs that delete detaches
+	 * (qp_mounts_unbuild): mounts.c, qp_mounts_prepare */
 	return flags;
 }
 
@@ -341,6 +339,7 @@ fail:
 		qp_cgroup_destroy(cg, NULL);
 		qp_cgroup_free(cg);
 	}
+	qp_mounts_unbuild(spec, pod->rootfs);
 	if (stack != MAP_FAILED)
 		munmap(stack, CHILD_STACK);
 	if (sv[0] >= 0)
@@ -454,6 +453,7 @@ static int ct_destroy(struct pod *pod, qp_error **err)
 		waitpid(pod->state->pid, NULL, WNOHANG);
 		usleep(5000);
 	}
+	qp_mounts_unbuild(pod->spec, pod->rootfs);
 	struct qp_net_config net;
 	if (pod_net_config(pod, &net, NULL) && qp_net_detach(&net, pod->id, r < 0 ? NULL : err) < 0)
 		r = -1;
