@@ -147,6 +147,50 @@ static void mount_early(void)
 	mount_fs("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755");
 }
 
+/* A small proc/sys file, NUL-terminated (one read: these files are
+ * generated whole). */
+static void read_text(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		die("open %s", path);
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		die("read %s", path);
+	buf[n] = '\0';
+}
+
+/* /sys/fs/cgroup: the guest is a pure cgroup v2 host (nothing mounts a v1
+ * hierarchy), with every controller the kernel has enabled for the root's
+ * children, so a container runtime in the pod can set limits at once
+ * (runtime/vm/mounts.c counts /sys/fs/cgroup among the guest's own mounts).
+ * A kernel without cgroups has no /sys/fs/cgroup: nothing to mount. */
+static void mount_cgroup2(void)
+{
+	static const char dir[] = "/sys/fs/cgroup";
+	char have[256], want[512] = "";
+	size_t len = 0;
+	int fd;
+
+	if (access(dir, F_OK) < 0)
+		return;
+	if (mount("cgroup2", dir, "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		die("mount cgroup2 on \"%s\"", dir);
+	read_text("/sys/fs/cgroup/cgroup.controllers", have, sizeof(have));
+	for (char *save = NULL, *w = strtok_r(have, " \n", &save); w; w = strtok_r(NULL, " \n", &save))
+		len += (size_t)snprintf(want + len, sizeof(want) - len, "%s+%s", len ? " " : "", w);
+	if (!len)
+		return;
+	if ((fd = open("/sys/fs/cgroup/cgroup.subtree_control", O_WRONLY | O_CLOEXEC)) < 0)
+		die("open cgroup.subtree_control");
+	if (write(fd, want, len) != (ssize_t)len)
+		die("enable the cgroup controllers \"%s\"", want);
+	close(fd);
+}
+
 /* The workload's root: the 9p share, entered switch_root style (the
  * initramfs cannot be pivot_root'ed away), or the initramfs itself. */
 static void enter_rootfs(const struct qp_run *r)
@@ -176,6 +220,7 @@ static void enter_rootfs(const struct qp_run *r)
 		if (chdir("/") < 0)
 			die("chdir /");
 	}
+	mount_cgroup2();
 	mount_fs("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
 	mount_fs("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "mode=0620,ptmxmode=0666");
 }
@@ -409,16 +454,8 @@ static void send_meminfo(void)
 			     &m.u.meminfo.cached_kb };
 	char buf[8192];
 	qp_error *err = NULL;
-	ssize_t n;
-	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		die("open /proc/meminfo");
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		die("read /proc/meminfo");
-	buf[n] = '\0';
+	read_text("/proc/meminfo", buf, sizeof(buf));
 	for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 			if (strncmp(line, keys[i], strlen(keys[i])) == 0)

@@ -47,6 +47,15 @@ struct qp_idmap {
 	uint32_t container_id, host_id, size;
 };
 
+/* linux.timeOffsets.{monotonic,boottime}: the clocks' offsets in a new
+ * time namespace */
+enum qp_time_clock { QP_TIME_MONOTONIC = 0, QP_TIME_BOOTTIME, QP_TIME_COUNT };
+struct qp_time_offset {
+	bool set;
+	int64_t secs;
+	uint32_t nanosecs; /* < 1e9 */
+};
+
 struct qp_mount {
 	char *destination;
 	char *type;       /* NULL for bind mounts */
@@ -248,6 +257,7 @@ struct pod_spec {
 	size_t n_annotations;
 
 	struct qp_namespace ns[QP_NS_COUNT];
+	struct qp_time_offset time_offsets[QP_TIME_COUNT];
 	struct qp_idmap *uid_mappings, *gid_mappings;
 	size_t n_uid_mappings, n_gid_mappings;
 	struct qp_resources resources;
@@ -295,5 +305,6 @@ int spec_set_annotation(struct pod_spec *spec, const char *key, const char *valu
 const char *qp_ns_name(enum qp_ns ns);     /* "pid", "network", ... OCI names */
 const char *qp_hook_name(enum qp_hook_kind k); /* "prestart", "createRuntime", ... */
 int qp_ns_from_name(const char *name);     /* -1 if unknown */
+extern const char *const qp_time_clock_names[QP_TIME_COUNT]; /* "monotonic", "boottime" */
 
 #endif

@@ -245,6 +245,10 @@ static int vm_create(struct pod *pod, qp_error **err)
 	if (pod->io.preserve_fds > 0)
 		return qp_error_set(err, QP_E_INVALID, 0, "--preserve-fds is not supported for vm pods "
 				    "(host fds cannot reach the guest)");
+	for (int c = 0; c < QP_TIME_COUNT; c++)
+		if (pod->spec->time_offsets[c].set)
+			return qp_error_set(err, QP_E_INVALID, 0, "linux.timeOffsets: not supported for vm pods "
+					    "(the guest's clocks are its own)");
 	if (refuse_guest_hooks(pod->spec, err) < 0 || cgroup_prepare(pod, err) < 0)
 		return -1;
 	pod->building = true;
