@@ -71,7 +71,7 @@ $(HELPER): tests/helper/testhelper.c
 	$(CC) -O2 -Wall -static -o $@ $<
 
 # The traditional-VM baseline runner (QEMU -M pc + Debian's cloud kernel).
-$(TRADVM): tools/traditional-vm.c $(B)/libqpod.a config.h
+$(TRADVM): runtime/vm/tradvm/qpod-tradvm.c $(B)/libqpod.a config.h
 	@mkdir -p $(dir $@)
 	$(CC) $(QP_CFLAGS) -o $@ $< $(B)/libqpod.a $(PKG_LIBS)
 

@@ -20,7 +20,6 @@
 #include "util/cleanup.h"
 #include "util/paths.h"
 #include "util/strv.h"
-#include "vm/vm.h"
 
 #define MAX_ARGS 32
 
@@ -200,7 +199,7 @@ fail:
 int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err)
 {
 	struct variant v[6];
-	_cleanup_free_ char *runc = NULL, *tradvm = NULL, *bundle = NULL, *runc_root = NULL, *guest_init = NULL;
+	_cleanup_free_ char *runc = NULL, *tradvm = NULL, *bundle = NULL, *runc_root = NULL;
 	_cleanup_free_ char *tv_kernel = NULL, *tv_modules = NULL;
 	bool both = o->container && o->vm;
 	size_t nv = 0;
@@ -246,15 +245,13 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 				return qp_error_set(err, QP_E_NOTFOUND, 0,
 						    "--baseline: the traditional VM needs %s (tools/baseline-kernel.sh) and "
 						    "qpod-tradvm (make, or make install)", tv_kernel);
-			if (!guest_init && !(guest_init = vm_find_guest_init(err)))
-				return -1;
 			/* the same memory, vCPUs and accel (auto, resolved the same
 			 * way, QPOD_ACCEL included) as the qpod pods beside it */
 			static char cpus[16];
 			snprintf(cpus, sizeof(cpus), "%d", o->vcpus > 0 ? o->vcpus : 1);
 			v[nv].name = "traditional-vm";
 			const char *a[] = { tradvm, "-n", "1", "-r", o->image, "-c", cpus,
-					    "-M", o->memory ? o->memory : "256M", "-i", guest_init,
+					    "-M", o->memory ? o->memory : "256M",
 					    "-k", tv_kernel, "-m", tv_modules, NULL };
 			memcpy(v[nv].argv, a, sizeof(a));
 			nv++;

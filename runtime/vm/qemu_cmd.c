@@ -3,7 +3,7 @@
  * A machine profile (microvm for the pods, pc for the traditional-VM
  * baseline) names the machine and the bus its devices sit on; the device
  * table names each device once per bus.  Both the pods (mon_boot.c) and
- * tools/traditional-vm.c build their QEMU through vm_spawn_qemu(), so the
+ * runtime/vm/tradvm/qpod-tradvm.c build their QEMU through vm_spawn_qemu(), so the
  * baseline differs from a pod only in what its profile says. */
 #include <errno.h>
 #include <fcntl.h>
