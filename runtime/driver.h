@@ -64,6 +64,9 @@ struct pod_driver {
 	int (*template_list)(void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes),
 			     void *ctx, qp_error **err);
 	int (*template_remove)(const char *key, qp_error **err);
+	/* The "linux" key and object of the OCI features document, written to
+	 * gen (a yajl_gen); NULL for a driver that adds nothing there. */
+	void (*features)(void *gen);
 };
 
 extern const struct pod_driver qp_container_driver;

@@ -6,7 +6,10 @@
 # command).  Prints the medians and the ratio B/A per mode, and which accel
 # the VM pods ran with.
 # Usage: tools/bench-ab.sh A_QPOD B_QPOD [RUNS]   (default 10, after 2 warm-up
-# rounds).  Each build finds its own guest-init next to it.
+# rounds).  Each build finds its own guest-init next to it.  VM_ARGS_A and
+# VM_ARGS_B: more `run` options for each build's VM pods (e.g. VM_ARGS_B=
+# "--boot cold" to compare cold boots across a change; A and B may then be
+# the same binary).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/bench-lib.sh
@@ -27,8 +30,10 @@ for ((i = 0; i < WARMUP + RUNS; i++)); do
 	printf '\rround %d/%d' "$((i + 1))" "$((WARMUP + RUNS))" >&2
 	ca=$(time_us "$A" --root "$work/a" run --rm "$ROOTFS" -- /bin/true)
 	cb=$(time_us "$B" --root "$work/b" run --rm "$ROOTFS" -- /bin/true)
-	va=$(time_us "$A" --root "$work/a" run --mode vm --rm "$ROOTFS" -- /bin/true)
-	vb=$(time_us "$B" --root "$work/b" run --mode vm --rm "$ROOTFS" -- /bin/true)
+	# shellcheck disable=SC2086 # the extra options are words
+	va=$(time_us "$A" --root "$work/a" run --mode vm ${VM_ARGS_A:-} --rm "$ROOTFS" -- /bin/true)
+	# shellcheck disable=SC2086
+	vb=$(time_us "$B" --root "$work/b" run --mode vm ${VM_ARGS_B:-} --rm "$ROOTFS" -- /bin/true)
 	if ((i >= WARMUP)); then
 		CA+=("$ca"); CB+=("$cb"); VA+=("$va"); VB+=("$vb")
 	fi
@@ -40,8 +45,8 @@ accel=$("$B" --root "$work/b" state ab-accel | jq -r .accel)
 
 host_line
 echo "runs: $RUNS (after $WARMUP warm-up rounds), interleaved; vm accel: ${accel:-auto}"
-echo "A: $A"
-echo "B: $B"
+echo "A: $A ${VM_ARGS_A:-}"
+echo "B: $B ${VM_ARGS_B:-}"
 echo
 echo "| mode | A median ms | B median ms | B/A |"
 echo "|---|---|---|---|"

@@ -8,8 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "container/caps.h"
-#include "container/seccomp.h"
+#include "driver.h"
 #include "spec/spec.h"
 #include "util/json.h"
 
@@ -61,15 +60,6 @@ int cmd_spec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	return r < 0 ? qp_error_prefix(err, "spec") : 0;
 }
 
-static void strings(yajl_gen g, const char *key, const char *const *v)
-{
-	qp_json_key(g, key);
-	yajl_gen_array_open(g);
-	for (; *v; v++)
-		qp_json_str(g, *v);
-	yajl_gen_array_close(g);
-}
-
 static void put_annotation(void *g, const char *key, const char *help)
 {
 	qp_json_kstr(g, key, help);
@@ -84,8 +74,6 @@ int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		"remount", "ro", "rprivate", "rro", "rshared", "rslave", "runbindable", "rw", "shared",
 		"slave", "strictatime", "suid", "sync", "tmpcopyup", "unbindable", NULL
 	};
-	/* "time" last: listed only where the kernel has time namespaces */
-	const char *namespaces[] = { "cgroup", "ipc", "mount", "network", "pid", "user", "uts", "time", NULL };
 	char *text = NULL;
 	int r;
 
@@ -107,43 +95,14 @@ int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	for (int k = 0; k < QP_HOOK_COUNT; k++)
 		qp_json_str(g, qp_hook_name(k));
 	yajl_gen_array_close(g);
-	strings(g, "mountOptions", mount_opts);
-	qp_json_key(g, "linux");
-	yajl_gen_map_open(g);
-	if (access("/proc/self/ns/time", F_OK) < 0)
-		namespaces[sizeof(namespaces) / sizeof(namespaces[0]) - 2] = NULL;
-	strings(g, "namespaces", namespaces);
-	qp_json_key(g, "capabilities");
-	yajl_gen_array_open(g);
-	for (int cap = 0; cap <= qp_cap_last_cap(); cap++)
-		if (qp_cap_name(cap))
-			qp_json_str(g, qp_cap_name(cap));
-	yajl_gen_array_close(g);
-	qp_json_key(g, "cgroup");
-	yajl_gen_map_open(g);
-	qp_json_kbool(g, "v1", true);
-	qp_json_kbool(g, "v2", true);
-	qp_json_kbool(g, "systemd", false);
-	qp_json_kbool(g, "systemdUser", false);
-	yajl_gen_map_close(g);
-	qp_json_key(g, "seccomp");
-	yajl_gen_map_open(g);
-	qp_json_kbool(g, "enabled", true);
-	strings(g, "actions", qp_seccomp_action_names);
-	strings(g, "operators", qp_seccomp_op_names);
-	strings(g, "archs", qp_seccomp_arch_names);
-	yajl_gen_map_close(g);
-	/* as runc's: qpod can apply them (container/lsm.c); whether this host
-	 * has the module is checked at create */
-	qp_json_key(g, "apparmor");
-	yajl_gen_map_open(g);
-	qp_json_kbool(g, "enabled", true);
-	yajl_gen_map_close(g);
-	qp_json_key(g, "selinux");
-	yajl_gen_map_open(g);
-	qp_json_kbool(g, "enabled", true);
-	yajl_gen_map_close(g);
-	yajl_gen_map_close(g);
+	qp_json_kstrv(g, "mountOptions", mount_opts);
+	/* the "linux" object: what the container driver applies */
+	const struct pod_driver *ct = driver_by_name("container", err);
+	if (!ct) {
+		yajl_gen_free(g);
+		return -1;
+	}
+	ct->features(g);
 	qp_json_key(g, "annotations");
 	yajl_gen_map_open(g);
 	spec_opts_describe(put_annotation, g);

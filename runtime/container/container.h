@@ -62,5 +62,7 @@ bool qp_container_frozen(struct pod *pod);
 int qp_container_update(struct pod *pod, const struct qp_resources *res, qp_error **err);
 int qp_container_stats(struct pod *pod, struct qp_stats *st, qp_error **err);
 int qp_container_mem(struct pod *pod, struct qp_pod_mem *out, qp_error **err);
+/* The "linux" key and object of the OCI features document (a yajl_gen). */
+void qp_container_features(void *gen);
 
 #endif

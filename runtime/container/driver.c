@@ -540,4 +540,5 @@ const struct pod_driver qp_container_driver = {
 	.mem = qp_container_mem,
 	.accel = ct_accel,
 	.replace = NULL, /* cold: delete, create */
+	.features = qp_container_features,
 };

@@ -218,3 +218,12 @@ int qp_json_parse_buf(const char *data, size_t len, size_t max, const char *what
 	free(text);
 	return r;
 }
+
+void qp_json_kstrv(yajl_gen g, const char *key, const char *const *v)
+{
+	qp_json_key(g, key);
+	yajl_gen_array_open(g);
+	for (; *v; v++)
+		qp_json_str(g, *v);
+	yajl_gen_array_close(g);
+}

@@ -24,6 +24,8 @@ void qp_json_kdouble(yajl_gen g, const char *key, double v);
 /* a duration in ms to the microsecond ("11.202", not 11.201999999999999957) */
 void qp_json_kms(yajl_gen g, const char *key, double ms);
 void qp_json_key(yajl_gen g, const char *key);
+/* key: [the strings of v, NULL-terminated] */
+void qp_json_kstrv(yajl_gen g, const char *key, const char *const *v);
 /* Take the generated text (malloc'd, NUL-terminated) and free the generator. */
 int qp_json_gen_finish(yajl_gen g, char **out, size_t *len, qp_error **err);
 
