@@ -60,8 +60,9 @@ static void delete_pod(const struct qp_bench_opts *o, const char *id)
 }
 
 /* A detached idle pod: qpod run -d --name ID [--mode vm] [--memory M] IMAGE -- sleep 3600 */
+/* boot: vm pods' --boot (NULL: the default, auto) */
 static int start_idle(const struct qp_bench_opts *o, const char *id, bool vm, const char *memory,
-		      qp_error **err)
+		      const char *boot, qp_error **err)
 {
 	const char *args[20];
 	size_t n = 0;
@@ -73,6 +74,10 @@ static int start_idle(const struct qp_bench_opts *o, const char *id, bool vm, co
 	if (vm) {
 		args[n++] = "--mode";
 		args[n++] = "vm";
+	}
+	if (vm && boot) {
+		args[n++] = "--boot";
+		args[n++] = boot;
 	}
 	if (memory) {
 		args[n++] = "--memory";
@@ -133,7 +138,7 @@ int qp_bench_replace(const struct qp_bench_opts *o, struct qp_bench_report *r, q
 
 		if (!(vm ? o->vm : o->container))
 			continue;
-		if (start_idle(o, id, vm, o->memory, err) < 0)
+		if (start_idle(o, id, vm, o->memory, NULL, err) < 0)
 			return -1;
 		if (vm)
 			ret = replaces(o, r, id, both ? "vm-warm" : "warm", false, err);
@@ -155,7 +160,10 @@ int qp_bench_replace(const struct qp_bench_opts *o, struct qp_bench_report *r, q
 static int boots(const struct qp_bench_opts *o, int mib, bool *ok, qp_error **err)
 {
 	char mem[32];
-	const char *args[] = { "run", "--rm", "--mode", "vm", "--memory", mem, o->image, "--", "/bin/true", NULL };
+	/* what a kernel needs to boot: a cold boot (a template per probed size
+	 * would be made, and a clone boots no kernel) */
+	const char *args[] = { "run",	"--rm", "--mode", "vm",	       "--boot", "cold", "--memory",
+			       mem,	o->image, "--",	  "/bin/true", NULL };
 	qp_error *e = NULL;
 
 	snprintf(mem, sizeof(mem), "%dM", mib);
@@ -206,9 +214,10 @@ static const struct stats_field vm_fields[] = {
 static const struct stats_field ct_fields[] = { { "cgroup_usage_mb", "usage_kb", "cgroup" } };
 #define MAX_FIELDS 6
 
-/* N idle pods (vm, or container) of `memory`, then qpod stats on each. */
+/* N idle pods (vm, or container) of `memory` (vm: booted as `boot` says),
+ * then qpod stats on each. */
 static int measure_pods(const struct qp_bench_opts *o, struct qp_bench_report *r, bool vm,
-			const char *memory, const char *name, qp_error **err)
+			const char *memory, const char *boot, const char *name, qp_error **err)
 {
 	const struct stats_field *fields = vm ? vm_fields : ct_fields;
 	size_t nf = vm ? QP_ARRAY_SIZE(vm_fields) : QP_ARRAY_SIZE(ct_fields);
@@ -222,7 +231,7 @@ static int measure_pods(const struct qp_bench_opts *o, struct qp_bench_report *r
 	for (; started < o->runs; started++) {
 		snprintf(id, sizeof(id), "bench-mem-%d", started);
 		qp_bench_progress(o, "bench memory: pods", started + 1, o->runs);
-		if (qp_bench_interrupted(err) || start_idle(o, id, vm, memory, err) < 0)
+		if (qp_bench_interrupted(err) || start_idle(o, id, vm, memory, boot, err) < 0)
 			goto out;
 	}
 	usleep(SETTLE_US);
@@ -265,7 +274,7 @@ int qp_bench_memory(const struct qp_bench_opts *o, struct qp_bench_report *r, qp
 	char min[32], name[64];
 	int mib = 0;
 
-	if (o->container && measure_pods(o, r, false, o->memory, "container", err) < 0)
+	if (o->container && measure_pods(o, r, false, o->memory, NULL, "container", err) < 0)
 		goto partial;
 	if (!o->vm)
 		return 0;
@@ -273,11 +282,17 @@ int qp_bench_memory(const struct qp_bench_opts *o, struct qp_bench_report *r, qp
 	    qp_bench_sample(res, mib, err) < 0)
 		goto partial;
 	snprintf(min, sizeof(min), "%dM", mib);
-	snprintf(name, sizeof(name), "qpod@%s", min);
-	if (measure_pods(o, r, true, min, name, err) < 0)
+	/* the smallest VM that boots, cold; then the asked size as a template's
+	 * clones (the default) beside cold boots */
+	snprintf(name, sizeof(name), "qpod-cold@%s", min);
+	if (measure_pods(o, r, true, min, "cold", name, err) < 0)
 		goto partial;
-	snprintf(name, sizeof(name), "qpod@%s", o->memory ? o->memory : "512M");
-	if (measure_pods(o, r, true, o->memory ? o->memory : "512M", name, err) < 0)
+	const char *size = o->memory ? o->memory : "512M";
+	snprintf(name, sizeof(name), "qpod@%s", size);
+	if (measure_pods(o, r, true, size, NULL, name, err) < 0)
+		goto partial;
+	snprintf(name, sizeof(name), "qpod-cold@%s", size);
+	if (measure_pods(o, r, true, size, "cold", name, err) < 0)
 		goto partial;
 	return 0;
 partial:
