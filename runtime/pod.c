@@ -212,7 +212,7 @@ int pod_open(int rootfd, const char *root, const char *id, bool exclusive, struc
 	if (pod->state->rootfs && !(pod->rootfs = strdup(pod->state->rootfs)))
 		goto oom;
 	if (state_read_file(pod->dirfd, CONFIG_COPY, QP_SPEC_MAX_FILE, &config, &len, err) < 0 ||
-	    spec_parse(config, len, &pod->spec, err) < 0)
+	    spec_parse(config, len, &pod->spec, err) < 0 || pod_check_identity(pod, err) < 0)
 		goto fail;
 	*out = pod;
 	return 0;

@@ -48,6 +48,10 @@ int pod_create(int rootfd, const char *root, const char *id, struct pod_spec *sp
 /* exclusive: lock the pod for a change (start, delete) rather than shared. */
 int pod_open(int rootfd, const char *root, const char *id, bool exclusive, struct pod **out,
 	     qp_error **err);
+/* pod_open's check that the state's ID, cgroup and pids are the pod's own
+ * (pod_identity.c): a pid that is not is forgotten, a wrong ID or cgroup
+ * refused. */
+int pod_check_identity(struct pod *pod, qp_error **err);
 int pod_start(struct pod *pod, qp_error **err);
 /* Wait for the pod's init (only the parent can); forwards SIGINT/SIGTERM/...
  * to the pod meanwhile. Returns the exit code qpod should exit with. */

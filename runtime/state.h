@@ -56,7 +56,11 @@ struct pod_state {
  * control characters or bytes outside printable ASCII [A-Za-z0-9_.+-:@]. */
 int state_validate_id(const char *id, qp_error **err);
 
-/* Create (mkdir -p, 0700) and open the root directory. Returns an fd. */
+/* Refuse (QP_E_INVALID) an open file or dir not owned by the caller or
+ * writable by group or others; WHAT names it in the error. */
+int state_check_private(int fd, const char *what, qp_error **err);
+/* Create (mkdir -p, 0700) and open the root directory, which must pass
+ * state_check_private. Returns an fd. */
 int state_root_open(const char *root, qp_error **err);
 /* Atomically claim ID: returns the pod dir fd (locked), or -1 with
  * QP_E_EXISTS if the ID is in use. */
