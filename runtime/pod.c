@@ -149,6 +149,8 @@ int pod_create(int rootfd, const char *root, const char *id, struct pod_spec *sp
 	if ((pod->dirfd = state_claim(rootfd, id, err)) < 0)
 		goto fail;
 	claimed = true;
+	pod->creator = true;
+	pod->lock = QP_LOCK_EXCLUSIVE;
 
 	pod->state = calloc(1, sizeof(*pod->state));
 	if (!pod->state || !(pod->state->id = strdup(id)) || !(pod->state->rootfs = strdup(rootfs)) ||
@@ -168,6 +170,7 @@ int pod_create(int rootfd, const char *root, const char *id, struct pod_spec *sp
 		goto fail_stopped;
 	pod->t_created = qp_now_ns();
 	pod->state->status = QP_STATUS_CREATED;
+	pod->creator = false;
 	if (state_save(pod->dirfd, pod->state, err) < 0)
 		goto fail_destroy;
 	if (io->pid_file && pod_write_pid_file(io->pid_file, pod->state->pid, err) < 0)
@@ -195,7 +198,7 @@ fail:
 	return -1;
 }
 
-int pod_open(int rootfd, const char *root, const char *id, bool exclusive, struct pod **out,
+int pod_open(int rootfd, const char *root, const char *id, int lock, struct pod **out,
 	     qp_error **err)
 {
 	struct pod *pod = pod_alloc(rootfd, root, id);
@@ -204,7 +207,8 @@ int pod_open(int rootfd, const char *root, const char *id, bool exclusive, struc
 
 	if (!pod)
 		return qp_fail(err, ENOMEM, "open pod");
-	if ((pod->dirfd = state_open(rootfd, id, exclusive, err)) < 0 ||
+	pod->lock = lock;
+	if ((pod->dirfd = state_open(rootfd, id, lock, err)) < 0 ||
 	    state_load(pod->dirfd, &pod->state, err) < 0)
 		goto fail;
 	if (!(pod->drv = driver_for_mode(pod->state->mode, err)))
@@ -225,9 +229,14 @@ fail:
 
 enum qp_status pod_status(struct pod *pod)
 {
-	if (pod->state->status == QP_STATUS_CREATING)
-		return state_pid_alive(pod->state) || !pod->state->pid ? QP_STATUS_CREATING
-								       : QP_STATUS_STOPPED;
+	/* creating while its creator holds the lock; a creation whose
+	 * creator is gone (we hold the lock, or nobody does) has ended, and
+	 * every command says so alike: stopped */
+	if (pod->state->status == QP_STATUS_CREATING) {
+		bool creating = pod->creator ||
+				(pod->lock == QP_LOCK_NONE && state_lock_busy(pod->dirfd));
+		return creating ? QP_STATUS_CREATING : QP_STATUS_STOPPED;
+	}
 	return pod->drv->status(pod);
 }
 

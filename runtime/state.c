@@ -157,7 +157,15 @@ int state_claim(int rootfd, const char *id, qp_error **err)
 	return steal_fd(&fd);
 }
 
-int state_open(int rootfd, const char *id, bool exclusive, qp_error **err)
+bool state_lock_busy(int dirfd)
+{
+	_cleanup_close_ int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	/* a new open file description: its lock is not ours */
+	return fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+}
+
+int state_open(int rootfd, const char *id, int lock, qp_error **err)
 {
 	_cleanup_close_ int fd = -1;
 
@@ -171,7 +179,8 @@ int state_open(int rootfd, const char *id, bool exclusive, qp_error **err)
 	}
 	char what[QP_ID_MAX + 32];
 	snprintf(what, sizeof(what), "the state dir of \"%s\"", id);
-	if (state_check_private(fd, what, err) < 0 || state_lock(fd, id, exclusive, err) < 0)
+	if (state_check_private(fd, what, err) < 0 ||
+	    (lock != QP_LOCK_NONE && state_lock(fd, id, lock == QP_LOCK_EXCLUSIVE, err) < 0))
 		return -1;
 	/* deleted while we waited for the lock? */
 	if (faccessat(fd, ".", F_OK, 0) < 0 || fstatat(rootfd, id, &(struct stat){0}, AT_SYMLINK_NOFOLLOW) < 0)
@@ -449,10 +458,11 @@ int state_list(int rootfd, char ***ids, qp_error **err)
 		}
 		if (faccessat(dirfd(d), de->d_name, F_OK, 0) < 0)
 			continue;
-		/* only directories that hold a state file or are being created */
+		/* only directories that hold a state file (even one that cannot
+		 * be read: list shows it broken) */
 		char probe[QP_ID_MAX + 32];
 		snprintf(probe, sizeof(probe), "%s/" STATE_FILE, de->d_name);
-		if (faccessat(dirfd(d), probe, F_OK, 0) < 0)
+		if (faccessat(dirfd(d), probe, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (!(v[n++] = strdup(de->d_name)))
 			goto oom;

@@ -65,10 +65,17 @@ int state_root_open(const char *root, qp_error **err);
 /* Atomically claim ID: returns the pod dir fd (locked), or -1 with
  * QP_E_EXISTS if the ID is in use. */
 int state_claim(int rootfd, const char *id, qp_error **err);
-/* Open and lock an existing pod dir; QP_E_NOTFOUND if unknown.  Readers
- * (state, ps, list, kill, exec) take the lock shared, changers (start,
- * delete) exclusive; a foreground `run` drops it while it waits. */
-int state_open(int rootfd, const char *id, bool exclusive, qp_error **err);
+/* How a pod dir is opened: changers (start, delete) lock it exclusive,
+ * readers that act (ps, kill, exec) shared; `state` and `list` take no lock
+ * at all (every state file is replaced atomically, so a reader never sees
+ * half of one) and so never wait for a slow create or start. */
+enum qp_lock { QP_LOCK_SHARED = 0, QP_LOCK_EXCLUSIVE = 1, QP_LOCK_NONE = 2 };
+/* Open (and lock, as LOCK says) an existing pod dir; QP_E_NOTFOUND if
+ * unknown.  A foreground `run` drops its lock while it waits. */
+int state_open(int rootfd, const char *id, int lock, qp_error **err);
+/* True if a qpod process holds the pod dir's lock exclusively (a create,
+ * start or delete under way); false if it is free or held shared. */
+bool state_lock_busy(int dirfd);
 /* (Re)lock an open pod dir; exclusive = false for a shared lock. */
 int state_lock(int dirfd, const char *id, bool exclusive, qp_error **err);
 /* Remove the pod dir and everything in it. */

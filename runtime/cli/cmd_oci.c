@@ -14,7 +14,7 @@
 
 /* Parse --help and the options in `longopts` (before or after the ID:
  * getopt permutes), then the one ID. */
-static int open_one(struct qp_cli *cli, int argc, char **argv, bool exclusive, const char *usage,
+static int open_one(struct qp_cli *cli, int argc, char **argv, int lock, const char *usage,
 		    const struct option *longopts, const char *shortopts,
 		    int (*on_opt)(int c, const char *arg, void *ctx, qp_error **err), void *ctx,
 		    struct pod **pod, qp_error **err)
@@ -33,7 +33,7 @@ static int open_one(struct qp_cli *cli, int argc, char **argv, bool exclusive, c
 	}
 	if (cli_one_id(argc, argv, optind, &id, err) < 0 || cli_root(cli, err) < 0)
 		return -1;
-	return pod_open(cli->rootfd, cli->root, id, exclusive, pod, err);
+	return pod_open(cli->rootfd, cli->root, id, lock, pod, err);
 }
 
 static const struct option help_only[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
@@ -76,15 +76,15 @@ int cmd_state(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
 	struct pod *pod = NULL;
 	char *text = NULL;
-	int r = open_one(cli, argc, argv, false, "state ID", help_only, "h", NULL, NULL, &pod, err);
+	int r = open_one(cli, argc, argv, QP_LOCK_NONE, "state ID", help_only, "h", NULL, NULL, &pod, err);
 
 	if (r < 0)
 		return qp_error_prefix(err, "state");
 	enum qp_status s = pod_status(pod);
 	yajl_gen g = qp_json_gen_new(true);
 	yajl_gen_map_open(g);
-	struct qp_oci_state oci = pod_oci_state(pod, s == QP_STATUS_CREATING ? QP_STATUS_CREATED : s,
-						s == QP_STATUS_STOPPED ? 0 : pod->state->pid);
+	/* the same status as list and start give (OCI knows "creating") */
+	struct qp_oci_state oci = pod_oci_state(pod, s, s == QP_STATUS_STOPPED ? 0 : pod->state->pid);
 	qp_oci_state_put(g, &oci, false);
 	qp_json_kstr(g, "created", pod->state->created);
 	qp_json_kstr(g, "mode", qp_mode_name(pod->state->mode));

@@ -162,3 +162,64 @@ assert_victim_untouched() {
 	NS=
 	ROOT=$TEST_DIR/cwd/rel # for the teardown's checks
 }
+
+# damage_state ID HOW: replace the pod's state.json (kept in .state.good)
+damage_state() {
+	local f=$ROOT/$1/state.json
+	[ -f "$ROOT/$1/.state.good" ] || cp "$f" "$ROOT/$1/.state.good"
+	rm -f "$f"
+	case $2 in
+	truncated) head -c 40 "$ROOT/$1/.state.good" >"$f" ;;
+	garbage) printf '\001\002 not json at all' >"$f" ;;
+	symlink) ln -s "$ROOT/$1/.state.good" "$f" ;;
+	huge) head -c 100M /dev/zero | tr '\0' ' ' >"$f" ;;
+	esac
+}
+
+@test "unreadable state (truncated, garbage, symlink, 100 MB): list shows the pod broken, parseable; gc kills and removes nothing of it" {
+	make_bundle "$BUNDLE" "$(helper_args sleep 120)"
+	qp_detached run -d "$ID" --bundle "$BUNDLE"
+	make_bundle "$TEST_DIR/b2" "$(helper_args sleep 120) | .linux.cgroupsPath = \"/qpod/$ID2-custom\""
+	qp_detached run -d "$ID2" --bundle "$TEST_DIR/b2"
+	local pid1 pid2 how id
+	pid1=$(pod_field "$ID" pid)
+	pid2=$(pod_field "$ID2" pid)
+	for how in truncated garbage symlink huge; do
+		damage_state "$ID" "$how"
+		damage_state "$ID2" "$how"
+		run --separate-stderr qp list --format json
+		assert_status 0
+		for id in "$ID" "$ID2"; do
+			assert_eq "$(jq -r --arg id "$id" '.[] | select(.id == $id) | .status' <<<"$output")" broken "$how: $id in list --format json"
+		done
+		run --separate-stderr qp list
+		assert_status 0
+		assert_match "$(grep "^$ID " <<<"$output")" "^$ID +0 +broken " "$how: the table row"
+		run --separate-stderr qp gc
+		assert_status 0
+		assert_contains "$output" "left alone: pod \"$ID\""
+		assert_contains "$output" "removed 0 abandoned pod(s)"
+		kill -0 "$pid1" || flunk "$how: gc killed the pod with the default cgroup"
+		kill -0 "$pid2" || flunk "$how: gc killed the pod with a custom cgroup"
+		[ -d "$ROOT/$ID2" ] || flunk "$how: gc removed the state dir of a pod it cannot read"
+		[ -n "$(pod_cgroup_dirs "$ID2-custom")" ] || flunk "$how: the custom cgroup is gone"
+	done
+	for id in "$ID" "$ID2"; do
+		rm -f "$ROOT/$id/state.json"
+		mv "$ROOT/$id/.state.good" "$ROOT/$id/state.json"
+	done
+	assert_eq "$(pod_field "$ID2" status)" running "after the repair"
+}
+
+@test "a pod whose creator died mid-create reads as stopped in state, list and start alike" {
+	make_bundle "$BUNDLE" "$(helper_args true)"
+	qp create "$ID" --bundle "$BUNDLE" </dev/null >/dev/null 2>&1
+	# what a creator killed before it finished leaves: status creating
+	jq '.status = "creating" | .pid = 0' "$ROOT/$ID/state.json" >"$TEST_DIR/s.json"
+	cp "$TEST_DIR/s.json" "$ROOT/$ID/state.json"
+	assert_eq "$(pod_field "$ID" status)" stopped "state"
+	assert_eq "$(qp list --format json | jq -r '.[0].status')" stopped "list"
+	run --separate-stderr qp start "$ID"
+	assert_qpod_error 125
+	assert_contains "$stderr" "is stopped, not created"
+}
