@@ -264,8 +264,13 @@ int pod_start(struct pod *pod, qp_error **err)
 				 (double)(t - pod->t_created) / 1e6, (double)(t - qp_request_ns) / 1e6);
 		state_write_file(pod->dirfd, QP_TIMELINE_FILE, tl, (size_t)n, NULL);
 	}
-	if (state_save(pod->dirfd, pod->state, err) < 0)
-		return -1;
+	if (state_save(pod->dirfd, pod->state, err) < 0) {
+		/* it runs, but its state cannot say so (a full file system):
+		 * stopped, so that the failure start reports is the truth */
+		pod->drv->kill(pod, SIGKILL, true, NULL);
+		return qp_error_prefix(err, "pod \"%s\" stopped: its state could not be recorded",
+				       pod->id);
+	}
 	/* runtime-spec 1.2: a failed poststart hook is a warning */
 	pod_hooks_warn(pod, QP_HOOK_POSTSTART, QP_STATUS_RUNNING, pod->state->pid);
 	return 0;

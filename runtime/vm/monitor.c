@@ -63,6 +63,7 @@ struct vm_mon {
 	bool run_sent, started, exited, over, stopping;
 	int exit_code;
 	long long stop_deadline;
+	long long start_deadline; /* RUN sent: STARTED (or an error) by then */
 	uint32_t next_exec;
 	qp_error *exec_err;     /* the workload could not be executed */
 	char reason[256];       /* why the VM stopped, once known */
@@ -247,14 +248,22 @@ static int state_dir_path(struct vm_mon *m, qp_error **err)
 	return 0;
 }
 
-static int wait_hello(struct vm_mon *m, qp_error **err)
+/* How long the guest may take to say hello, and to answer RUN with
+ * STARTED: the accel's bound, or ENV (tests of the timeout paths). */
+static int guest_timeout_ms(const struct vm_mon *m, const char *env)
 {
-	int timeout = m->kvm ? HELLO_TIMEOUT_KVM_MS : HELLO_TIMEOUT_TCG_MS;
-	const char *t = getenv("QPOD_VM_HELLO_TIMEOUT_MS"); /* tests of the timeout path */
-	struct qp_msg msg;
+	const char *t = getenv(env);
 
 	if (t && atoi(t) > 0)
-		timeout = atoi(t);
+		return atoi(t);
+	return m->kvm ? HELLO_TIMEOUT_KVM_MS : HELLO_TIMEOUT_TCG_MS;
+}
+
+static int wait_hello(struct vm_mon *m, qp_error **err)
+{
+	int timeout = guest_timeout_ms(m, "QPOD_VM_HELLO_TIMEOUT_MS");
+	struct qp_msg msg;
+
 	if (qp_chan_recv(m->chan, &msg, timeout, err) < 0) {
 		if (*err && (*err)->code == QP_E_TIMEOUT) {
 			qp_error_free(err);
@@ -459,6 +468,29 @@ int vm_mon_run(struct vm_mon *m, qp_error **err)
 		return -1;
 	m->run_sent = true;
 	m->tl.run = qp_now_ns();
+	m->start_deadline = qp_now_ms() + guest_timeout_ms(m, "QPOD_VM_START_TIMEOUT_MS");
+	return 0;
+}
+
+static int guest_input(struct vm_mon *m, qp_error **err);
+
+int vm_mon_wait_started(struct vm_mon *m, qp_error **err)
+{
+	while (!m->started && !m->exec_err && !m->exited && !m->chan->broken) {
+		long long left = m->start_deadline - qp_now_ms();
+		struct pollfd p = { .fd = m->chan->fd, .events = POLLIN };
+		if (left <= 0)
+			return qp_error_set(err, QP_E_TIMEOUT, 0,
+					    "the VM did not start the workload within %d ms of RUN",
+					    guest_timeout_ms(m, "QPOD_VM_START_TIMEOUT_MS"));
+		int r = poll(&p, 1, (int)left);
+		if (r < 0 && errno != EINTR)
+			return qp_fail(err, errno, "poll the VM channel");
+		/* a channel that fails is vm_mon_serve's to report, with the
+		 * reason QEMU gives */
+		if (r > 0 && guest_input(m, NULL) < 0)
+			break;
+	}
 	return 0;
 }
 
@@ -896,6 +928,21 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 			if (left <= 0) {
 				vm_mon_signal(m, SIGKILL, NULL);
 				m->rep_kill_at = qp_now_ms() + 3600 * 1000LL;
+			} else
+				timeout = (int)left;
+		}
+		/* a guest that never answers RUN: a bounded, stated wait */
+		if (m->run_sent && !m->started && !m->exited && !m->stopping && !m->exec_err) {
+			long long left = m->start_deadline - qp_now_ms();
+			if (left <= 0) {
+				/* kept as the workload's failure: it is what the
+				 * pod ends with, whatever the channel says next */
+				qp_error_set(&m->exec_err, QP_E_TIMEOUT, 0,
+					     "the VM did not start the workload within %d ms of RUN",
+					     guest_timeout_ms(m, "QPOD_VM_START_TIMEOUT_MS"));
+				set_reason(m, "%s", m->exec_err ? m->exec_err->msg : "start timeout");
+				answer_start(m, m->exec_err);
+				begin_stop(m);
 			} else
 				timeout = (int)left;
 		}
