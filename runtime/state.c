@@ -340,14 +340,25 @@ static int dup_opt(const char *s, char **out)
 int state_load(int dirfd, struct pod_state **out, qp_error **err)
 {
 	_cleanup_free_ char *text = NULL;
+	size_t len;
+
+	if (state_read_file(dirfd, STATE_FILE, STATE_MAX, &text, &len, err) < 0)
+		return -1;
+	return state_parse(text, len, out, err);
+}
+
+int state_parse(const char *text, size_t len, struct pod_state **out, qp_error **err)
+{
 	struct pod_state *st;
 	yajl_val root = NULL, ann;
 	long long v;
 	const char *s;
 	int ret = -1;
 
-	if (state_read_file(dirfd, STATE_FILE, STATE_MAX, &text, NULL, err) < 0)
-		return -1;
+	if (len > STATE_MAX)
+		return qp_error_set(err, QP_E_INVALID, 0, "state.json: larger than %u bytes", STATE_MAX);
+	if (strlen(text) != len)
+		return qp_error_set(err, QP_E_INVALID, 0, "state.json: contains a NUL byte");
 	if (qp_json_parse(text, "state.json", &root, err) < 0)
 		return -1;
 	st = calloc(1, sizeof(*st));

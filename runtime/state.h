@@ -86,6 +86,8 @@ int state_remove(int rootfd, const char *id, qp_error **err);
 
 int state_save(int dirfd, const struct pod_state *st, qp_error **err);
 int state_load(int dirfd, struct pod_state **out, qp_error **err);
+/* The parser behind state_load: TEXT (NUL-terminated, LEN bytes) -> *out. */
+int state_parse(const char *text, size_t len, struct pod_state **out, qp_error **err);
 void state_free(struct pod_state *st);
 
 /* Write / read a whole small file in the pod dir (atomic write: tmp+rename). */

@@ -32,7 +32,8 @@ teardown() {
 	make_bundle "$BUNDLE" "$(helper_args sleep 60)"
 	qp_detached create "$ID" --bundle "$BUNDLE"
 	# hold the pod's lock as a slow VM start does
-	flock -x "$ROOT/$ID" sleep 120 3>&- &
+	# (exec: the lock holder is $LOCK_PID itself, which teardown kills)
+	(exec 9<"$ROOT/$ID" && flock -x 9 && exec sleep 120) 3>&- &
 	LOCK_PID=$!
 	wait_for 100 bash -c "! flock -n -s '$ROOT/$ID' true"
 	run --separate-stderr timeout 20 "$QPOD" --root "$ROOT" list --format json
