@@ -109,7 +109,7 @@ bench: all
 # Fuzz targets (tests/fuzz/fuzz_*.c, libFuzzer + ASan + UBSan), each with
 # its seed corpus in tests/fuzz/corpus/NAME (committed; new finds go to a
 # scratch dir, never into the clone).  make check runs
-# each for FUZZ_SECONDS (default 3: tests/run.sh's "fuzz/" lines); make
+# each for FUZZ_SECONDS (default 2: tests/run.sh's "fuzz/" lines); make
 # fuzz runs them FUZZ_LONG (300 s each); tests/fuzz/run.sh sets each
 # target's -max_len (the channel's: a whole 64 KiB frame).
 FUZZ_CC := $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
@@ -123,10 +123,11 @@ fuzz_srcs_channel := guest-init/channel.c runtime/util/error.c runtime/util/log.
 fuzz_srcs_state := runtime/state.c runtime/oci_state.c $(FUZZ_UTIL)
 fuzz_srcs_ipam := runtime/net/ipam.c runtime/state.c runtime/oci_state.c $(FUZZ_UTIL)
 fuzz_srcs_result := runtime/bench/result.c runtime/bench/result_read.c runtime/bench/result_write.c $(FUZZ_UTIL)
-FUZZ_SECONDS ?= 3
+FUZZ_SECONDS ?= 2
 FUZZ_LONG ?= 300
 
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c config.h $(wildcard runtime/*.h runtime/*/*.h guest-init/*.h)
+.SECONDEXPANSION:
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(fuzz_srcs_$$*) config.h $(wildcard runtime/*.h runtime/*/*.h guest-init/*.h)
 	@test "$(CLANG)" != no || { echo "qpod: fuzz: clang not found (apt-get install clang)"; exit 1; }
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -o $@ $< $(fuzz_srcs_$*) $(PKG_LIBS)

@@ -232,6 +232,8 @@ static int ct_create(struct pod *pod, qp_error **err)
 	int pidns_back;
 	if (enter_pid_ns(spec, &pidns_back, err) < 0)
 		goto fail;
+	ctx.stack = stack;
+	ctx.stack_size = CHILD_STACK;
 	pid = clone(qp_container_child, (char *)stack + CHILD_STACK, flags | SIGCHLD, &ctx);
 	int clone_errno = errno;
 	leave_pid_ns(&pidns_back);
