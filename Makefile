@@ -1,8 +1,10 @@
 # Makefile — qpod's one entry point: build, check, demo, bench.
-#   make         configure (bootstrapping Debian packages) and build
+#   make         configure and build (it installs nothing: a missing Debian
+#                package is named; `make deps` installs them)
 #   make check   the whole test suite (unit, CLI, integration); ends "N passed, M failed"
 #   make demo    the main job: a container pod from a busybox rootfs, end to end
 #   make bench   benchmarks; figures go to docs/BENCHMARKS.md
+#   make install [DESTDIR=D] [PREFIX=/usr/local]   and  make uninstall (same vars)
 # Sources are found by wildcard: a new .c under runtime/ joins the library.
 
 -include config.mk
@@ -30,7 +32,7 @@ LIB_SRCS := $(filter-out runtime/main.c,$(wildcard runtime/*.c runtime/*/*.c)) $
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
-HELPER := $(B)/tools/qpod-testhelper
+HELPER := $(B)/tests/helper/qpod-testhelper
 TRADVM := $(B)/tools/qpod-tradvm
 GUEST_INIT := $(B)/guest-init/qpod-init
 GUEST_CC ?= $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
@@ -38,18 +40,23 @@ GI_SRCS := $(wildcard guest-init/*.c) runtime/util/error.c
 BENCH_TOOLS := ctxsw forkbench execbench syscallbench intbench fpbench stream netbench
 BENCH_BINS := $(BENCH_TOOLS:%=$(B)/tools/bench/%)
 
-.PHONY: all check check-bins sanitize-bins demo bench clean distclean deps fuzz fuzz-bins kernel
-all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(TRADVM) $(UNIT_BINS) $(BENCH_BINS)
+MANPAGE := $(B)/qpod.8
+
+.PHONY: all check check-bins sanitize-bins demo bench clean distclean deps fuzz fuzz-bins kernel install uninstall
+all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(TRADVM) $(UNIT_BINS) $(BENCH_BINS) $(MANPAGE)
 
 deps:
 	@tools/deps.sh
 
-# Bootstrap: packages, then configure. Make re-reads config.mk once written.
+# The bootstrap (Debian packages, tools/deps.sh) belongs to make deps, check
+# and demo (and so to .ci/run, which runs make check); any other goal only
+# checks that the packages are there.  Make re-reads config.mk once written.
+DEPS := tools/deps.sh $(if $(filter deps check demo,$(MAKECMDGOALS)),,--check)
 configure: configure.ac
-	@tools/deps.sh
+	@$(DEPS)
 	autoreconf -fi
 config.mk config.h: configure config.mk.in
-	@tools/deps.sh
+	@$(DEPS)
 	./configure --quiet
 
 $(B)/%.o: %.c config.h
@@ -68,7 +75,7 @@ $(B)/tests/%: tests/unit/%.c $(B)/libqpod.a config.h
 	$(CC) $(QP_CFLAGS) $(LDFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(B)/libqpod.a $(PKG_LIBS) $(CMOCKA_LIBS)
 
 # The multi-call helper that runs inside pods: static, no libc surprises.
-$(HELPER): tools/testhelper.c
+$(HELPER): tests/helper/testhelper.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wall -static $(LDFLAGS) -o $@ $<
 
@@ -94,10 +101,48 @@ $(GUEST_INIT): $(GI_SRCS) $(wildcard guest-init/*.h) config.h
 kernel:
 	@kernel-config/build.sh
 
-check: check-bins
+# qpod(8) from the binary's own --help texts (tools/mkman.sh)
+$(MANPAGE): $(B)/qpod tools/mkman.sh
+	tools/mkman.sh $(B)/qpod >$@.tmp && mv $@.tmp $@
+
+# The installed layout (util/paths.h: qpod finds PREFIX/lib/qpod beside
+# PREFIX/bin/qpod, so any PREFIX and a DESTDIR staging tree both work):
+#   PREFIX/bin/qpod
+#   PREFIX/lib/qpod/{qpod-init,vmlinux,cmdline.txt,qpod-tradvm}
+#   PREFIX/share/man/man8/qpod.8
+#   PREFIX/share/bash-completion/completions/qpod
+# The guest kernel is the cached build of `make kernel` (built first if
+# missing, ~3 min); the firmware is QEMU's (Debian's qemu-system-data).
+PREFIX ?= /usr/local
+BINDIR := $(PREFIX)/bin
+QPOD_LIBDIR := $(PREFIX)/lib/qpod
+MAN8DIR := $(PREFIX)/share/man/man8
+COMPDIR := $(PREFIX)/share/bash-completion/completions
+KERNEL_BUILT = $(or $(QPOD_CACHE),/var/cache/qpod)/kernel/current/vmlinux
+INSTALLED := $(BINDIR)/qpod $(QPOD_LIBDIR)/qpod-init $(QPOD_LIBDIR)/vmlinux \
+	$(QPOD_LIBDIR)/cmdline.txt $(QPOD_LIBDIR)/qpod-tradvm $(MAN8DIR)/qpod.8 $(COMPDIR)/qpod
+
+install: $(B)/qpod $(GUEST_INIT) $(TRADVM) $(MANPAGE) kernel
+	install -D -m 0755 $(B)/qpod $(DESTDIR)$(BINDIR)/qpod
+	install -D -m 0755 $(GUEST_INIT) $(DESTDIR)$(QPOD_LIBDIR)/qpod-init
+	install -D -m 0644 $(KERNEL_BUILT) $(DESTDIR)$(QPOD_LIBDIR)/vmlinux
+	install -D -m 0644 kernel-config/cmdline.txt $(DESTDIR)$(QPOD_LIBDIR)/cmdline.txt
+	install -D -m 0755 $(TRADVM) $(DESTDIR)$(QPOD_LIBDIR)/qpod-tradvm
+	install -D -m 0644 $(MANPAGE) $(DESTDIR)$(MAN8DIR)/qpod.8
+	install -D -m 0644 tools/qpod.bash-completion $(DESTDIR)$(COMPDIR)/qpod
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(QPOD_LIBDIR) 2>/dev/null
+
+check:
+	@tools/deps.sh
+	@$(MAKE) --no-print-directory check-bins
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run.sh
 
-demo: all
+demo:
+	@tools/deps.sh
+	@$(MAKE) --no-print-directory all
 	@tools/demo.sh
 
 bench: all
@@ -115,14 +160,14 @@ bench: all
 FUZZ_CC := $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-D_GNU_SOURCE -include config.h -Iruntime -I. $(PKG_CFLAGS)
 FUZZ_UTIL := $(wildcard runtime/util/*.c)
-FUZZ_SPEC_SRCS := $(wildcard runtime/spec*.c runtime/seccomp_profile.c) $(FUZZ_UTIL)
+FUZZ_SPEC_SRCS := $(wildcard runtime/spec/*.c) $(FUZZ_UTIL)
 FUZZ_TARGETS := spec resources channel state ipam result
 fuzz_srcs_spec := $(FUZZ_SPEC_SRCS)
 fuzz_srcs_resources := $(FUZZ_SPEC_SRCS)
 fuzz_srcs_channel := guest-init/channel.c runtime/util/error.c runtime/util/log.c
-fuzz_srcs_state := runtime/state.c runtime/oci_state.c $(FUZZ_UTIL)
-fuzz_srcs_ipam := runtime/net/ipam.c runtime/state.c runtime/oci_state.c $(FUZZ_UTIL)
-fuzz_srcs_result := runtime/bench/result.c runtime/bench/result_read.c runtime/bench/result_write.c $(FUZZ_UTIL)
+fuzz_srcs_state := runtime/state.c runtime/oci_state.c $(FUZZ_SPEC_SRCS)
+fuzz_srcs_ipam := runtime/net/ipam.c runtime/state.c runtime/oci_state.c $(FUZZ_SPEC_SRCS)
+fuzz_srcs_result := $(wildcard runtime/result/*.c) $(FUZZ_UTIL)
 FUZZ_SECONDS ?= 2
 FUZZ_LONG ?= 300
 

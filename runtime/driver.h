@@ -9,7 +9,7 @@
 
 #include <sys/types.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "state.h"
 #include "stats.h"
 #include "util/error.h"
@@ -48,6 +48,16 @@ struct pod_driver {
 	int (*update)(struct pod *pod, const struct qp_resources *res, qp_error **err);
 	/* Usage figures (stats.h); *st is zeroed first, qp_stats_free frees it. */
 	int (*stats)(struct pod *pod, struct qp_stats *st, qp_error **err);
+	/* Memory figures of the running pod (stats.h; *m is -1 everywhere
+	 * when called). */
+	int (*mem)(struct pod *pod, struct qp_pod_mem *m, qp_error **err);
+	/* The accelerator a pod of this driver gets for `want`, resolved as
+	 * create resolves it: "kvm", "tcg", or "none" (container pods). */
+	int (*accel)(enum qp_accel want, const char **name, qp_error **err);
+	/* Warm replace: give the running pod the workload cmd (NULL: its own
+	 * process again) without rebuilding it; prints the JSON timing line.
+	 * NULL when the driver has none (replace is then cold: delete, create). */
+	int (*replace)(struct pod *pod, char **cmd, qp_error **err);
 };
 
 extern const struct pod_driver qp_container_driver;
@@ -55,5 +65,8 @@ extern const struct pod_driver qp_vm_driver;
 
 /* NULL (with an error) if the mode's driver is not built or not usable. */
 const struct pod_driver *driver_for_mode(enum qp_mode mode, qp_error **err);
+/* The accelerator pods of mode `mode` ("container", "vm") get by default
+ * (the driver's accel op with auto). */
+int driver_default_accel(const char *mode, const char **name, qp_error **err);
 
 #endif

@@ -31,7 +31,7 @@
 #include <sys/types.h>
 
 #include "oci_state.h"
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/error.h"
 
 struct pod;

@@ -9,56 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vm/timeline.h"
+#include "util/timeline.h"
 #include "cli/cli.h"
 #include "state.h"
 #include "util/log.h"
 #include "util/memfd_exec.h"
-
-const struct qp_command qp_commands[] = {
-	{ "create", "create a pod from an OCI bundle (it waits for start)", cmd_create, true },
-	{ "start", "start the workload of a created pod", cmd_start, false },
-	{ "state", "print the OCI state of a pod as JSON", cmd_state, false },
-	{ "kill", "send a signal to a pod (default SIGTERM)", cmd_kill, false },
-	{ "delete", "delete a stopped pod (--force: any pod)", cmd_delete, false },
-	{ "run", "run a pod: OCI bundle (ID --bundle DIR) or ROOTFS -- CMD", cmd_run, true },
-	{ "exec", "run another process in a running pod", cmd_exec, true },
-	{ "ps", "list the processes of a pod", cmd_ps, false },
-	{ "pause", "suspend every process of a pod", cmd_pause, false, true },
-	{ "resume", "resume a paused pod", cmd_resume, false, true },
-	{ "update", "change the limits of a live pod (runc's flags, --resources)", cmd_update, false, true },
-	{ "events", "the pod's usage as runc's JSON events (--stats: once)", cmd_events, false, true },
-	{ "list", "list pods", cmd_list, false },
-	{ "spec", "print a default config.json", cmd_spec, false },
-	{ "features", "print what this qpod supports, as JSON", cmd_features, false },
-	{ "gc", "remove what crashed qpod processes left behind", cmd_gc, false },
-	{ "replace", "give a running pod a new workload (vm: in the running VM)", cmd_replace, true },
-	{ "stats", "memory of a running pod (vm: guest and VMM; container: cgroup), JSON", cmd_stats, false },
-	{ "report", "render result files: table, markdown, csv, svg, html", cmd_report, false },
-	{ "bench", "measure: start, replace, memory (see qpod bench --help)", cmd_bench, false },
-	{ "density", "start pods until memory or the network runs out; report", cmd_density, true },
-	{ NULL, NULL, NULL, false, false },
-};
-
-static void usage(FILE *f)
-{
-	fprintf(f, "Usage: qpod [GLOBAL OPTIONS] COMMAND [ARGS...]\n\n"
-		   "A pod runtime: containers and microVMs, with measurements built in.\n\n"
-		   "Commands:\n");
-	for (const struct qp_command *c = qp_commands; c->name; c++)
-		fprintf(f, "  %-10s %s\n", c->name, c->summary);
-	fprintf(f, "\nGlobal options:\n"
-		   "  --root DIR              state directory (default " QP_DEFAULT_ROOT ";\n"
-		   "                          unprivileged: $XDG_RUNTIME_DIR/qpod or /tmp/qpod-UID)\n"
-		   "  --log FILE              also write log lines to FILE\n"
-		   "  --log-format text|json  format of --log lines (default text)\n"
-		   "  --debug                 log debug messages\n"
-		   "  --help, --version\n\n"
-		   "Run 'qpod COMMAND --help' for a command's options.\n"
-		   "Exit status: 125 qpod failed, 126 command not executable, 127 command\n"
-		   "not found, otherwise the workload's own status (128+N if killed by signal N);\n"
-		   "pause, resume, update and events exit 1 on failure, as runc's.\n");
-}
 
 int main(int argc, char **argv)
 {
@@ -75,12 +30,11 @@ int main(int argc, char **argv)
 		const char *a = argv[i];
 		const char *val = NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
+			cli_usage(stdout);
 			return 0;
 		}
 		if (!strcmp(a, "--version") || !strcmp(a, "-v")) {
-			printf("qpod version %s\nspec: 1.2.0\n", PACKAGE_VERSION);
-			return 0;
+			return cmd_version(&cli, 1, argv + i, NULL);
 		}
 		if (!strcmp(a, "--debug")) {
 			cli.debug = true;
@@ -148,20 +102,18 @@ int main(int argc, char **argv)
 		return QP_EXIT_FAILURE;
 	}
 	if (i >= argc) {
-		usage(stderr);
+		cli_usage(stderr);
 		return QP_EXIT_FAILURE;
 	}
-	for (const struct qp_command *c = qp_commands; c->name; c++)
-		if (!strcmp(c->name, argv[i]))
-			cmd = c;
-	if (!cmd) {
+	if (!(cmd = cli_find_command(argv[i]))) {
 		fprintf(stderr, "qpod: unknown command \"%s\" (see qpod --help)\n", argv[i]);
 		return QP_EXIT_FAILURE;
 	}
-	/* the re-executed copy cannot find its own directory: the VM driver
-	 * looks for guest-init/qpod-init next to the original binary */
+	/* the re-executed copy cannot find its own directory: the files qpod
+	 * ships (guest-init, kernel: util/paths.h) are found beside the
+	 * original binary */
 	char exe[4096];
-	if (cmd->enters_pod && !qp_running_sealed() && realpath("/proc/self/exe", exe))
+	if (!qp_running_sealed() && realpath("/proc/self/exe", exe))
 		setenv("QPOD_EXE_DIR", dirname(exe), 1);
 	if (cmd->enters_pod && qp_memfd_reexec(argv, &err) < 0)
 		return qp_error_print(err), QP_EXIT_FAILURE;

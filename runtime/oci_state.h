@@ -8,7 +8,7 @@
 #include <sys/types.h>
 #include <yajl/yajl_gen.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "state.h"
 #include "util/error.h"
 

@@ -14,24 +14,11 @@
 #include "hooks.h"
 #include "net/net.h"
 #include "pod.h"
-#include "spec_resources.h"
+#include "spec/resources.h"
 #include "util/cleanup.h"
-#include "vm/timeline.h"
+#include "util/timeline.h"
 
 #define CONFIG_COPY "config.json"
-
-const struct pod_driver *driver_for_mode(enum qp_mode mode, qp_error **err)
-{
-	switch (mode) {
-	case QP_MODE_CONTAINER:
-		return &qp_container_driver;
-	case QP_MODE_VM:
-		return &qp_vm_driver;
-	default:
-		qp_error_set(err, QP_E_INVALID, 0, "unknown pod mode %d", (int)mode);
-		return NULL;
-	}
-}
 
 static struct pod *pod_alloc(int rootfd, const char *root, const char *id)
 {
@@ -253,17 +240,6 @@ int pod_start(struct pod *pod, qp_error **err)
 		return -1;
 	}
 	pod->state->status = QP_STATUS_RUNNING;
-	/* a VM pod's monitor writes its own, finer timeline */
-	if (pod->state->mode == QP_MODE_CONTAINER && pod->t_created && qp_request_ns) {
-		char tl[256];
-		long long t = qp_now_ns();
-		int n = snprintf(tl, sizeof(tl),
-				 "{\"prepare\":%.3f,\"namespaces\":%.3f,\"workload\":%.3f,\"start_total\":%.3f}",
-				 (double)(pod->t_create - qp_request_ns) / 1e6,
-				 (double)(pod->t_created - pod->t_create) / 1e6,
-				 (double)(t - pod->t_created) / 1e6, (double)(t - qp_request_ns) / 1e6);
-		state_write_file(pod->dirfd, QP_TIMELINE_FILE, tl, (size_t)n, NULL);
-	}
 	if (state_save(pod->dirfd, pod->state, err) < 0) {
 		/* it runs, but its state cannot say so (a full file system):
 		 * stopped, so that the failure start reports is the truth */
@@ -447,10 +423,10 @@ bool pod_net_config(const struct pod *pod, struct qp_net_config *cfg, const char
 
 	*cfg = (struct qp_net_config){
 		.root = pod->root,
-		.bridge_prefix = spec_annotation(spec, "qpod.net.bridge"),
-		.subnet = spec_annotation(spec, "qpod.net.subnet"),
+		.bridge_prefix = spec->opts.net_bridge,
+		.subnet = spec->opts.net_subnet,
 	};
 	if (ip)
-		*ip = spec_annotation(spec, "qpod.net.ip");
+		*ip = spec->opts.net_ip;
 	return spec->opts.net && !strcmp(spec->opts.net, "bridge");
 }

@@ -9,7 +9,7 @@
 
 #include "driver.h"
 #include "oci_state.h"
-#include "spec.h"
+#include "spec/spec.h"
 #include "state.h"
 
 struct pod_io {

@@ -30,11 +30,6 @@ const char *qp_status_name(enum qp_status s)
 	return (unsigned)s < QP_ARRAY_SIZE(status_names) ? status_names[s] : "unknown";
 }
 
-const char *qp_mode_name(enum qp_mode m)
-{
-	return m == QP_MODE_VM ? "vm" : "container";
-}
-
 int state_validate_id(const char *id, qp_error **err)
 {
 	size_t n;
@@ -378,7 +373,9 @@ int state_parse(const char *text, size_t len, struct pod_state **out, qp_error *
 		goto out;
 	}
 	s = qp_json_get_str(root, "mode");
-	st->mode = s && !strcmp(s, "vm") ? QP_MODE_VM : QP_MODE_CONTAINER;
+	st->mode = QP_MODE_CONTAINER;
+	if (s)
+		qp_mode_parse(s, &st->mode);
 	s = qp_json_get_str(root, "status");
 	st->status = QP_STATUS_STOPPED;
 	for (size_t i = 0; s && i < QP_ARRAY_SIZE(status_names); i++)

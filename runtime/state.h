@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/error.h"
 
 #define QP_DEFAULT_ROOT "/run/qpod"
@@ -105,6 +105,5 @@ bool state_pid_alive(const struct pod_state *st);
 bool state_vmm_alive(const struct pod_state *st);
 
 const char *qp_status_name(enum qp_status s);
-const char *qp_mode_name(enum qp_mode m);
 
 #endif

@@ -4,6 +4,7 @@
  * choices (a zero count is left out, limit and failcnt are always there),
  * and UINT64_MAX for an unlimited memory limit, as runc reports v2's "max". */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,4 +113,22 @@ int qp_stats_event_json(const char *type, const char *id, const struct qp_stats 
 	}
 	yajl_gen_map_close(g);
 	return qp_json_gen_finish(g, out, NULL, err);
+}
+
+long long qp_proc_kb(const char *path, const char *key)
+{
+	char line[256];
+	size_t klen = strlen(key);
+	long long v = -1;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			v = strtoll(line + klen + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
 }

@@ -49,6 +49,21 @@ struct qp_stats {
 };
 
 void qp_stats_free(struct qp_stats *st);
+
+/* The memory of one running pod, the figures of `qpod stats`, `qpod bench
+ * memory` and `qpod density` (the driver's mem op).  vm pods: the guest's
+ * /proc/meminfo through guest-init (used = total - free - buffers - cached,
+ * `free`'s arithmetic) and the VMM's RSS, PSS (smaps_rollup) and VSZ;
+ * container pods: the cgroup's memory usage.  All in kB; -1 = unknown. */
+struct qp_pod_mem {
+	bool vm;
+	long long guest_total, guest_free, guest_available, guest_buffers, guest_cached, guest_used;
+	long long vmm_pid, vmm_rss, vmm_pss, vmm_vsz;
+	long long cgroup_usage;
+};
+
+/* "Key:   123 kB" of a /proc file (path), in kB; -1 if absent. */
+long long qp_proc_kb(const char *path, const char *key);
 /* One line of runc's `events` output (malloc'ed, no newline): type "stats"
  * with st as "data", or another type ("oom") with st NULL. */
 int qp_stats_event_json(const char *type, const char *id, const struct qp_stats *st, char **out,

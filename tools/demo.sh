@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# tools/demo.sh — `make demo`: container pods end to end, each step printed
-# before it runs.  Builds (or reuses) the busybox rootfs, then:
-#   qpod spec -> a bundle; create / start / state / list / ps / exec / kill /
-#   delete; the friendly `qpod run --rm ROOTFS -- ...` with limits; exit
-#   status propagation; a memory limit enforced by the OOM killer.
-# Uses a private state root under /tmp and removes everything on exit.
+# tools/demo.sh — `make demo`: the main job in a few minutes, each step
+# printed before it runs.  Builds (or reuses) the busybox rootfs and the
+# guest kernel, then:
+#   container pods: qpod spec -> a bundle; create / start / state / list / ps
+#   / exec / kill / delete; the friendly `qpod run --rm ROOTFS -- ...` with
+#   limits; exit statuses; the OOM killer; --pids; seccomp;
+#   the start timelines of a container pod and a VM pod (and which
+#   accelerator ran: KVM, or TCG where KVM is not usable);
+#   a VM pod that stays: qpod stats, a warm replace with its gap;
+#   qpod density --max 3 in both modes; qpod bench start with its baselines
+#   (runc; SeaBIOS and the traditional VM);
+#   the HTML report of those results, written to a path it prints (kept).
+# Uses a private state root under /tmp and removes it on exit.
+# QPOD_DEMO_OUT: where the results and report go (default /tmp/qpod-demo-out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +21,8 @@ CACHE=${QPOD_CACHE:-/var/cache/qpod}
 ROOTFS=$CACHE/rootfs-busybox
 HELPER=/bin/qpod-testhelper
 ID=demo-$$
+VMID=demo-vm-$$
+OUT=${QPOD_DEMO_OUT:-/tmp/qpod-demo-out}
 
 if [ "$(id -u)" != 0 ]; then
 	echo "qpod: demo: container pods need root (run: sudo make demo)" >&2
@@ -25,6 +35,7 @@ STATE=$WORK/state
 BUNDLE=$WORK/bundle
 cleanup() {
 	"$QPOD" --root "$STATE" delete --force "$ID" >/dev/null 2>&1 || true
+	"$QPOD" --root "$STATE" delete --force "$VMID" >/dev/null 2>&1 || true
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -77,7 +88,9 @@ sleep 0.2 # let the workload print its greeting
 step "$QPOD" --root "$STATE" list
 step "$QPOD" --root "$STATE" ps "$ID"
 step "$QPOD" --root "$STATE" exec "$ID" -- sh -c 'echo "inside: hostname $(hostname), $(ls /proc | grep -c "^[0-9]") processes"'
-step "$QPOD" --root "$STATE" kill "$ID" TERM
+# the workload is PID 1 without a TERM handler: as under runc, TERM does not
+# kill it; KILL does
+step "$QPOD" --root "$STATE" kill "$ID" KILL
 for _ in $(seq 50); do
 	[ "$(qp state "$ID" | jq -r .status)" = stopped ] && break
 	sleep 0.1
@@ -107,4 +120,65 @@ step "$QPOD" --root "$STATE" run --rm --pids 20 "$ROOTFS" -- "$HELPER" forkbomb 
 section "seccomp: the default profile"
 step "$QPOD" --root "$STATE" run --rm "$ROOTFS" -- "$HELPER" syscall keyctl mount bpf kexec_load getpid
 
-printf '\n%sdemo done.%s\n' "$bold" "$norm"
+# timeline CMD...: show and run a `qpod run --timeline` command, then its
+# start's phases as one readable line
+timeline() {
+	local err=$WORK/timeline.err rc=0
+	show "$@"
+	"$@" 2>"$err" || rc=$?
+	grep -v '^qpod-timeline: ' "$err" >&2 || true
+	sed -n 's/^qpod-timeline: //p' "$err" | jq -r '. as $t
+		| ($t | to_entries | map(select(.key != "start_total") | "\(.key) \(.value | round) ms")
+		| join(", ")) as $p | "start timeline: \($p); total \($t.start_total | round) ms"'
+	return "$rc"
+}
+
+section "the guest kernel of VM pods (built once, cached in $CACHE/kernel)"
+step kernel-config/build.sh
+
+section "start timelines: a container pod, then a VM pod (a microVM booting its own kernel)"
+timeline "$QPOD" --root "$STATE" run --rm --timeline "$ROOTFS" -- echo "hello from a container pod"
+timeline "$QPOD" --root "$STATE" run --rm --timeline --mode vm "$ROOTFS" -- echo "hello from a VM pod"
+
+# ---- VM templates --------------------------------------------------------
+# PLACE FOR VM TEMPLATES: once `qpod` can start a VM pod from a template (a
+# guest booted once and resumed; shared/DESIGN.md "Starting from a
+# template"), show its start timeline here beside the cold one above.
+section "a VM pod from a template: not implemented yet (cold starts only, above)"
+
+section "a VM pod that stays: its accelerator, memory, and a warm replace"
+step "$QPOD" --root "$STATE" run -d --name "$VMID" --mode vm "$ROOTFS" -- sleep 600
+ACCEL=$(qp state "$VMID" | jq -r .accel)
+step "$QPOD" --root "$STATE" state "$VMID"
+if [ "$ACCEL" = kvm ]; then
+	echo "${bold}accel: kvm${norm} (hardware virtualisation)"
+else
+	echo "${bold}accel: $ACCEL${norm}: KVM is not usable on this host (no /dev/kvm, or a probe boot"
+	echo "under it failed), so QEMU emulates the CPU: every VM figure below is TCG's."
+fi
+step "$QPOD" --root "$STATE" stats "$VMID"
+echo "a warm replace: a new workload in the same VM (gap_ms: the time neither ran)"
+step "$QPOD" --root "$STATE" replace "$VMID" -- sleep 600
+step "$QPOD" --root "$STATE" delete --force "$VMID"
+
+mkdir -p "$OUT"
+section "density: start idle pods until --max 3, in both modes (results in $OUT)"
+step "$QPOD" --root "$STATE" density --mode container --max 3 --memory 64M --image "$ROOTFS" \
+	--format json --output "$OUT/density-container.json"
+step "$QPOD" report "$OUT/density-container.json"
+step "$QPOD" --root "$STATE" density --mode vm --max 3 --memory 256M --image "$ROOTFS" \
+	--format json --output "$OUT/density-vm.json"
+step "$QPOD" report "$OUT/density-vm.json"
+
+section "bench start with its baselines: runc for containers; SeaBIOS and a traditional VM for VM pods"
+step tools/baseline-kernel.sh
+step "$QPOD" bench start --mode both --runs 3 --baseline --memory 256M --image "$ROOTFS" \
+	--format json --output "$OUT/start.json"
+step "$QPOD" report "$OUT/start.json"
+
+section "the HTML report of those results"
+step "$QPOD" report --format html --output "$OUT/report.html" \
+	"$OUT/start.json" "$OUT/density-container.json" "$OUT/density-vm.json"
+echo "${bold}report: $OUT/report.html${norm} (open it in a browser; the JSON results are beside it)"
+
+printf '\n%sdemo done (VM pods ran under %s).%s\n' "$bold" "$ACCEL" "$norm"

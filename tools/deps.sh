@@ -1,8 +1,13 @@
 #!/bin/sh
 # tools/deps.sh — install the Debian packages qpod needs to build, test and
 # benchmark. Each package is listed once. Idempotent: installs only what is
-# missing, so `make check` and `make demo` can call it every time.
+# missing, so `make check`, `make demo` and `make deps` call it every time.
+#   tools/deps.sh --check   install nothing: name what is missing, exit 1
+#                           (what a plain `make` does: it builds, it does
+#                           not install packages)
 set -eu
+check_only=false
+[ "${1:-}" = --check ] && check_only=true
 
 PKGS="
 build-essential
@@ -49,6 +54,11 @@ for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
+
+if $check_only; then
+	echo "qpod: build: missing Debian packages:$missing (make deps, make check or make demo install them)" >&2
+	exit 1
+fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "qpod: deps: missing Debian packages:$missing (run as root, or: apt-get install$missing)" >&2

@@ -2,11 +2,11 @@
 # tools/mkrootfs.sh — build the busybox test rootfs that tests, demo and
 # benchmarks run pods in:
 #   bin/busybox + one symlink per applet, bin/qpod-testhelper (the static
-#   helper from build/tools/), sbin usr/bin usr/sbin, etc/{passwd,group,
+#   helper from build/tests/helper/), sbin usr/bin usr/sbin, etc/{passwd,group,
 #   hostname,hosts}, proc sys dev root, tmp (1777).
 # Usage: tools/mkrootfs.sh DEST
 #   BUSYBOX          static busybox to use (default /bin/busybox, busybox-static)
-#   QPOD_TESTHELPER  helper binary (default build/tools/qpod-testhelper)
+#   QPOD_TESTHELPER  helper binary (default build/tests/helper/qpod-testhelper)
 # Cached: DEST is rebuilt only when busybox, the helper or this script
 # changed (a stamp file holds their checksums).  Built next to DEST and
 # renamed into place, under a lock, so a reader never sees half a rootfs.
@@ -21,14 +21,14 @@ dest=$1
 case $dest in /*) ;; *) dest=$PWD/$dest ;; esac
 [ "$dest" != / ] || die "refusing to build a rootfs at /"
 busybox=${BUSYBOX:-/bin/busybox}
-helper=${QPOD_TESTHELPER:-$repo/build/tools/qpod-testhelper}
+helper=${QPOD_TESTHELPER:-$repo/build/tests/helper/qpod-testhelper}
 
 [ -x "$busybox" ] || die "$busybox not found (apt-get install busybox-static)"
 # a dynamic busybox would need the host's libraries inside the rootfs
 if ldd "$busybox" >/dev/null 2>&1; then
 	die "$busybox is not statically linked (apt-get install busybox-static)"
 fi
-[ -x "$helper" ] || die "$helper not found (build it first: make build/tools/qpod-testhelper)"
+[ -x "$helper" ] || die "$helper not found (build it first: make build/tests/helper/qpod-testhelper)"
 
 stamp=$(cat "$busybox" "$helper" "$0" | sha256sum | cut -d' ' -f1)
 parent=$(dirname "$dest")

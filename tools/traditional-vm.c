@@ -18,7 +18,9 @@
  * the guest's own boot clock (CLOCK_BOOTTIME) at init start and at HELLO;
  * then the medians.  -v keeps the
  * state dir (qemu.log, console.log) and prints its path.
- * Links libqpod.a: vm_write_initrd_trees() and the channel code. */
+ * Links libqpod.a: vm_write_initrd_trees(), the channel code and QEMU's
+ * command line (vm_spawn_qemu with the pc machine profile: the same device
+ * table, accel, memory and vCPUs as the pods). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -34,6 +36,7 @@
 
 #include "guest-init/channel.h"
 #include "guest-init/modules.h"
+#include "cli/cli.h"
 #include "util/error.h"
 #include "vm/vm.h"
 
@@ -63,40 +66,30 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static const char *vm_accel = "tcg", *vm_mem = "256M", *vm_cpus = "1";
+/* the baseline's QEMU: qpod's own command line builder with the pc
+ * profile (vm_spawn_qemu); machine-wide settings filled in by main() */
+static struct vm_qemu_opts qopts = {
+	.machine = VM_MACHINE_PC,
+	.initrd = "initrd.cpio",
+	.console = "console.log",
+	.rootfs_ro = true,
+	.vcpus = 1,
+	.mem_mib = 256,
+	.tap_fd = -1,
+};
 
 static pid_t spawn_qemu(const char *kernel, const char *cmdline, const char *rootfs)
 {
-	char fsdev[4200];
-	const char *argv[] = {
-		"qemu-system-x86_64", "-M", "pc", "-accel", vm_accel, "-nodefaults", "-no-user-config",
-		"-nographic", "-no-reboot", "-m", vm_mem, "-smp", vm_cpus,
-		/* as qpod's pods: the host CPU under KVM */
-		!strcmp(vm_accel, "kvm") ? "-cpu" : "-name", !strcmp(vm_accel, "kvm") ? "host" : "tradvm",
-		"-kernel", kernel, "-initrd", "initrd.cpio", "-append", cmdline,
-		"-serial", "file:console.log",
-		"-device", "virtio-serial-pci",
-		"-chardev", "socket,id=c0,path=ch.sock,server=on,wait=off",
-		"-device", "virtserialport,chardev=c0,name=" QP_PROTO_PORT_NAME,
-		rootfs ? "-fsdev" : NULL, fsdev, "-device", "virtio-9p-pci,fsdev=r,mount_tag=rootfs", NULL,
-	};
+	qp_error *err = NULL;
 	pid_t pid;
 
-	if (rootfs && strchr(rootfs, ','))
-		return fprintf(stderr, "qpod-tradvm: rootfs path has a ','\n"), -1;
-	snprintf(fsdev, sizeof(fsdev), "local,id=r,path=%s,security_model=none,readonly=on",
-		 rootfs ? rootfs : "");
-	pid = fork();
-	if (pid == 0) {
-		int log = open("qemu.log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-		if (log < 0 || dup2(log, 1) < 0 || dup2(log, 2) < 0)
-			_exit(127);
-		execvp(argv[0], (char **)argv);
-		dprintf(2, "exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
+	qopts.kernel = kernel;
+	qopts.cmdline = cmdline;
+	qopts.rootfs = rootfs;
+	if ((pid = vm_spawn_qemu(&qopts, &err)) < 0) {
+		fprintf(stderr, "qpod-tradvm: %s\n", err && err->msg ? err->msg : "spawn qemu");
+		qp_error_free(&err);
 	}
-	if (pid < 0)
-		perror("qpod-tradvm: fork");
 	return pid;
 }
 
@@ -221,8 +214,21 @@ int main(int argc, char **argv)
 		case 'i': init = optarg; break;
 		case 'a': cmdline = optarg; break;
 		case 'A': accel_arg = optarg; break;
-		case 'M': vm_mem = optarg; break;
-		case 'c': vm_cpus = optarg; break;
+		case 'M': {
+			int64_t bytes;
+			if (cli_parse_size(optarg, "-M", &bytes, &err) < 0 || bytes < (16LL << 20))
+				return fprintf(stderr, "qpod-tradvm: -M \"%s\": a size of at least 16M\n", optarg), 2;
+			qopts.mem_mib = (unsigned long long)bytes >> 20;
+			break;
+		}
+		case 'c': {
+			char *e_;
+			long v = strtol(optarg, &e_, 10);
+			if (*e_ || v < 1 || v > QP_VCPUS_MAX)
+				return fprintf(stderr, "qpod-tradvm: -c \"%s\": 1..%d\n", optarg, QP_VCPUS_MAX), 2;
+			qopts.vcpus = (int)v;
+			break;
+		}
 		case '9': nine = 1; break;
 		case 'v': verbose = 1; break;
 		default:
@@ -234,11 +240,16 @@ int main(int argc, char **argv)
 	{
 		bool kvm = false;
 		qp_error *e = NULL;
-		if (vm_pick_accel(accel_arg, &kvm, &e) < 0) {
+		enum qp_accel want;
+		if (qp_accel_parse(accel_arg, &want) < 0) {
+			fprintf(stderr, "qpod-tradvm: -A must be auto, kvm or tcg, not \"%s\"\n", accel_arg);
+			return 2;
+		}
+		if (vm_pick_accel(want, &kvm, &e) < 0) {
 			fprintf(stderr, "qpod-tradvm: %s\n", e->msg);
 			return 2;
 		}
-		vm_accel = kvm ? "kvm" : "tcg";
+		qopts.kvm = kvm;
 	}
 	if (runs < 1 || runs > RUNS_MAX)
 		return fprintf(stderr, "qpod-tradvm: -n: 1..%d\n", RUNS_MAX), 2;
@@ -254,6 +265,8 @@ int main(int argc, char **argv)
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || vm_write_initrd_trees(dfd, "initrd.cpio", init, trees, nine ? 1 : 2, &err) < 0)
 		return qp_error_print(err);
+	qopts.statedir = dir;
+	qopts.dirfd = dfd;
 	if (chdir(dir) < 0)
 		return perror("qpod-tradvm: chdir"), 1;
 	printf("# qpod-tradvm: kernel %s, rootfs %s (%s), cmdline \"%s\"\n", akernel, arootfs,

@@ -1,7 +1,7 @@
 /* runtime/bench/bench.h — the `qpod bench` scenarios (start, replace,
  * memory).  Each one drives this same qpod binary (and the baselines) as
  * child processes against a private state root, the way a user or a script
- * would, and fills a result report (bench/result.h).  Measurement
+ * would, and fills a result report (result/result.h).  Measurement
  * definitions: ../shared/DESIGN.md and docs/REPORTS.md. */
 #ifndef QPOD_BENCH_H
 #define QPOD_BENCH_H
@@ -11,7 +11,7 @@
 #include <signal.h>
 #include <stdio.h>
 
-#include "bench/result.h"
+#include "result/result.h"
 #include "util/error.h"
 #include "util/json.h"
 
@@ -55,6 +55,13 @@ void qp_bench_hold_signals(sigset_t *old);
 void qp_bench_release_signals(const sigset_t *old);
 
 void qp_bench_progress(const struct qp_bench_opts *o, const char *what, int i, int n);
+/* The progress of run i (0-based) of warmup unmeasured then runs measured
+ * ones: "WHAT: warm-up 1/1", then "WHAT: round 1/20" (the warm-up is not a
+ * round); _text formats it into buf. */
+void qp_bench_round_progress(const struct qp_bench_opts *o, const char *what, int i, int warmup,
+			     int runs);
+void qp_bench_round_progress_text(char *buf, size_t size, const char *what, int i, int warmup,
+				  int runs);
 
 int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err);
 int qp_bench_replace(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err);
@@ -67,8 +74,6 @@ struct qp_workload_opts {
 	double duration;            /* seconds per run of a tool */
 };
 extern const char *const qp_workload_tests[]; /* every test, NULL-terminated */
-/* The seeds' layout of a workload report (workload_table.c). */
-void qp_workload_table(const struct qp_bench_report *r, bool markdown, FILE *f);
 int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_opts *w,
 		      struct qp_bench_report *r, qp_error **err);
 

@@ -141,6 +141,26 @@ void qp_bench_progress(const struct qp_bench_opts *o, const char *what, int i, i
 		fprintf(stderr, "\r\033[K%s %d/%d", what, i, n);
 }
 
+void qp_bench_round_progress_text(char *buf, size_t size, const char *what, int i, int warmup,
+				  int runs)
+{
+	if (i < warmup)
+		snprintf(buf, size, "%s: warm-up %d/%d", what, i + 1, warmup);
+	else
+		snprintf(buf, size, "%s: round %d/%d", what, i - warmup + 1, runs);
+}
+
+void qp_bench_round_progress(const struct qp_bench_opts *o, const char *what, int i, int warmup,
+			     int runs)
+{
+	char line[256];
+
+	if (!o->progress)
+		return;
+	qp_bench_round_progress_text(line, sizeof(line), what, i, warmup, runs);
+	fprintf(stderr, "\r\033[K%s", line);
+}
+
 bool qp_bench_interrupted(qp_error **err)
 {
 	sigset_t pending;

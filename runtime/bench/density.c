@@ -56,26 +56,33 @@ static void pod_id(char *buf, size_t size, long i)
 	snprintf(buf, size, "density-%d-%ld", (int)run_pid, i);
 }
 
-static struct pod_spec *build_spec(const struct qp_density_opts *o)
+static struct pod_spec *build_spec(const struct qp_density_opts *o, qp_error **err)
 {
 	struct pod_spec *s = spec_default();
 	char *args[] = { "sleep", "2147483647", NULL };
 
 	if (!s)
-		return NULL;
+		return qp_fail(err, ENOMEM, "build the spec"), NULL;
 	qp_strv_free(s->process.args);
-	if (!(s->process.args = qp_strv_dup(args)))
+	if (!(s->process.args = qp_strv_dup(args))) {
+		qp_fail(err, ENOMEM, "build the spec");
 		goto fail;
-	s->opts.mode = o->vm ? QP_MODE_VM : QP_MODE_CONTAINER;
-	s->opts.vcpus = o->vcpus;
-	s->resources.has_memory_limit = true;
-	s->resources.memory_limit = o->memory;
-	if (!strcmp(o->net, "bridge")) {
-		if (!(s->opts.net = strdup("bridge")) ||
-		    (o->subnet && spec_set_annotation(s, "qpod.net.subnet", o->subnet) < 0) ||
-		    (o->bridge && spec_set_annotation(s, "qpod.net.bridge", o->bridge) < 0))
+	}
+	if (spec_opt_set(s, "qpod.mode", o->vm ? "vm" : "container", err) < 0)
+		goto fail;
+	if (o->vcpus > 0) {
+		char n[16];
+		snprintf(n, sizeof(n), "%d", o->vcpus);
+		if (spec_opt_set(s, "qpod.vcpus", n, err) < 0)
 			goto fail;
 	}
+	s->resources.has_memory_limit = true;
+	s->resources.memory_limit = o->memory;
+	if (!strcmp(o->net, "bridge") &&
+	    (spec_opt_set(s, "qpod.net", "bridge", err) < 0 ||
+	     (o->subnet && spec_opt_set(s, "qpod.net.subnet", o->subnet, err) < 0) ||
+	     (o->bridge && spec_opt_set(s, "qpod.net.bridge", o->bridge, err) < 0)))
+		goto fail;
 	return s;
 fail:
 	spec_free(s);
@@ -85,9 +92,9 @@ fail:
 static __attribute__((noreturn)) void worker_main(const struct qp_density_opts *o, long index, int wfd)
 {
 	struct pod_io io = { .foreground = false };
-	struct pod_spec *spec = build_spec(o);
-	struct pod *pod = NULL;
 	qp_error *e = NULL;
+	struct pod_spec *spec = build_spec(o, &e);
+	struct pod *pod = NULL;
 	char id[64];
 	sigset_t none;
 	double t0 = now_ms();
@@ -101,7 +108,6 @@ static __attribute__((noreturn)) void worker_main(const struct qp_density_opts *
 		_exit(1);
 	pod_id(id, sizeof(id), index);
 	if (!spec) {
-		qp_error_set(&e, QP_E_NOMEM, ENOMEM, "build the spec");
 		qp_report_err(wfd, e, "");
 		_exit(1);
 	}
@@ -436,6 +442,11 @@ int qp_density_run(const struct qp_density_opts *o, struct qp_bench_report *r, c
 
 	detail[0] = '\0';
 	run_pid = getpid();
+	/* the pods' options, checked once before any pod starts */
+	struct pod_spec *check = build_spec(o, err);
+	if (!check)
+		return -1;
+	spec_free(check);
 	if (o->ksm && qp_ksm_on(&ksm, err) < 0)
 		return -1;
 	run.avail0 = qp_host_mem_available_kb();

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bench/result.h"
+#include "result/result.h"
 #include "util/error.h"
 
 struct qp_density_opts {

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/result.h"
+#include "result/result.h"
 #include "util/cleanup.h"
 #include "util/report.h"
 

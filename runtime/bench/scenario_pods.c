@@ -104,7 +104,7 @@ static int replaces(const struct qp_bench_opts *o, struct qp_bench_report *r, co
 		char what[64];
 
 		snprintf(what, sizeof(what), "bench replace: %s", name);
-		qp_bench_progress(o, what, i + 1, total);
+		qp_bench_round_progress(o, what, i, o->warmup, o->runs);
 		if (qp_bench_interrupted(err))
 			return -1;
 		if (qpod_ok(o, cold ? cold_args : warm_args, &out, err) < 0) {

@@ -15,13 +15,14 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
-#include "spec.h"
+#include "spec/spec.h"
 #include "state.h"
 #include "util/cleanup.h"
+#include "util/paths.h"
 #include "util/strv.h"
+#include "vm/vm.h"
 
 #define MAX_ARGS 32
-#define TRADVM_KERNEL "/var/cache/qpod/baseline-kernel/current/vmlinuz"
 
 static const char *const vm_phases[] = { "prepare", "network", "vmm_spawn", "firmware", "kernel",
 					 "init", "workload", NULL };
@@ -193,7 +194,8 @@ fail:
 int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err)
 {
 	struct variant v[5];
-	_cleanup_free_ char *runc = NULL, *tradvm = NULL, *bundle = NULL, *runc_root = NULL;
+	_cleanup_free_ char *runc = NULL, *tradvm = NULL, *bundle = NULL, *runc_root = NULL, *guest_init = NULL;
+	_cleanup_free_ char *tv_kernel = NULL, *tv_modules = NULL;
 	bool both = o->container && o->vm;
 	size_t nv = 0;
 	int ret = -1;
@@ -223,19 +225,27 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 		if (o->baseline) {
 			v[nv].name = "seabios";
 			qpod_run_argv(o, &v[nv++], true, "seabios");
-			if (asprintf(&tradvm, "%s/tools/qpod-tradvm", o->exe_dir) < 0)
+			/* the build's tools/qpod-tradvm, or the installed one */
+			tradvm = qp_find_shipped("tools/qpod-tradvm", "qpod-tradvm", NULL);
+			/* Debian's cloud kernel, unpacked by tools/baseline-kernel.sh
+			 * into the cache */
+			if (asprintf(&tv_kernel, "%s/baseline-kernel/current/vmlinuz", qp_cache_dir()) < 0 ||
+			    asprintf(&tv_modules, "%s/baseline-kernel/current/modules", qp_cache_dir()) < 0)
 				return qp_fail(err, ENOMEM, "bench");
-			if (!have_file(TRADVM_KERNEL) || access(tradvm, X_OK) != 0)
+			if (!have_file(tv_kernel) || !tradvm || access(tradvm, X_OK) != 0)
 				return qp_error_set(err, QP_E_NOTFOUND, 0,
-						    "--baseline: the traditional VM needs %s (tools/baseline-kernel.sh) and %s (make)",
-						    TRADVM_KERNEL, tradvm);
+						    "--baseline: the traditional VM needs %s (tools/baseline-kernel.sh) and "
+						    "qpod-tradvm (make, or make install)", tv_kernel);
+			if (!guest_init && !(guest_init = vm_find_guest_init(err)))
+				return -1;
 			/* the same memory, vCPUs and accel (auto, resolved the same
 			 * way, QPOD_ACCEL included) as the qpod pods beside it */
 			static char cpus[16];
 			snprintf(cpus, sizeof(cpus), "%d", o->vcpus > 0 ? o->vcpus : 1);
 			v[nv].name = "traditional-vm";
 			const char *a[] = { tradvm, "-n", "1", "-r", o->image, "-c", cpus,
-					    "-M", o->memory ? o->memory : "256M", NULL };
+					    "-M", o->memory ? o->memory : "256M", "-i", guest_init,
+					    "-k", tv_kernel, "-m", tv_modules, NULL };
 			memcpy(v[nv].argv, a, sizeof(a));
 			nv++;
 		}
@@ -246,7 +256,7 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 	/* interleaved: every round runs each variant once, so drift in the
 	 * machine's load hits them all alike */
 	for (int round = 0; round < o->warmup + o->runs; round++) {
-		qp_bench_progress(o, "bench start: round", round + 1, o->warmup + o->runs);
+		qp_bench_round_progress(o, "bench start", round, o->warmup, o->runs);
 		for (size_t i = 0; i < nv; i++)
 			if (qp_bench_interrupted(err) || run_once(&v[i], round >= o->warmup, err) < 0) {
 				r->partial = true;

@@ -276,10 +276,12 @@ int cli_resolve_rootfs(const char *path, char **out, qp_error **err)
 
 int cli_set_accel(const char *arg, const char *cmd, qp_error **err)
 {
-	if (!strcmp(arg, "auto"))
-		return unsetenv("QPOD_ACCEL") < 0 ? qp_fail(err, errno, "%s: --accel", cmd) : 0;
-	if (strcmp(arg, "kvm") && strcmp(arg, "tcg"))
+	enum qp_accel a;
+
+	if (qp_accel_parse(arg, &a) < 0)
 		return qp_error_set(err, QP_E_INVALID, 0, "%s: --accel must be auto, kvm or tcg, not \"%s\"",
 				    cmd, arg);
+	if (a == QP_ACCEL_AUTO)
+		return unsetenv("QPOD_ACCEL") < 0 ? qp_fail(err, errno, "%s: --accel", cmd) : 0;
 	return setenv("QPOD_ACCEL", arg, 1) < 0 ? qp_fail(err, errno, "%s: --accel", cmd) : 0;
 }

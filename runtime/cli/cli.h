@@ -9,10 +9,12 @@
 #ifndef QPOD_CLI_H
 #define QPOD_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/error.h"
 
 #define QP_EXIT_FAILURE 125
@@ -29,9 +31,20 @@ struct qp_command {
 	int (*fn)(struct qp_cli *cli, int argc, char **argv, qp_error **err);
 	bool enters_pod;    /* re-exec from a sealed memfd first */
 	bool runc_status;   /* a failure exits 1, as runc's command does (else 125) */
+	const struct option *opts; /* the long options it parses (NULL: none);
+				    * its --help names each (tests/unit/test_cli_help.c) */
 };
 
 extern const struct qp_command qp_commands[];
+const struct qp_command *cli_find_command(const char *name);
+/* "Usage: qpod ..." with every command and the global options */
+void cli_usage(FILE *f);
+
+/* the option tables of the commands (commands.c points at them) */
+extern const struct option cli_opts_run[], cli_opts_help_only[], cli_opts_kill[],
+	cli_opts_delete[], cli_opts_exec[], cli_opts_ps[], cli_opts_pause[], cli_opts_update[],
+	cli_opts_events[], cli_opts_list[], cli_opts_spec[], cli_opts_replace[], cli_opts_report[],
+	cli_opts_bench[], cli_opts_density[];
 
 int cli_root(struct qp_cli *cli, qp_error **err);
 /* Exit code for a failed command (125, or 126/127 for exec failures). */
@@ -82,6 +95,8 @@ int cmd_stats(struct qp_cli *, int, char **, qp_error **);
 int cmd_bench(struct qp_cli *, int, char **, qp_error **);
 int cmd_density(struct qp_cli *, int, char **, qp_error **);
 int cmd_report(struct qp_cli *, int, char **, qp_error **);
+int cmd_help(struct qp_cli *, int, char **, qp_error **);
+int cmd_version(struct qp_cli *, int, char **, qp_error **);
 /* --accel auto|kvm|tcg of bench and density: every VM pod they start (and
  * their own report) uses it; it is passed on as QPOD_ACCEL, which
  * `auto` resolution honours (unset for auto: the probe decides). */

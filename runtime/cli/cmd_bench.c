@@ -1,6 +1,6 @@
 /* runtime/cli/cmd_bench.c — `qpod bench start|replace|memory [OPTIONS]`:
  * run a scenario (runtime/bench/) against a private state root, then write
- * the result (bench/result.h) as a table, markdown, CSV or the stable JSON
+ * the result (result/result.h) as a table, markdown, CSV or the stable JSON
  * format.  SIGINT/SIGTERM stop it between runs: every pod is torn down and
  * what was measured is written with "partial": true. */
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include "cli/cli.h"
 #include "report/report.h"
 #include "util/cleanup.h"
-#include "vm/vm.h"
+#include "driver.h"
 
 #define RUNS_MAX 10000
 #define DEFAULT_IMAGE "/var/cache/qpod/rootfs-busybox"
@@ -27,7 +27,7 @@
 static const char usage[] =
 	"Usage: qpod bench start|replace|memory|workload [OPTIONS]\n"
 	"  start    start latency (request to workload exec'd, from the run's timeline)\n"
-	"           and run-to-exit wall time of `qpod run --rm IMAGE -- /bin/true`,\n"
+	"           and run-to-exit wall time of `qpod run IMAGE /bin/true` (pod deleted),\n"
 	"           with per-phase averages\n"
 	"  replace  N replaces of a running pod: warm (vm: the VM stays) and cold\n"
 	"  memory   vm: minimum guest memory (bisection), then QEMU RSS/PSS/VSZ and the\n"
@@ -48,7 +48,7 @@ static const char usage[] =
 	"  --vcpus N        vm pods' vCPUs\n"
 	"  --accel auto|kvm|tcg  vm pods' accelerator (default auto: KVM if a probe\n"
 	"                   boot under it works)\n"
-	"  --baseline       start: runc (containers); --firmware seabios and the\n"
+	"  --baseline       start: runc (containers); the SeaBIOS firmware and the\n"
 	"                   traditional VM (vm), interleaved in the same rounds\n"
 	"  --format table|markdown|csv|json   (default table)\n"
 	"  --output FILE    write there instead of stdout\n"
@@ -106,24 +106,27 @@ static int split_list(const char *arg, const char *const *allowed, const char **
 	return 0;
 }
 
+const struct option cli_opts_bench[] = {
+	{ "mode", required_argument, NULL, 'm' },   { "runs", required_argument, NULL, 'n' },
+	{ "warmup", required_argument, NULL, 'w' }, { "image", required_argument, NULL, 'i' },
+	{ "memory", required_argument, NULL, 'M' }, { "vcpus", required_argument, NULL, 'c' },
+	{ "baseline", no_argument, NULL, 'b' },     { "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
+	{ "targets", required_argument, NULL, 'T' }, { "tests", required_argument, NULL, 't' },
+	{ "duration", required_argument, NULL, 'd' }, { "accel", required_argument, NULL, 'A' },
+	{ 0 },
+};
+
 int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = {
-		{ "mode", required_argument, NULL, 'm' },   { "runs", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, 'w' }, { "image", required_argument, NULL, 'i' },
-		{ "memory", required_argument, NULL, 'M' }, { "vcpus", required_argument, NULL, 'c' },
-		{ "baseline", no_argument, NULL, 'b' },     { "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
-		{ "targets", required_argument, NULL, 'T' }, { "tests", required_argument, NULL, 't' },
-		{ "duration", required_argument, NULL, 'd' }, { "accel", required_argument, NULL, 'A' },
-		{ 0 },
-	};
+	const struct option *opts = cli_opts_bench;
 	struct qp_bench_opts o = { .runs = 20, .warmup = 1 };
 	struct qp_bench_report *r = NULL;
 	const char *mode = NULL, *format = "table", *output = NULL, *scenario;
 	_cleanup_free_ char *image = NULL;
 	char exe[PATH_MAX], exe_dir[PATH_MAX], root[] = "/tmp/qpod-bench.XXXXXX";
-	bool warmup_set = false, runs_set = false, kvm = false;
+	bool warmup_set = false, runs_set = false;
+	const char *accel = "none";
 	const char *targets_arg = "host,container,vm", *tests_arg = NULL;
 	const char *targets[4] = { NULL }, *tests[16] = { NULL };
 	struct qp_workload_opts w = { .targets = targets, .tests = tests, .duration = 2 };
@@ -225,7 +228,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	if (cli_resolve_rootfs(o.image ? o.image : DEFAULT_IMAGE, &image, err) < 0)
 		return qp_error_prefix(err, "bench: --image");
 	o.image = image;
-	if (o.vm && vm_pick_accel(NULL, &kvm, err) < 0)
+	if (o.vm && driver_default_accel("vm", &accel, err) < 0)
 		return qp_error_prefix(err, "bench");
 	if (!realpath("/proc/self/exe", exe))
 		return qp_fail(err, errno, "bench: own path");
@@ -237,7 +240,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		return qp_fail(err, errno, "bench: mkdtemp");
 	o.root = root;
 
-	if (qp_bench_report_new(scenario, mode, o.vm ? (kvm ? "kvm" : "tcg") : "none", &r, err) < 0 ||
+	if (qp_bench_report_new(scenario, mode, o.vm ? accel : "none", &r, err) < 0 ||
 	    qp_bench_host_describe(&r->host, err) < 0 || qp_bench_param_num(r, "runs", o.runs, err) < 0 ||
 	    qp_bench_param_num(r, "warmup", o.warmup, err) < 0 ||
 	    qp_bench_param_str(r, "image", o.image, err) < 0 ||

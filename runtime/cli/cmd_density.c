@@ -15,7 +15,7 @@
 #include "cli/cli.h"
 #include "report/report.h"
 #include "util/cleanup.h"
-#include "vm/vm.h"
+#include "driver.h"
 
 #define DEFAULT_IMAGE "/var/cache/qpod/rootfs-busybox"
 
@@ -55,26 +55,29 @@ static int size_arg(const char *arg, const char *what, int64_t *out, qp_error **
 	return 0;
 }
 
+const struct option cli_opts_density[] = {
+	{ "mode", required_argument, NULL, 'm' },    { "vcpus", required_argument, NULL, 'c' },
+	{ "memory", required_argument, NULL, 'M' },  { "image", required_argument, NULL, 'i' },
+	{ "max", required_argument, NULL, 'x' },     { "reserve", required_argument, NULL, 'r' },
+	{ "parallel", required_argument, NULL, 'p' }, { "keep", no_argument, NULL, 'k' },
+	{ "net", required_argument, NULL, 'n' },     { "subnet", required_argument, NULL, 's' },
+	{ "bridge", required_argument, NULL, 'b' },  { "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },  { "help", no_argument, NULL, 'h' },
+	{ "ksm", no_argument, NULL, 'K' },	     { "accel", required_argument, NULL, 'A' },
+	{ 0 },
+};
+
 int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = {
-		{ "mode", required_argument, NULL, 'm' },    { "vcpus", required_argument, NULL, 'c' },
-		{ "memory", required_argument, NULL, 'M' },  { "image", required_argument, NULL, 'i' },
-		{ "max", required_argument, NULL, 'x' },     { "reserve", required_argument, NULL, 'r' },
-		{ "parallel", required_argument, NULL, 'p' }, { "keep", no_argument, NULL, 'k' },
-		{ "net", required_argument, NULL, 'n' },     { "subnet", required_argument, NULL, 's' },
-		{ "bridge", required_argument, NULL, 'b' },  { "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },  { "help", no_argument, NULL, 'h' },
-		{ "ksm", no_argument, NULL, 'K' },	     { "accel", required_argument, NULL, 'A' },
-		{ 0 },
-	};
+	const struct option *opts = cli_opts_density;
 	static const char *const formats[] = { "table", "markdown", "csv", "json", NULL };
 	struct qp_density_opts o = { .vm = true, .memory = 512LL << 20, .parallel = 1, .net = "none" };
 	struct qp_bench_report *r = NULL;
 	const char *format = "table", *output = NULL, *image_arg = DEFAULT_IMAGE;
 	_cleanup_free_ char *image = NULL;
 	int64_t ram = (int64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
-	bool reserve_set = false, kvm = false;
+	bool reserve_set = false;
+	const char *accel = "none";
 	char detail[1200], *end;
 	sigset_t old;
 	int c, ret = -1;
@@ -152,7 +155,7 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	if (cli_resolve_rootfs(image_arg, &image, err) < 0)
 		return qp_error_prefix(err, "density: --image");
 	o.image = image;
-	if (o.vm && vm_pick_accel(NULL, &kvm, err) < 0)
+	if (o.vm && driver_default_accel("vm", &accel, err) < 0)
 		return qp_error_prefix(err, "density");
 	if (cli_root(cli, err) < 0)
 		return qp_error_prefix(err, "density");
@@ -160,7 +163,7 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	o.root = cli->root;
 	o.progress = isatty(2);
 
-	if (qp_bench_report_new("density", o.vm ? "vm" : "container", o.vm ? (kvm ? "kvm" : "tcg") : "none", &r,
+	if (qp_bench_report_new("density", o.vm ? "vm" : "container", o.vm ? accel : "none", &r,
 				err) < 0 ||
 	    qp_bench_host_describe(&r->host, err) < 0 ||
 	    qp_bench_param_num(r, "memory_mb", (double)(o.memory >> 20), err) < 0 ||

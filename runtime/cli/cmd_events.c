@@ -80,11 +80,13 @@ static int stream(struct pod *pod, long long interval_ns, qp_error **err)
 	(void)err;
 }
 
+const struct option cli_opts_events[] = { { "stats", no_argument, NULL, 's' },
+				      { "interval", required_argument, NULL, 'i' },
+				      { "help", no_argument, NULL, 'h' }, { 0 } };
+
 int cmd_events(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = { { "stats", no_argument, NULL, 's' },
-					      { "interval", required_argument, NULL, 'i' },
-					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	const struct option *opts = cli_opts_events;
 	int64_t interval = DEFAULT_INTERVAL_NS;
 	struct pod *pod = NULL;
 	bool stats = false;
@@ -97,8 +99,8 @@ int cmd_events(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 			       "The pod's usage as runc's JSON events, one per line:\n"
 			       "{\"type\":\"stats\",\"id\":ID,\"data\":{\"cpu\":{\"usage\":{\"total\",...}},"
 			       "\"memory\":{\"usage\":{\"usage\",\"limit\",...}},\"pids\":{\"current\",...}}}\n"
-			       "  --stats       print one stats event and exit\n"
-			       "  --interval D  otherwise, one every D (default 5s; 500ms, 1m...) until the pod\n"
+			       "  -s, --stats   print one stats event and exit\n"
+			       "  -i, --interval D  otherwise, one every D (default 5s; 500ms, 1m...) until the pod\n"
 			       "                stops; an {\"type\":\"oom\"} event when the OOM killer struck\n"
 			       "vm pods: cpu is the VMM's CPU time, memory the guest's (not while paused).\n"
 			       "Exit status 1 on failure, as runc.\n");

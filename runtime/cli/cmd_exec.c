@@ -105,15 +105,17 @@ static int exec_opt(int c, const char *arg, char ***envs, size_t *n_env, const c
 	}
 }
 
+const struct option cli_opts_exec[] = {
+	{ "env", required_argument, NULL, 'e' }, { "cwd", required_argument, NULL, 'w' },
+	{ "user", required_argument, NULL, 'u' }, { "help", no_argument, NULL, 'h' },
+	{ "process", required_argument, NULL, 'p' }, { "detach", no_argument, NULL, 'd' },
+	{ "pid-file", required_argument, NULL, 'P' }, { "tty", no_argument, NULL, 't' },
+	{ "console-socket", required_argument, NULL, 'C' }, { 0 },
+};
+
 int cmd_exec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = {
-		{ "env", required_argument, NULL, 'e' }, { "cwd", required_argument, NULL, 'w' },
-		{ "user", required_argument, NULL, 'u' }, { "help", no_argument, NULL, 'h' },
-		{ "process", required_argument, NULL, 'p' }, { "detach", no_argument, NULL, 'd' },
-		{ "pid-file", required_argument, NULL, 'P' }, { "tty", no_argument, NULL, 't' },
-		{ "console-socket", required_argument, NULL, 'C' }, { 0 },
-	};
+	const struct option *opts = cli_opts_exec;
 	struct pod *pod = NULL;
 	struct qp_process *p;
 	const char *cwd = NULL, *user = NULL, *id = NULL, *process_file = NULL, *pid_file = NULL;

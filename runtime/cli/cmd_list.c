@@ -27,11 +27,13 @@ static void list_broken(yajl_gen g, bool quiet, const char *id, const char *why)
 	}
 }
 
+const struct option cli_opts_list[] = { { "format", required_argument, NULL, 'f' },
+				      { "quiet", no_argument, NULL, 'q' },
+				      { "help", no_argument, NULL, 'h' }, { 0 } };
+
 int cmd_list(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
-					      { "quiet", no_argument, NULL, 'q' },
-					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	const struct option *opts = cli_opts_list;
 	bool json = false, quiet = false;
 	char **ids = NULL;
 	yajl_gen g = NULL;
@@ -39,7 +41,11 @@ int cmd_list(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 
 	while ((c = getopt_long(argc, argv, "+f:qh", opts, NULL)) != -1) {
 		if (c == 'h') {
-			printf("Usage: qpod list [--format table|json] [--quiet]\n");
+			printf("Usage: qpod list [--format table|json] [--quiet]\n"
+			       "List the pods in the state directory: ID, PID, STATUS, MODE and CREATED.\n"
+			       "  -f, --format table|json  columns (default), or a JSON array of objects\n"
+			       "                           (id, pid, status, mode, bundle, rootfs, created, owner)\n"
+			       "  -q, --quiet              only the IDs, one per line\n");
 			return 0;
 		}
 		if (c == 'q')

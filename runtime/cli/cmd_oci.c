@@ -15,7 +15,7 @@
 /* Parse --help and the options in `longopts` (before or after the ID:
  * getopt permutes), then the one ID. */
 static int open_one(struct qp_cli *cli, int argc, char **argv, int lock, const char *usage,
-		    const struct option *longopts, const char *shortopts,
+		    const char *about, const struct option *longopts, const char *shortopts,
 		    int (*on_opt)(int c, const char *arg, void *ctx, qp_error **err), void *ctx,
 		    struct pod **pod, qp_error **err)
 {
@@ -24,7 +24,7 @@ static int open_one(struct qp_cli *cli, int argc, char **argv, int lock, const c
 
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == 'h') {
-			printf("Usage: qpod %s\n", usage);
+			printf("Usage: qpod %s\n%s", usage, about);
 			exit(0);
 		}
 		if (c == '?' || !on_opt || on_opt(c, optarg, ctx, err) < 0)
@@ -36,12 +36,32 @@ static int open_one(struct qp_cli *cli, int argc, char **argv, int lock, const c
 	return pod_open(cli->rootfd, cli->root, id, lock, pod, err);
 }
 
-static const struct option help_only[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+/* the --help texts after the usage line */
+static const char start_about[] =
+	"Start the workload of a created pod (the process `qpod create` left waiting).\n";
+static const char state_about[] =
+	"Print the OCI state of a pod as JSON (ociVersion, id, status, pid, bundle,\n"
+	"annotations), plus created, mode, accel, vmm_pid (vm pods), rootfs, cgroup,\n"
+	"stop_reason and the start's timeline (phases in ms).\n";
+static const char kill_about[] =
+	"Send SIGNAL (default TERM; a name such as KILL or SIGKILL, or a number) to the\n"
+	"pod's process (vm: the workload in the guest).\n"
+	"  -a, --all   every process of the pod; succeeds on a stopped pod (else\n"
+	"              \"container not running\", exit status 1, as runc)\n";
+static const char delete_about[] =
+	"Delete a stopped pod: its state, cgroup, network and (vm) its VM.\n"
+	"  -f, --force  kill a pod that still runs first; a pod that does not exist\n"
+	"               is no error then (as runc)\n";
+static const char ps_about[] =
+	"List the host pids of a pod's processes (vm: its monitor and QEMU).\n"
+	"  -f, --format table|json  one pid per line (default), or a JSON array\n";
+
+const struct option cli_opts_help_only[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
 
 int cmd_start(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
 	struct pod *pod = NULL;
-	int r = open_one(cli, argc, argv, true, "start ID", help_only, "h", NULL, NULL, &pod, err);
+	int r = open_one(cli, argc, argv, true, "start ID", start_about, cli_opts_help_only, "h", NULL, NULL, &pod, err);
 
 	if (r == 0)
 		r = pod_start(pod, err);
@@ -64,7 +84,7 @@ static void put_timeline(yajl_gen g, int dirfd)
 		yajl_gen_map_open(g);
 		for (size_t i = 0; i < tree->u.object.len; i++)
 			if (YAJL_IS_NUMBER(tree->u.object.values[i]))
-				qp_json_kdouble(g, tree->u.object.keys[i],
+				qp_json_kms(g, tree->u.object.keys[i],
 						YAJL_GET_DOUBLE(tree->u.object.values[i]));
 		yajl_gen_map_close(g);
 	}
@@ -76,7 +96,7 @@ int cmd_state(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
 	struct pod *pod = NULL;
 	char *text = NULL;
-	int r = open_one(cli, argc, argv, QP_LOCK_NONE, "state ID", help_only, "h", NULL, NULL, &pod, err);
+	int r = open_one(cli, argc, argv, QP_LOCK_NONE, "state ID", state_about, cli_opts_help_only, "h", NULL, NULL, &pod, err);
 
 	if (r < 0)
 		return qp_error_prefix(err, "state");
@@ -90,7 +110,7 @@ int cmd_state(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	qp_json_kstr(g, "mode", qp_mode_name(pod->state->mode));
 	qp_json_kstr(g, "accel", pod->state->accel ? pod->state->accel : "none");
 	/* vm: "pid" is the pod's monitor (its exit is the workload's); QEMU */
-	if (pod->state->mode == QP_MODE_VM)
+	if (pod->state->vmm_pid)
 		qp_json_kint(g, "vmm_pid", state_vmm_alive(pod->state) ? pod->state->vmm_pid : 0);
 	qp_json_kstr(g, "rootfs", pod->state->rootfs);
 	qp_json_kstr(g, "cgroup", pod->state->cgroup);
@@ -116,10 +136,12 @@ static int kill_opt(int c, const char *arg, void *ctx, qp_error **err)
 	return c == 'a' ? 0 : -1;
 }
 
+const struct option cli_opts_kill[] = { { "all", no_argument, NULL, 'a' },
+				      { "help", no_argument, NULL, 'h' }, { 0 } };
+
 int cmd_kill(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = { { "all", no_argument, NULL, 'a' },
-					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	const struct option *opts = cli_opts_kill;
 	struct kill_opts ko = { 0 };
 	struct pod *pod = NULL;
 	int sig = SIGTERM, r;
@@ -132,7 +154,7 @@ int cmd_kill(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 					    argv[argc - 1]);
 		argc--;
 	}
-	r = open_one(cli, argc, argv, false, "kill [--all] ID [SIGNAL]", opts, "ah", kill_opt, &ko, &pod,
+	r = open_one(cli, argc, argv, false, "kill [--all] ID [SIGNAL]", kill_about, opts, "ah", kill_opt, &ko, &pod,
 		     err);
 	if (r == 0)
 		r = pod_kill(pod, sig, ko.all, err);
@@ -146,13 +168,15 @@ static int delete_opt(int c, const char *arg, void *ctx, qp_error **err)
 	return c == 'f' ? 0 : -1;
 }
 
+const struct option cli_opts_delete[] = { { "force", no_argument, NULL, 'f' },
+				      { "help", no_argument, NULL, 'h' }, { 0 } };
+
 int cmd_delete(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = { { "force", no_argument, NULL, 'f' },
-					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	const struct option *opts = cli_opts_delete;
 	bool force = false;
 	struct pod *pod = NULL;
-	int r = open_one(cli, argc, argv, true, "delete [--force] ID", opts, "fh", delete_opt, &force,
+	int r = open_one(cli, argc, argv, true, "delete [--force] ID", delete_about, opts, "fh", delete_opt, &force,
 			 &pod, err);
 
 	/* runc: `delete --force` of a pod that does not exist succeeds
@@ -172,15 +196,17 @@ static int format_opt(int c, const char *arg, void *ctx, qp_error **err)
 	return c == 'f' ? cli_parse_format(arg, ctx, err) : -1;
 }
 
+const struct option cli_opts_ps[] = { { "format", required_argument, NULL, 'f' },
+				      { "help", no_argument, NULL, 'h' }, { 0 } };
+
 int cmd_ps(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
-					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	const struct option *opts = cli_opts_ps;
 	bool json = false;
 	struct pod *pod = NULL;
 	pid_t *pids = NULL;
 	size_t n = 0;
-	int r = open_one(cli, argc, argv, false, "ps [--format table|json] ID", opts, "f:h", format_opt,
+	int r = open_one(cli, argc, argv, false, "ps [--format table|json] ID", ps_about, opts, "f:h", format_opt,
 			 &json, &pod, err);
 
 	if (r == 0)

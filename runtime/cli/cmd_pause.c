@@ -9,9 +9,11 @@
 #include "cli/cli.h"
 #include "pod.h"
 
+const struct option cli_opts_pause[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+
 static int pause_or_resume(struct qp_cli *cli, int argc, char **argv, bool pause, qp_error **err)
 {
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	const struct option *opts = cli_opts_pause;
 	const char *name = pause ? "pause" : "resume";
 	struct pod *pod = NULL;
 	const char *id;

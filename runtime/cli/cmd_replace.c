@@ -24,10 +24,8 @@
 #include "pod.h"
 #include "util/cleanup.h"
 #include "util/strv.h"
-#include "util/clock.h"
-#include "vm/vm.h"
+#include "util/timeline.h"
 
-#define REPLACE_TIMEOUT_MS 60000
 
 static const char usage[] =
 	"Usage: qpod replace [--cold] [--image ROOTFS] POD [-- CMD [ARGS...]]\n"
@@ -38,25 +36,9 @@ static const char usage[] =
 	"Prints one JSON line: id, mode (warm|cold), replace_ms (request to the new\n"
 	"workload exec'd), stop_ms (request to the old one gone), gap_ms (neither ran).\n";
 
-static int warm(struct pod *pod, char **cmd, qp_error **err)
-{
-	struct qp_msg req = { .type = QP_MSG_CTL_REPLACE };
-	_cleanup_free_ char *text = NULL;
-
-	if (pod_status(pod) != QP_STATUS_RUNNING)
-		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is not running", pod->id);
-	req.u.replace.argv = (const char *const *)cmd;
-	req.u.replace.argc = cmd ? (uint32_t)qp_strv_len(cmd) : 0;
-	if (vm_ctl_call(pod->dirfd, &req, NULL, &text, REPLACE_TIMEOUT_MS, err) < 0)
-		return -1;
-	/* the monitor's timings, a JSON object: add id and mode */
-	printf("{\"id\":\"%s\",\"mode\":\"warm\",%s\n", pod->id, text[0] == '{' ? text + 1 : "}");
-	return 0;
-}
-
 static double ms_since(long long t0)
 {
-	return (double)(qp_now_ns() - t0) / 1e6;
+	return qp_ms_between(t0, qp_now_ns());
 }
 
 static int cold(struct qp_cli *cli, struct pod *pod, char **cmd, const char *image, qp_error **err)
@@ -84,8 +66,8 @@ static int cold(struct qp_cli *cli, struct pod *pod, char **cmd, const char *ima
 	/* the same address: the lease is released by delete and asked for again */
 	if (pod_net_config(pod, &net, NULL)) {
 		int r = qp_net_lease_addr(&net, pod->id, addr, err);
-		if (r < 0 || (r > 0 && spec_set_annotation(spec, "qpod.net.ip", addr) < 0))
-			return r < 0 ? -1 : qp_fail(err, ENOMEM, "replace");
+		if (r < 0 || (r > 0 && spec_opt_set(spec, "qpod.net.ip", addr, err) < 0))
+			return -1;
 	}
 	if (pod_delete(pod, true, err) < 0)
 		return -1;
@@ -97,20 +79,25 @@ static int cold(struct qp_cli *cli, struct pod *pod, char **cmd, const char *ima
 		return qp_error_prefix(err, "create the new pod (the old one is gone)");
 	}
 	int r = pod_start(fresh, err);
-	double gap = (double)(qp_now_ns() - t1) / 1e6;
+	double gap = ms_since(t1);
 	pod_free(fresh);
 	if (r < 0)
 		return -1;
-	printf("{\"id\":\"%s\",\"mode\":\"cold\",\"replace_ms\":%.3f,\"stop_ms\":%.3f,\"gap_ms\":%.3f}\n", id,
-	       ms_since(t0), stop_ms, gap);
+	const struct qp_phase ph[] = { { "replace_ms", ms_since(t0) }, { "stop_ms", stop_ms }, { "gap_ms", gap } };
+	_cleanup_free_ char *text = NULL;
+	if (qp_timeline_json(ph, 3, &text, NULL) < 0)
+		return qp_fail(err, ENOMEM, "replace");
+	printf("{\"id\":\"%s\",\"mode\":\"cold\",%s\n", id, text + 1);
 	return 0;
 }
 
+const struct option cli_opts_replace[] = { { "cold", no_argument, NULL, 'c' },
+				      { "image", required_argument, NULL, 'i' },
+				      { "help", no_argument, NULL, 'h' }, { 0 } };
+
 int cmd_replace(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = { { "cold", no_argument, NULL, 'c' },
-					      { "image", required_argument, NULL, 'i' },
-					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	const struct option *opts = cli_opts_replace;
 	const char *image = NULL, *id;
 	bool want_cold = false;
 	struct pod *pod = NULL;
@@ -142,8 +129,8 @@ int cmd_replace(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		pod_free(pod);
 		return qp_error_set(err, QP_E_INVALID, 0, "replace: empty command");
 	}
-	if (!want_cold && !image && pod->state->mode == QP_MODE_VM)
-		r = warm(pod, cmd, err);
+	if (!want_cold && !image && pod->drv->replace)
+		r = pod->drv->replace(pod, cmd, err);
 	else
 		r = cold(cli, pod, cmd, image, err);
 	pod_free(pod);

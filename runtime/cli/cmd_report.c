@@ -1,5 +1,5 @@
 /* runtime/cli/cmd_report.c — `qpod report [--format F] [--output PATH] FILE…`:
- * render result files (bench/result.h) as a table, markdown, CSV, SVG
+ * render result files (result/result.h) as a table, markdown, CSV, SVG
  * charts or an HTML page (report/report.h). */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "util/io.h"
-#include "bench/result.h"
+#include "result/result.h"
 #include "cli/cli.h"
 #include "report/report.h"
 #include "util/cleanup.h"
@@ -18,13 +18,13 @@
 static const char usage[] =
 	"Usage: qpod report [--format table|markdown|csv|svg|html] [--output PATH] FILE...\n"
 	"Render result files of `qpod bench` / `qpod density` (--format json).\n\n"
-	"  --format table     aligned columns for a terminal (default)\n"
+	"  -f, --format table aligned columns for a terminal (default)\n"
 	"           markdown  the same tables in markdown\n"
 	"           csv       one row per result, with a header line\n"
 	"           svg       one SVG file per chart; needs --output DIR (created if\n"
 	"                     missing); prints the files written\n"
 	"           html      one self-contained page: tables, host, inline SVG charts\n"
-	"  --output PATH      write to PATH instead of stdout (svg: a directory)\n";
+	"  -o, --output PATH  write to PATH instead of stdout (svg: a directory)\n";
 
 static const char *const formats[] = { "table", "markdown", "csv", "svg", "html", NULL };
 
@@ -97,11 +97,13 @@ static int render(const struct qp_report_set *set, const char *format, const cha
 	return 0;
 }
 
+const struct option cli_opts_report[] = { { "format", required_argument, NULL, 'f' },
+				      { "output", required_argument, NULL, 'o' },
+				      { "help", no_argument, NULL, 'h' }, { 0 } };
+
 int cmd_report(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
-					      { "output", required_argument, NULL, 'o' },
-					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	const struct option *opts = cli_opts_report;
 	const char *format = "table", *output = NULL;
 	struct qp_report_set set = { 0 };
 	char shown[QP_SHOWN_MAX];

@@ -35,7 +35,7 @@ enum { OPT_PIDFILE = 256, OPT_CONSOLE, OPT_RM, OPT_MEMORY, OPT_CPUS, OPT_PIDS, O
        OPT_PRESERVE_FDS, OPT_NET, OPT_IP, OPT_SUBNET, OPT_BRIDGE, OPT_FIRMWARE, OPT_ACCEL,
        OPT_VCPUS, OPT_TIMELINE, OPT_INIT };
 
-static const struct option run_longopts[] = {
+const struct option cli_opts_run[] = {
 	{ "bundle", required_argument, NULL, 'b' },
 	{ "pid-file", required_argument, NULL, OPT_PIDFILE },
 	{ "console-socket", required_argument, NULL, OPT_CONSOLE },
@@ -70,8 +70,28 @@ static const struct option run_longopts[] = {
 
 static const char run_usage[] =
 	"Usage: qpod run [OPTIONS] ROOTFS -- CMD [ARGS...]\n"
-	"       qpod run ID --bundle DIR [--detach] [--pid-file F] [--console-socket S]\n"
-	"       qpod create ID --bundle DIR [--pid-file F] [--console-socket S]\n\n"
+	"       qpod run [OPTIONS] ID --bundle DIR\n\n"
+	"Run a pod in the foreground (create, start, wait; the OCI form deletes it at\n"
+	"the end unless --detach).\n\n"
+	"Options of both forms:\n"
+	"  -d, --detach         return once the workload runs (the pod stays; ROOTFS\n"
+	"                       form: not with --rm)\n"
+	"  --pid-file F         write the pod's pid (the workload; vm: its monitor)\n"
+	"  --timeline           when the pod ends, print its start timeline (phases in\n"
+	"                       ms) as one line \"qpod-timeline: {JSON}\" on stderr\n"
+	"                       (not with --detach)\n"
+	"  --mode container|vm  pod driver (default container; a bundle: qpod.mode)\n"
+	"  --init               container pods: a tiny init is PID 1 and forks the\n"
+	"                       workload (reaps zombies, forwards signals); default:\n"
+	"                       the workload is PID 1, as under runc (annotation\n"
+	"                       qpod.init=true in a bundle)\n"
+	"  --no-pivot           MS_MOVE + chroot instead of pivot_root\n"
+	"  --no-new-keyring     keep the caller's session keyring\n"
+	"  --preserve-fds N     pass fds 3..3+N-1 to the workload (container pods)\n"
+	"Options of the OCI form:\n"
+	"  -b, --bundle DIR     the bundle (config.json and the rootfs)\n"
+	"  --console-socket S   unix socket that receives the terminal's master fd\n"
+	"                       (process.terminal true)\n"
 	"Options of the ROOTFS form:\n"
 	"  --name ID            pod ID (default: qpod-<random>)\n"
 	"  --rm                 delete the pod when it exits\n"
@@ -83,18 +103,11 @@ static const char run_usage[] =
 	"  --hostname H         hostname of the pod\n"
 	"  -u, --user UID[:GID] run the workload as this user\n"
 	"  --read-only          mount the rootfs read-only\n"
-	"  --mode container|vm  pod driver (default container)\n"
 	"  --net none|bridge|host  network: loopback only (default), a veth on the\n"
 	"                       qpod bridge, or the host's network namespace\n"
 	"  --ip ADDR            address on the bridge (default: the next free one)\n"
 	"  --subnet CIDR        pod subnet (default 10.213.0.0/16, one /22 per bridge)\n"
 	"  --bridge PREFIX      bridge name prefix (default qpod: qpod0, qpod1, ...)\n"
-	"  --init               container pods: a tiny init is PID 1 and forks the\n"
-	"                       workload (reaps zombies, forwards signals); default:\n"
-	"                       the workload is PID 1, as under runc (annotation\n"
-	"                       qpod.init=true in a bundle)\n"
-	"  --timeline           when the pod ends, print its start timeline (phases in\n"
-	"                       ms) as one line \"qpod-timeline: {JSON}\" on stderr\n"
 	"Options of vm pods (both forms; annotations qpod.vm.firmware, qpod.vm.accel,\n"
 	"qpod.vcpus in a bundle):\n"
 	"  --firmware qboot|seabios|PATH  firmware (default qboot: Debian's qboot.rom)\n"
@@ -103,43 +116,16 @@ static const char run_usage[] =
 	"                       (default 256M)\n"
 	"The exit status is the workload's (see qpod --help).\n";
 
-static int parse_mode(const char *s, enum qp_mode *m, qp_error **err)
-{
-	if (!strcmp(s, "container"))
-		*m = QP_MODE_CONTAINER;
-	else if (!strcmp(s, "vm"))
-		*m = QP_MODE_VM;
-	else
-		return qp_error_set(err, QP_E_INVALID, 0, "--mode must be container or vm, not \"%s\"", s);
-	return 0;
-}
-
-/* --init/--firmware/--accel/--vcpus -> annotations, checked by the spec
- * parser and the drivers like those of a bundle */
+/* --mode/--init/--firmware/--accel/--vcpus -> the spec's options (and their
+ * annotations), parsed by the spec code like those of a bundle */
 static int apply_pod_opts(const struct run_opts *o, struct pod_spec *spec, qp_error **err)
 {
-	if (o->accel && strcmp(o->accel, "auto") && strcmp(o->accel, "kvm") && strcmp(o->accel, "tcg"))
-		return qp_error_set(err, QP_E_INVALID, 0, "--accel must be auto, kvm or tcg, not \"%s\"",
-				    o->accel);
-	if (o->firmware && strcmp(o->firmware, "qboot") && strcmp(o->firmware, "seabios") &&
-	    o->firmware[0] != '/')
-		return qp_error_set(err, QP_E_INVALID, 0,
-				    "--firmware must be qboot, seabios or an absolute path, not \"%s\"",
-				    o->firmware);
-	if (o->vcpus) {
-		char *end;
-		long v = strtol(o->vcpus, &end, 10);
-		if (!*o->vcpus || *end || v < 1 || v > QP_VCPUS_MAX)
-			return qp_error_set(err, QP_E_INVALID, 0, "--vcpus must be 1..%d, not \"%s\"",
-					    QP_VCPUS_MAX, o->vcpus);
-		spec->opts.vcpus = (int)v;
-	}
-	if (o->init)
-		spec->opts.init = true;
-	if ((o->init && spec_set_annotation(spec, "qpod.init", "true") < 0) ||
-	    (o->firmware && spec_set_annotation(spec, "qpod.vm.firmware", o->firmware) < 0) ||
-	    (o->accel && spec_set_annotation(spec, "qpod.vm.accel", o->accel) < 0))
-		return qp_fail(err, ENOMEM, "vm options");
+	if ((o->mode && spec_opt_set(spec, "qpod.mode", o->mode, err) < 0) ||
+	    (o->init && spec_opt_set(spec, "qpod.init", "true", err) < 0) ||
+	    (o->firmware && spec_opt_set(spec, "qpod.vm.firmware", o->firmware, err) < 0) ||
+	    (o->accel && spec_opt_set(spec, "qpod.vm.accel", o->accel, err) < 0) ||
+	    (o->vcpus && spec_opt_set(spec, "qpod.vcpus", o->vcpus, err) < 0))
+		return -1;
 	return 0;
 }
 
@@ -156,14 +142,18 @@ static const char create_usage[] =
 	"  --no-new-keyring     keep the caller's session keyring\n"
 	"  --mode container|vm  override the bundle's qpod.mode\n"
 	"  --init               a tiny init as PID 1 (qpod.init=true)\n"
-	"  --firmware, --accel, --vcpus  vm pods: see qpod run --help\n";
+	"  --firmware, --accel, --vcpus  vm pods: see qpod run --help\n"
+	"Refused, with a message: --detach and --timeline (qpod run's), and the\n"
+	"settings of run's ROOTFS form (--name, --rm, --memory, --cpus, --pids, --env,\n"
+	"--workdir, --hostname, --user, --read-only, --net, --ip, --subnet, --bridge):\n"
+	"a bundle's config.json and qpod.* annotations say those.\n";
 
 static int parse_opts(int argc, char **argv, struct run_opts *o, bool create_only, qp_error **err)
 {
 	int c;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "b:de:w:u:h", run_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:de:w:u:h", cli_opts_run, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(create_only ? create_usage : run_usage, stdout);
@@ -266,28 +256,22 @@ static int load_bundle(const char *bundle, struct pod_spec **spec, char **abs_bu
 	return cli_resolve_rootfs(root, rootfs, err);
 }
 
-/* --net/--ip/--subnet/--bridge -> opts.net and the qpod.net.* annotations
- * (they travel with the spec, so delete and gc find them again). */
+/* --net/--ip/--subnet/--bridge -> the spec's network options (they travel
+ * with the spec as qpod.net.* annotations, so delete and gc find them again) */
 static int apply_net_opts(const struct run_opts *o, struct pod_spec *spec, qp_error **err)
 {
 	const char *net = o->net ? o->net : ((o->ip || o->subnet || o->bridge) ? "bridge" : NULL);
 
 	if (!net)
 		return 0;
-	if (strcmp(net, "none") && strcmp(net, "bridge") && strcmp(net, "host"))
-		return qp_error_set(err, QP_E_INVALID, 0, "--net must be none, bridge or host, not \"%s\"",
-				    net);
+	if (spec_opt_set(spec, "qpod.net", net, err) < 0)
+		return -1;
 	if (strcmp(net, "bridge") && (o->ip || o->subnet || o->bridge))
 		return qp_error_set(err, QP_E_INVALID, 0, "--ip, --subnet and --bridge need --net bridge");
-	free(spec->opts.net);
-	if (!(spec->opts.net = strdup(net)))
-		return qp_fail(err, ENOMEM, "--net");
-	if (!strcmp(net, "host"))
-		spec->ns[QP_NS_NET].enabled = false;
-	if ((o->ip && spec_set_annotation(spec, "qpod.net.ip", o->ip) < 0) ||
-	    (o->subnet && spec_set_annotation(spec, "qpod.net.subnet", o->subnet) < 0) ||
-	    (o->bridge && spec_set_annotation(spec, "qpod.net.bridge", o->bridge) < 0))
-		return qp_fail(err, ENOMEM, "--net");
+	if ((o->ip && spec_opt_set(spec, "qpod.net.ip", o->ip, err) < 0) ||
+	    (o->subnet && spec_opt_set(spec, "qpod.net.subnet", o->subnet, err) < 0) ||
+	    (o->bridge && spec_opt_set(spec, "qpod.net.bridge", o->bridge, err) < 0))
+		return -1;
 	return 0;
 }
 
@@ -320,8 +304,6 @@ static int friendly_spec(const struct run_opts *o, char **cmd, struct pod_spec *
 			goto oom;
 	}
 	if (o->user && cli_parse_user(o->user, &spec->process.uid, &spec->process.gid, err) < 0)
-		goto fail;
-	if (o->mode && parse_mode(o->mode, &spec->opts.mode, err) < 0)
 		goto fail;
 	spec->root_readonly = o->read_only;
 	if (apply_net_opts(o, spec, err) < 0 || apply_pod_opts(o, spec, err) < 0)
@@ -376,6 +358,22 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 	if (parse_opts(argc, argv, &o, create_only, err) < 0)
 		goto out;
 	oci = create_only || o.bundle;
+	/* settings with no effect where they are given: refused, never ignored */
+	if (create_only && (o.detach || o.timeline)) {
+		qp_error_set(err, QP_E_INVALID, 0, "%s belongs to qpod run, not create",
+			     o.detach ? "--detach" : "--timeline");
+		goto out;
+	}
+	if (o.detach && (o.timeline || o.rm)) {
+		qp_error_set(err, QP_E_INVALID, 0, "%s needs a foreground run (not --detach)",
+			     o.timeline ? "--timeline" : "--rm");
+		goto out;
+	}
+	if (!oci && o.io.console_socket) {
+		qp_error_set(err, QP_E_INVALID, 0,
+			     "--console-socket belongs to the OCI form (a bundle with process.terminal)");
+		goto out;
+	}
 	if (oci) {
 		if (cli_one_id(argc, argv, optind, &id, err) < 0)
 			goto out;
@@ -393,8 +391,7 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 				     "(or its qpod.* annotations)", only_friendly);
 			goto out;
 		}
-		if ((o.mode && parse_mode(o.mode, &spec->opts.mode, err) < 0) ||
-		    apply_pod_opts(&o, spec, err) < 0)
+		if (apply_pod_opts(&o, spec, err) < 0)
 			goto out;
 		delete_after = !create_only && !o.detach;
 	} else {

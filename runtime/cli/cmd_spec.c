@@ -10,13 +10,15 @@
 #include "cli/cli.h"
 #include "container/caps.h"
 #include "container/seccomp.h"
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/json.h"
+
+const struct option cli_opts_spec[] = { { "rootless", no_argument, NULL, 'r' },
+				      { "help", no_argument, NULL, 'h' }, { 0 } };
 
 int cmd_spec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = { { "rootless", no_argument, NULL, 'r' },
-					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	const struct option *opts = cli_opts_spec;
 	bool rootless = false;
 	struct pod_spec *spec;
 	char *text = NULL;
@@ -27,7 +29,7 @@ int cmd_spec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 			printf("Usage: qpod spec [--rootless]\n"
 			       "Print a default OCI config.json on stdout (process.args [\"sh\"],\n"
 			       "root.path \"rootfs\", the default capabilities and seccomp profile).\n"
-			       "--rootless adds a user namespace mapping the caller's uid/gid to root.\n");
+			       "  -r, --rootless  add a user namespace mapping the caller's uid/gid to root\n");
 			return 0;
 		}
 		if (c != 'r')
@@ -66,6 +68,11 @@ static void strings(yajl_gen g, const char *key, const char *const *v)
 	for (; *v; v++)
 		qp_json_str(g, *v);
 	yajl_gen_array_close(g);
+}
+
+static void put_annotation(void *g, const char *key, const char *help)
+{
+	qp_json_kstr(g, key, help);
 }
 
 int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
@@ -137,15 +144,7 @@ int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	yajl_gen_map_close(g);
 	qp_json_key(g, "annotations");
 	yajl_gen_map_open(g);
-	qp_json_kstr(g, "qpod.mode", "container|vm: the pod driver");
-	qp_json_kstr(g, "qpod.vcpus", "1..255: vCPUs of a vm pod");
-	qp_json_kstr(g, "qpod.net", "none|bridge|host: the pod's network");
-	qp_json_kstr(g, "qpod.net.ip", "IPv4 address on the bridge (default: next free)");
-	qp_json_kstr(g, "qpod.net.subnet", "pod subnet, CIDR (default 10.213.0.0/16)");
-	qp_json_kstr(g, "qpod.net.bridge", "bridge name prefix (default qpod)");
-	qp_json_kstr(g, "qpod.vm.firmware", "qboot|seabios|/path: firmware of a vm pod (default qboot)");
-	qp_json_kstr(g, "qpod.vm.accel", "auto|kvm|tcg: accelerator of a vm pod (default auto)");
-	qp_json_kstr(g, "qpod.init", "true|false: a tiny init as PID 1 of a container pod (default false)");
+	spec_opts_describe(put_annotation, g);
 	yajl_gen_map_close(g);
 	/* every qpod.* annotation changes how the pod runs (mode, network,
 	 * firmware): a client must not pass them through from untrusted users */

@@ -17,14 +17,15 @@
 
 #include "cli/cli.h"
 #include "pod.h"
-#include "spec_resources.h"
+#include "spec/resources.h"
 #include "util/cleanup.h"
 #include "util/io.h"
 
 static const char usage[] =
 	"Usage: qpod update [--resources FILE|-] [--memory N] [--memory-swap N]\n"
 	"                   [--cpu-shares N] [--cpu-quota N] [--cpu-period N]\n"
-	"                   [--cpuset-cpus LIST] [--cpuset-mems LIST] [--pids-limit N] ID\n"
+	"                   [--cpuset-cpus LIST] [--cpuset-mems LIST] [--pids-limit N]\n"
+	"                   [--memory-reservation N] ID\n"
 	"Change the limits of a created, running or paused pod (runc's flags and meaning).\n"
 	"  --resources FILE|-  an OCI LinuxResources JSON object (- = stdin), alone;\n"
 	"                      unknown fields, and fields qpod cannot apply (blockIO,\n"
@@ -39,9 +40,12 @@ static const char usage[] =
 	"  --cpuset-cpus LIST  CPUs, such as 0-1,3\n"
 	"  --cpuset-mems LIST  memory nodes\n"
 	"  --pids-limit N      most processes (-1 or 0 = unlimited)\n"
+	"runc's --blkio-weight, --cpu-rt-period, --cpu-rt-runtime, --cpu-burst,\n"
+	"--cpu-idle, --kernel-memory, --kernel-memory-tcp, --l3-cache-schema and\n"
+	"--mem-bw-schema are refused by name: qpod cannot apply them.\n"
 	"vm pods: nothing can change while the VM runs (no memory balloon, vCPUs fixed\n"
 	"at boot), so only an update that changes nothing succeeds.  Exit status 1 on\n"
-	"failure, as runc.";
+	"failure, as runc.\n";
 
 /* runc's update flags that qpod has no writer for */
 static const char *const unsupported[] = {
@@ -129,32 +133,34 @@ static int read_resources(const char *src, struct qp_resources *res, qp_error **
 	return spec_resources_parse_text(text, len, "--resources", res, err);
 }
 
+const struct option cli_opts_update[] = {
+	{ "resources", required_argument, NULL, 'r' },
+	{ "memory", required_argument, NULL, 'F' },
+	{ "memory-swap", required_argument, NULL, 'F' },
+	{ "cpu-shares", required_argument, NULL, 'F' },
+	{ "cpu-share", required_argument, NULL, 'F' },
+	{ "cpu-quota", required_argument, NULL, 'F' },
+	{ "cpu-period", required_argument, NULL, 'F' },
+	{ "cpuset-cpus", required_argument, NULL, 'F' },
+	{ "cpuset-mems", required_argument, NULL, 'F' },
+	{ "pids-limit", required_argument, NULL, 'F' },
+	{ "blkio-weight", required_argument, NULL, 'F' },
+	{ "cpu-rt-period", required_argument, NULL, 'F' },
+	{ "cpu-rt-runtime", required_argument, NULL, 'F' },
+	{ "cpu-burst", required_argument, NULL, 'F' },
+	{ "cpu-idle", required_argument, NULL, 'F' },
+	{ "memory-reservation", required_argument, NULL, 'F' },
+	{ "kernel-memory", required_argument, NULL, 'F' },
+	{ "kernel-memory-tcp", required_argument, NULL, 'F' },
+	{ "l3-cache-schema", required_argument, NULL, 'F' },
+	{ "mem-bw-schema", required_argument, NULL, 'F' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 int cmd_update(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
-	static const struct option opts[] = {
-		{ "resources", required_argument, NULL, 'r' },
-		{ "memory", required_argument, NULL, 'F' },
-		{ "memory-swap", required_argument, NULL, 'F' },
-		{ "cpu-shares", required_argument, NULL, 'F' },
-		{ "cpu-share", required_argument, NULL, 'F' },
-		{ "cpu-quota", required_argument, NULL, 'F' },
-		{ "cpu-period", required_argument, NULL, 'F' },
-		{ "cpuset-cpus", required_argument, NULL, 'F' },
-		{ "cpuset-mems", required_argument, NULL, 'F' },
-		{ "pids-limit", required_argument, NULL, 'F' },
-		{ "blkio-weight", required_argument, NULL, 'F' },
-		{ "cpu-rt-period", required_argument, NULL, 'F' },
-		{ "cpu-rt-runtime", required_argument, NULL, 'F' },
-		{ "cpu-burst", required_argument, NULL, 'F' },
-		{ "cpu-idle", required_argument, NULL, 'F' },
-		{ "memory-reservation", required_argument, NULL, 'F' },
-		{ "kernel-memory", required_argument, NULL, 'F' },
-		{ "kernel-memory-tcp", required_argument, NULL, 'F' },
-		{ "l3-cache-schema", required_argument, NULL, 'F' },
-		{ "mem-bw-schema", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	const struct option *opts = cli_opts_update;
 	struct qp_resources res = { 0 };
 	const char *resources = NULL, *id;
 	struct pod *pod = NULL;
@@ -162,7 +168,7 @@ int cmd_update(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 
 	while ((c = getopt_long(argc, argv, "r:h", opts, &idx)) != -1) {
 		if (c == 'h') {
-			puts(usage);
+			fputs(usage, stdout);
 			exit(0);
 		}
 		if (c == 'r')

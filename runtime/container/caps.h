@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/error.h"
 
 /* "CAP_SYS_ADMIN" -> 21.  Exact upper-case names only; -1 if unknown to qpod. */

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "stats.h"
 #include "util/error.h"
 

@@ -192,3 +192,4 @@ int qp_cgroup_stats(struct qp_cgroup *cg, struct qp_stats *st, qp_error **err)
 	qp_cg_leaves_close(&l);
 	return 0;
 }
+

@@ -6,7 +6,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "spec.h"
+#include "spec/spec.h"
+#include "stats.h"
 
 #define QP_EXEC_FIFO "exec.fifo"
 
@@ -62,5 +63,6 @@ int qp_container_resume(struct pod *pod, qp_error **err);
 bool qp_container_frozen(struct pod *pod);
 int qp_container_update(struct pod *pod, const struct qp_resources *res, qp_error **err);
 int qp_container_stats(struct pod *pod, struct qp_stats *st, qp_error **err);
+int qp_container_mem(struct pod *pod, struct qp_pod_mem *out, qp_error **err);
 
 #endif

@@ -66,3 +66,20 @@ int qp_container_stats(struct pod *pod, struct qp_stats *st, qp_error **err)
 	qp_cgroup_free(cg);
 	return r;
 }
+
+/* the driver's mem op: the cgroup's memory usage */
+int qp_container_mem(struct pod *pod, struct qp_pod_mem *out, qp_error **err)
+{
+	struct qp_cgroup *cg = NULL;
+	uint64_t bytes = 0;
+	int r = -1;
+
+	if (!pod->state->cgroup)
+		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" has no cgroup of its own (rootless)", pod->id);
+	if (qp_cgroup_open(pod->state->cgroup, &cg, err) == 0 && qp_cgroup_memory_usage(cg, &bytes, err) == 0) {
+		out->cgroup_usage = (long long)(bytes / 1024);
+		r = 0;
+	}
+	qp_cgroup_free(cg);
+	return r;
+}

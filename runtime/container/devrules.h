@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/error.h"
 
 struct qp_dev_exc {

@@ -28,6 +28,7 @@
 #include "pod.h"
 #include "util/log.h"
 #include "util/cleanup.h"
+#include "util/timeline.h"
 
 #define CHILD_STACK (256 * 1024)
 #define SETUP_TIMEOUT_MS 30000
@@ -320,6 +321,27 @@ fail:
 	return -1;
 }
 
+/* timeline.json of a start by this process (create and start in one
+ * `qpod run`): prepare, namespaces (create), workload (start); errors are
+ * ignored, it is a report */
+static void save_timeline(struct pod *pod)
+{
+	long long t = qp_now_ns();
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+
+	if (!pod->t_created || !qp_request_ns)
+		return;
+	const struct qp_phase ph[] = {
+		{ "prepare", qp_ms_between(qp_request_ns, pod->t_create) },
+		{ "namespaces", qp_ms_between(pod->t_create, pod->t_created) },
+		{ "workload", qp_ms_between(pod->t_created, t) },
+		{ "start_total", qp_ms_between(qp_request_ns, t) },
+	};
+	if (qp_timeline_json(ph, 4, &text, &len) == 0)
+		state_write_file(pod->dirfd, QP_TIMELINE_FILE, text, len, NULL);
+}
+
 static int ct_start(struct pod *pod, qp_error **err)
 {
 	_cleanup_close_ int fd = -1;
@@ -352,6 +374,7 @@ static int ct_start(struct pod *pod, qp_error **err)
 			(*err)->errnum = m.errnum;
 		return -1;
 	}
+	save_timeline(pod);
 	return 0;
 }
 
@@ -462,6 +485,12 @@ static int ct_pids(struct pod *pod, pid_t **pids, size_t *n, qp_error **err)
 
 int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *status, qp_error **err);
 
+static int ct_accel(enum qp_accel want, const char **name, qp_error **err)
+{
+	*name = "none"; /* the host's CPU, no VMM */
+	return 0;
+}
+
 const struct pod_driver qp_container_driver = {
 	.name = "container",
 	.create = ct_create,
@@ -477,4 +506,7 @@ const struct pod_driver qp_container_driver = {
 	.resume = qp_container_resume,
 	.update = qp_container_update,
 	.stats = qp_container_stats,
+	.mem = qp_container_mem,
+	.accel = ct_accel,
+	.replace = NULL, /* cold: delete, create */
 };

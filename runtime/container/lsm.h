@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/error.h"
 
 /* At create: refuse what the host cannot apply (QP_E_INVALID). */

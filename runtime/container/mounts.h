@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/error.h"
 
 /* Everything before pivot_root: propagation, rootfs bind, spec mounts,

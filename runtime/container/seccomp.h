@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <seccomp.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/error.h"
 
 /* Validate without building: action, op, arch and flag names, errnoRet

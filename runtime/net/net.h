@@ -65,7 +65,7 @@
 #define QP_NET_DEFAULT_PREFIX "qpod"
 #define QP_NET_DEFAULT_SUBNET "10.213.0.0/16"
 #define QP_NET_DEFAULT_SLICE 22
-#define QP_NET_ID_MAX 255             /* == QP_ID_MAX (spec.h) */
+#define QP_NET_ID_MAX 255             /* == QP_ID_MAX (spec/spec.h) */
 
 struct qp_net_config {
 	const char *root;           /* state root dir (e.g. /run/qpod) */

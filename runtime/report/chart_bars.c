@@ -48,10 +48,10 @@ int qp_chart_metric(const struct qp_bench_report *r, size_t idx, const char *met
 	if (!rows)
 		return 0;
 	max = qp_svg_nice_max(max);
-	if (asprintf(&title, "%s: %s, median with min-max", r->scenario, metric) < 0 ||
+	if (asprintf(&title, "%s: %s", r->scenario, metric) < 0 ||
 	    !(slug = qp_svg_slug(idx, metric)))
 		return qp_fail(err, ENOMEM, "chart");
-	if (qp_svg_begin(&s, QP_SVG_W, bar_y(rows) + 40, title, err) < 0)
+	if (qp_svg_begin(&s, QP_SVG_W, bar_y(rows) + 48, title, err) < 0)
 		return -1;
 	qp_svg_xaxis(&s, max, QP_SVG_TOP, bar_y(rows), unit);
 	for (size_t i = 0; i < r->n_results; i++) {
@@ -73,7 +73,9 @@ int qp_chart_metric(const struct qp_bench_report *r, size_t idx, const char *met
 		qp_svg_text(&s, x1 + 6, mid + 4, "start", 11, num);
 		row++;
 	}
-	return qp_svg_end(&s, out, slug, title, err);
+	return qp_svg_end(&s, out, slug, title,
+			  "Each bar is the median of one variant's runs, its whisker spans the "
+			  "fastest to the slowest run, and the number is the median.", err);
 }
 
 int qp_chart_phases(const struct qp_bench_report *r, size_t idx, struct qp_charts *out,
@@ -93,7 +95,7 @@ int qp_chart_phases(const struct qp_bench_report *r, size_t idx, struct qp_chart
 	/* distinct result names, and the total of each */
 	names = calloc(r->n_phases, sizeof(*names));
 	totals = calloc(r->n_phases, sizeof(*totals));
-	if (!names || !totals || asprintf(&title, "%s: phases, average ms", r->scenario) < 0 ||
+	if (!names || !totals || asprintf(&title, "%s: the phases of a start", r->scenario) < 0 ||
 	    !(slug = qp_svg_slug(idx, "phases")))
 		return qp_fail(err, ENOMEM, "chart");
 	for (size_t i = 0; i < r->n_phases; i++) {
@@ -107,7 +109,7 @@ int qp_chart_phases(const struct qp_bench_report *r, size_t idx, struct qp_chart
 	}
 	max = qp_svg_nice_max(max);
 	/* the legend wraps after about five phases */
-	if (qp_svg_begin(&s, QP_SVG_W, bar_y(nn) + 64 + 18.0 * (double)(np / 5), title, err) < 0)
+	if (qp_svg_begin(&s, QP_SVG_W, bar_y(nn) + 76 + 18.0 * (double)(np / 5), title, err) < 0)
 		return -1;
 	qp_svg_xaxis(&s, max, QP_SVG_TOP, bar_y(nn), "ms");
 	for (size_t k = 0; k < nn; k++) {
@@ -126,6 +128,8 @@ int qp_chart_phases(const struct qp_bench_report *r, size_t idx, struct qp_chart
 		qp_report_fmt(totals[k], true, num);
 		qp_svg_text(&s, x + 6, y + BAR_H / 2 + 4, "start", 11, num);
 	}
-	qp_svg_legend(&s, QP_SVG_PLOT_X, bar_y(nn) + 44, phases, np);
-	return qp_svg_end(&s, out, slug, title, err);
+	qp_svg_legend(&s, QP_SVG_PLOT_X, bar_y(nn) + 56, phases, np);
+	return qp_svg_end(&s, out, slug, title,
+			  "Each bar is one variant's start, its phases stacked in the order they "
+			  "happen (the average of the runs); the number is their sum.", err);
 }

@@ -87,7 +87,7 @@ int qp_chart_workload(const struct qp_bench_report *r, size_t idx, struct qp_cha
 	_cleanup_free_ const char **groups = calloc(r->n_results + 1, sizeof(*groups));
 	_cleanup_free_ const char **targets = calloc(r->n_results + 1, sizeof(*targets));
 	_cleanup_free_ char *slug = qp_svg_slug(idx, "workload");
-	const char *title = "workloads: % of host (100% = as fast as the host)";
+	const char *title = "workloads: speed relative to the host";
 	size_t ng, nt;
 	double max = 100, pct, y = QP_SVG_TOP + 12;
 	char num[32];
@@ -102,7 +102,7 @@ int qp_chart_workload(const struct qp_bench_report *r, size_t idx, struct qp_cha
 				max = pct;
 	max = qp_svg_nice_max(max);
 	double bottom = y + (double)ng * ((double)nt * ROW_H + GROUP_GAP);
-	if (qp_svg_begin(&s, QP_SVG_W, bottom + 64 + 18.0 * (double)(nt / 5), title, err) < 0)
+	if (qp_svg_begin(&s, QP_SVG_W, bottom + 76 + 18.0 * (double)(nt / 5), title, err) < 0)
 		return -1;
 	qp_svg_xaxis(&s, max, QP_SVG_TOP, bottom, "%");
 	for (size_t g = 0; g < ng; g++) {
@@ -120,6 +120,8 @@ int qp_chart_workload(const struct qp_bench_report *r, size_t idx, struct qp_cha
 	}
 	double x100 = qp_svg_x(&s, 100, max);
 	qp_svg_line(&s, x100, QP_SVG_TOP, x100, bottom, "#222222", 1);
-	qp_svg_legend(&s, QP_SVG_PLOT_X, bottom + 44, targets, nt);
-	return qp_svg_end(&s, out, slug, title, err);
+	qp_svg_legend(&s, QP_SVG_PLOT_X, bottom + 56, targets, nt);
+	return qp_svg_end(&s, out, slug, title,
+			  "Each bar is a target's result as a percentage of the host's; the line "
+			  "marks 100% (as fast as the host).", err);
 }

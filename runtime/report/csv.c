@@ -1,5 +1,6 @@
 /* runtime/report/csv.c — one CSV row per result, with a header line.
- * Numbers are written exactly (shortest round-trip form); a result without
+ * Statistics are rounded as in the tables (at most two decimals,
+ * qp_report_round; the JSON result keeps every digit); a result without
  * samples has empty statistics. */
 #include "report/report.h"
 
@@ -25,7 +26,7 @@ static int result_row(FILE *out, const char *path, const struct qp_bench_report 
 	for (size_t k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
 		fputc(',', out);
 		if (res->n) {
-			qp_bench_num_str(vals[k], num);
+			qp_report_round(vals[k], num);
 			fputs(num, out);
 		}
 	}

@@ -1,6 +1,8 @@
 /* runtime/report/html.c — one self-contained HTML page: per result file
  * its description, tables and charts (inline SVG).  Inline CSS only: no
  * scripts, no fonts, nothing fetched from anywhere. */
+#include <string.h>
+
 #include "report/report.h"
 
 static const char style[] =
@@ -11,7 +13,7 @@ static const char style[] =
 	"th{background:#f0f0f0}table.about th{text-align:right}"
 	"figure{margin:1em 0}figcaption{font-size:0.9em;color:#555}"
 	"pre{background:#f7f7f7;padding:0.8em;white-space:pre-wrap}"
-	"section{border-top:2px solid #4e79a7;margin-top:2em}";
+	"section{border-top:2px solid #4e79a7;margin-top:2em}p.file{color:#777;font-size:0.85em}";
 
 static void html_table(FILE *out, const struct qp_table *t)
 {
@@ -71,27 +73,71 @@ static int tables(FILE *out, const struct qp_bench_report *r, qp_error **err)
 	return 0;
 }
 
+/* A heading people read: what was measured, on which pods; the file it
+ * came from goes under it. */
+static void heading(FILE *out, const struct qp_bench_report *r)
+{
+	static const struct {
+		const char *scenario, *name;
+	} names[] = { { "start", "Start latency" }, { "replace", "Replace" }, { "memory", "Memory" },
+		      { "density", "Density" }, { "workload", "Workloads" } };
+	const char *name = r->scenario;
+	char line[256];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i].scenario, r->scenario))
+			name = names[i].name;
+	if (!strcmp(r->mode, "both"))
+		snprintf(line, sizeof(line), "%s: container and VM pods (%s)", name, r->accel);
+	else if (!strcmp(r->mode, "vm"))
+		snprintf(line, sizeof(line), "%s: VM pods (%s)", name, r->accel);
+	else
+		snprintf(line, sizeof(line), "%s: %s pods", name, r->mode);
+	qp_put_xml(out, line);
+	if (r->has_count) {
+		snprintf(line, sizeof(line), ", %lld started", r->count);
+		qp_put_xml(out, line);
+	}
+}
+
+static void figures(FILE *out, const struct qp_charts *charts)
+{
+	if (charts->n)
+		fputs("<h3>Charts</h3>\n", out);
+	for (size_t i = 0; i < charts->n; i++) {
+		fputs("<figure>\n", out);
+		fputs(charts->v[i].svg, out); /* built by us, its text already escaped */
+		fputs("<figcaption>", out);
+		qp_put_xml(out, charts->v[i].caption);
+		fputs("</figcaption>\n</figure>\n", out);
+	}
+}
+
 static int section(FILE *out, const struct qp_bench_report *r, size_t idx, const char *path,
 		   qp_error **err)
 {
 	struct qp_charts charts = { 0 };
+	/* a density section opens with its curve (start latency and
+	 * MemAvailable against the pod count); the others with their tables */
+	bool charts_first = !strcmp(r->scenario, "density");
 
 	fputs("<section>\n<h2>", out);
+	heading(out, r);
+	fputs("</h2>\n<p class=\"file\">from ", out);
 	qp_put_xml(out, path);
-	fputs("</h2>\n", out);
-	if (tables(out, r, err) < 0 || qp_report_charts_one(r, idx, &charts, err) < 0) {
+	fputs("</p>\n", out);
+	if (qp_report_charts_one(r, idx, &charts, err) < 0) {
 		qp_charts_free(&charts);
 		return -1;
 	}
-	if (charts.n)
-		fputs("<h3>Charts</h3>\n", out);
-	for (size_t i = 0; i < charts.n; i++) {
-		fputs("<figure>\n", out);
-		fputs(charts.v[i].svg, out); /* built by us, its text already escaped */
-		fputs("<figcaption>", out);
-		qp_put_xml(out, charts.v[i].title);
-		fputs("</figcaption>\n</figure>\n", out);
+	if (charts_first)
+		figures(out, &charts);
+	if (tables(out, r, err) < 0) {
+		qp_charts_free(&charts);
+		return -1;
 	}
+	if (!charts_first)
+		figures(out, &charts);
 	qp_charts_free(&charts);
 	if (r->definitions) {
 		fputs("<h3>Measurement definitions</h3>\n<pre>", out);

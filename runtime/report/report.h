@@ -1,4 +1,4 @@
-/* runtime/report/report.h — rendering result files (bench/result.h) for
+/* runtime/report/report.h — rendering result files (result/result.h) for
  * people: terminal tables, markdown, CSV, SVG charts and a self-contained
  * HTML page.  `qpod report` (cli/cmd_report.c) is the user.
  *
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "bench/result.h"
+#include "result/result.h"
 #include "util/error.h"
 
 /* The reports to render, and the file each came from (for headings). */
@@ -43,6 +43,9 @@ void qp_table_free(struct qp_table *t);
 /* The distinct phase names of r in first-seen order (pointers into r). */
 int qp_report_phase_names(const struct qp_bench_report *r, const char ***names, size_t *n,
 			  qp_error **err);
+/* v with at most two decimals and no trailing zeros ("23349.82", "2",
+ * "0.0012" for tiny values) into buf: params and CSV */
+void qp_report_round(double v, char buf[32]);
 /* "12.34" (or "-" for no value) into buf */
 void qp_report_fmt(double v, bool have, char buf[32]);
 
@@ -66,19 +69,27 @@ int qp_report_html(const struct qp_report_set *set, FILE *out, qp_error **err);
 struct qp_chart {
 	char *slug;  /* file name stem: "1-start_ms", "1-phases", ... ([a-z0-9_-] only) */
 	char *title;
+	char *caption; /* how to read the chart (the HTML figcaption) */
 	char *svg;   /* a complete <svg> element, without an XML declaration */
 };
 struct qp_charts {
 	struct qp_chart *v;
 	size_t n;
 };
-/* Every chart of every report in set: (a) per metric, median bars with
- * min-max whiskers; (b) stacked per-phase averages; (c) density: per-pod
- * series; (d) workload: % of host per test and target. */
+/* Every chart of every report in set, only those that show something:
+ * (a) per metric with two results or more, median bars with min-max
+ * whiskers; (b) stacked per-phase averages; (c) density: per-pod curves,
+ * start latency and host MemAvailable first (with Hyper's published points
+ * as a reference where the scenario matches), then the other metrics whose
+ * samples vary (a constant or a single value is in the tables, not drawn);
+ * (d) workload: % of host per test and target. */
 int qp_report_charts(const struct qp_report_set *set, struct qp_charts *out, qp_error **err);
 /* The charts of report number idx (1-based in slugs) of set. */
 int qp_report_charts_one(const struct qp_bench_report *r, size_t idx, struct qp_charts *out,
 			 qp_error **err);
 void qp_charts_free(struct qp_charts *c);
+
+/* The seeds' layout of a `bench workload` report (workload_table.c). */
+void qp_workload_table(const struct qp_bench_report *r, bool markdown, FILE *f);
 
 #endif

@@ -37,7 +37,7 @@ int qp_svg_begin(struct qp_svg *s, double w, double h, const char *title, qp_err
 }
 
 int qp_svg_end(struct qp_svg *s, struct qp_charts *out, const char *slug, const char *title,
-	       qp_error **err)
+	       const char *caption, qp_error **err)
 {
 	struct qp_chart *v;
 	int bad;
@@ -56,9 +56,10 @@ int qp_svg_end(struct qp_svg *s, struct qp_charts *out, const char *slug, const 
 	v = &out->v[out->n];
 	v->slug = strdup(slug);
 	v->title = strdup(title);
+	v->caption = strdup(caption);
 	v->svg = steal_ptr(&svg);
 	out->n++; /* counted first, so qp_charts_free() releases a half-made entry */
-	if (!v->slug || !v->title)
+	if (!v->slug || !v->title || !v->caption)
 		return qp_fail(err, ENOMEM, "chart");
 	return 0;
 }
@@ -166,7 +167,9 @@ void qp_svg_xaxis(struct qp_svg *s, double max, double y0, double y1, const char
 		snprintf(label, sizeof(label), "%g", v);
 		qp_svg_text(s, x, y1 + 16, "middle", 11, label);
 	}
-	qp_svg_text(s, qp_svg_x(s, max, max) + 12, y1 + 16, "start", 11, unit);
+	/* the unit is the axis' title, centred under the tick labels (after
+	 * the last tick it read as part of it: "1000ms") */
+	qp_svg_text(s, qp_svg_x(s, max / 2, max), y1 + QP_SVG_AXIS_TITLE_DY, "middle", 11, unit);
 }
 
 char *qp_svg_slug(size_t idx, const char *suffix)

@@ -23,11 +23,13 @@ struct qp_svg {
 #define QP_SVG_PLOT_X 230.0
 #define QP_SVG_PLOT_RIGHT 110.0 /* room for the value after the longest bar */
 #define QP_SVG_TOP 44.0
+#define QP_SVG_AXIS_TITLE_DY 32.0 /* the x axis' unit, under its tick labels */
 
 int qp_svg_begin(struct qp_svg *s, double w, double h, const char *title, qp_error **err);
-/* Close the document and append it to out as chart (slug, title). */
+/* Close the document and append it to out as chart (slug, title, caption:
+ * how to read it, never the title again). */
 int qp_svg_end(struct qp_svg *s, struct qp_charts *out, const char *slug, const char *title,
-	       qp_error **err);
+	       const char *caption, qp_error **err);
 /* Drop an unfinished chart; returns -1. */
 int qp_svg_abort(struct qp_svg *s);
 void qp_svg_rect(struct qp_svg *s, double x, double y, double w, double h, const char *fill,
@@ -40,7 +42,8 @@ void qp_svg_text(struct qp_svg *s, double x, double y, const char *anchor, doubl
 /* A legend row of colour squares and labels at y, from x. */
 void qp_svg_legend(struct qp_svg *s, double x, double y, const char *const *labels, size_t n);
 /* Axis along x from the plot's left edge: 0..max with grid lines from y0 to
- * y1, tick labels under y1, and the unit after the last tick. */
+ * y1, tick labels under y1, and the unit centred under them
+ * (y1 + QP_SVG_AXIS_TITLE_DY). */
 void qp_svg_xaxis(struct qp_svg *s, double max, double y0, double y1, const char *unit);
 /* x of value v on that axis */
 double qp_svg_x(const struct qp_svg *s, double v, double max);

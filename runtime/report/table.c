@@ -8,6 +8,25 @@
 #include "report/report.h"
 #include "util/cleanup.h"
 
+void qp_report_round(double v, char buf[32])
+{
+	double a = v < 0 ? -v : v;
+
+	if (a != 0 && a < 0.01)
+		snprintf(buf, 32, "%.2g", v); /* tiny: two significant digits */
+	else {
+		snprintf(buf, 32, "%.2f", v);
+		char *dot = strchr(buf, '.');
+		if (dot) { /* 23349.80 -> 23349.8, 2.00 -> 2 */
+			char *end = buf + strlen(buf) - 1;
+			while (end > dot && *end == '0')
+				*end-- = '\0';
+			if (end == dot)
+				*end = '\0';
+		}
+	}
+}
+
 void qp_report_fmt(double v, bool have, char buf[32])
 {
 	if (have)
@@ -82,13 +101,15 @@ int qp_report_about_table(const struct qp_bench_report *r, struct qp_table *t, q
 	    put(t, row, 0, "host", err) < 0 ||
 	    putf(t, row++, 1, err, "%s, %ld cores, %ld MB, kernel %s", h->cpu ? h->cpu : "unknown CPU",
 		 h->cores, h->mem_mb, h->kernel ? h->kernel : "unknown") < 0 ||
-	    put(t, row, 0, "qemu", err) < 0 || put(t, row++, 1, h->qemu ? h->qemu : "none", err) < 0 ||
+	    /* container pods run no QEMU: its version says nothing about them */
+	    (strcmp(r->mode, "container") &&
+	     (put(t, row, 0, "qemu", err) < 0 || put(t, row++, 1, h->qemu ? h->qemu : "none", err) < 0)) ||
 	    put(t, row, 0, "qpod", err) < 0 || put(t, row++, 1, r->version, err) < 0)
 		goto fail;
 	for (size_t i = 0; i < r->n_params; i++, row++) {
 		const struct qp_bench_param *p = &r->params[i];
 		char num[32];
-		qp_bench_num_str(p->num, num);
+		qp_report_round(p->num, num);
 		if (putf(t, row, 0, err, "param %s", p->key) < 0 ||
 		    put(t, row, 1, p->type == QP_BENCH_PARAM_NUM ? num : p->str, err) < 0)
 			goto fail;

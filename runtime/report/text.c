@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench.h"
 #include "report/report.h"
 #include "util/cleanup.h"
 

@@ -67,6 +67,15 @@ void qp_json_kdouble(yajl_gen g, const char *key, double v)
 	yajl_gen_double(g, v);
 }
 
+void qp_json_kms(yajl_gen g, const char *key, double ms)
+{
+	char num[64];
+	int n = snprintf(num, sizeof(num), "%.3f", ms);
+
+	qp_json_key(g, key);
+	yajl_gen_number(g, num, (size_t)n);
+}
+
 int qp_json_gen_finish(yajl_gen g, char **out, size_t *len, qp_error **err)
 {
 	const unsigned char *buf;

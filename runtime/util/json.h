@@ -1,5 +1,5 @@
 /* runtime/util/json.h — small helpers over yajl for qpod's own JSON (state,
- * reports, list output). Config parsing (spec_parse.c) uses yajl_tree too. */
+ * reports, list output). Config parsing (spec/parse.c) uses yajl_tree too. */
 #ifndef QPOD_JSON_H
 #define QPOD_JSON_H
 
@@ -21,6 +21,8 @@ void qp_json_u64(yajl_gen g, uint64_t v);
 void qp_json_ku64(yajl_gen g, const char *key, uint64_t v);
 void qp_json_kbool(yajl_gen g, const char *key, bool v);
 void qp_json_kdouble(yajl_gen g, const char *key, double v);
+/* a duration in ms to the microsecond ("11.202", not 11.201999999999999957) */
+void qp_json_kms(yajl_gen g, const char *key, double ms);
 void qp_json_key(yajl_gen g, const char *key);
 /* Take the generated text (malloc'd, NUL-terminated) and free the generator. */
 int qp_json_gen_finish(yajl_gen g, char **out, size_t *len, qp_error **err);

@@ -22,10 +22,11 @@
 #include "hooks.h"
 #include "net/net.h"
 #include "pod.h"
-#include "spec_resources.h"
+#include "spec/resources.h"
 #include "util/cleanup.h"
 #include "util/log.h"
 #include "util/report.h"
+#include "util/strv.h"
 #include "vm/timeline.h"
 #include "vm/vm.h"
 
@@ -506,6 +507,35 @@ static int vm_update(struct pod *pod, const struct qp_resources *res, qp_error *
 			    changed, pod->id);
 }
 
+static int vm_accel(enum qp_accel want, const char **name, qp_error **err)
+{
+	bool kvm;
+
+	if (vm_pick_accel(want, &kvm, err) < 0)
+		return -1;
+	*name = kvm ? "kvm" : "tcg";
+	return 0;
+}
+
+#define REPLACE_TIMEOUT_MS 60000
+
+/* warm replace: the monitor swaps the workload inside the running VM */
+static int vm_replace(struct pod *pod, char **cmd, qp_error **err)
+{
+	struct qp_msg req = { .type = QP_MSG_CTL_REPLACE };
+	_cleanup_free_ char *text = NULL;
+
+	if (pod_status(pod) != QP_STATUS_RUNNING)
+		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is not running", pod->id);
+	req.u.replace.argv = (const char *const *)cmd;
+	req.u.replace.argc = cmd ? (uint32_t)qp_strv_len(cmd) : 0;
+	if (vm_ctl_call(pod->dirfd, &req, NULL, &text, REPLACE_TIMEOUT_MS, err) < 0)
+		return -1;
+	/* the monitor's timings, a JSON object: add id and mode */
+	printf("{\"id\":\"%s\",\"mode\":\"warm\",%s\n", pod->id, text[0] == '{' ? text + 1 : "}");
+	return 0;
+}
+
 const struct pod_driver qp_vm_driver = {
 	.name = "vm",
 	.create = vm_create,
@@ -521,4 +551,7 @@ const struct pod_driver qp_vm_driver = {
 	.resume = vm_resume,
 	.update = vm_update,
 	.stats = vm_stats,
+	.mem = vm_pod_mem,
+	.accel = vm_accel,
+	.replace = vm_replace,
 };

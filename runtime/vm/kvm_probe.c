@@ -27,6 +27,7 @@
 #include "util/cleanup.h"
 #include "util/log.h"
 #include "util/clock.h"
+#include "util/paths.h"
 #include "vm/vm.h"
 
 #define PROBE_TIMEOUT_MS 8000
@@ -60,11 +61,6 @@ static int probe_key(const char *kernel, char *key, size_t size)
 	return 0;
 }
 
-static const char *cache_dir(void)
-{
-	const char *c = getenv("QPOD_CACHE");
-	return c && *c == '/' ? c : "/var/cache/qpod";
-}
 
 /* 1 usable, 0 not (why filled), -1 no cached answer for key. */
 static int cached(const char *key, char *why, size_t size)
@@ -72,7 +68,7 @@ static int cached(const char *key, char *why, size_t size)
 	char path[4096], buf[1024];
 	_cleanup_fclose_ FILE *f = NULL;
 
-	snprintf(path, sizeof(path), "%s/" PROBE_FILE, cache_dir());
+	snprintf(path, sizeof(path), "%s/" PROBE_FILE, qp_cache_dir());
 	if (!(f = fopen(path, "re")) || !fgets(buf, sizeof(buf), f))
 		return -1;
 	buf[strcspn(buf, "\n")] = '\0';
@@ -92,7 +88,7 @@ static void remember(const char *key, bool ok, const char *why)
 	char path[4096], tmp[4200];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/" PROBE_FILE, cache_dir());
+	snprintf(path, sizeof(path), "%s/" PROBE_FILE, qp_cache_dir());
 	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)

@@ -1,5 +1,6 @@
-/* runtime/vm/qemu.c — finding the guest kernel and init, choosing the
- * accelerator, and starting QEMU for a microVM pod. */
+/* runtime/vm/qemu.c — finding the guest kernel, init, firmware and kernel
+ * command line, choosing the accelerator, and reading QEMU's log (QEMU's
+ * command line and start: qemu_cmd.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,15 +15,13 @@
 #include "guest-init/protocol.h"
 #include "util/cleanup.h"
 #include "util/log.h"
+#include "util/paths.h"
 #include "vm/vm.h"
 
-#define KERNEL_CACHE "/var/cache/qpod/kernel/current/vmlinux"
-#define GUEST_INIT_SYSTEM "/usr/lib/qpod/qpod-init"
 #define FIRMWARE_QBOOT "/usr/share/qemu/qboot.rom"
 #define FIRMWARE_SEABIOS "/usr/share/qemu/bios-microvm.bin"
 /* kernel-config/cmdline.txt, joined; used when that file is not found */
 #define CMDLINE_DEFAULT "console=ttyS0 quiet reboot=t panic=-1 no_timer_check tsc=reliable 8250.nr_uarts=1"
-#define CMDLINE_MAX 2048
 
 static bool is_file(const char *p)
 {
@@ -30,27 +29,25 @@ static bool is_file(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static char *exe_dir_file(const char *rel)
-{
-	const char *dir = getenv("QPOD_EXE_DIR");
-	char *p = NULL;
-
-	if (!dir || *dir != '/' || asprintf(&p, "%s/%s", dir, rel) < 0)
-		return NULL;
-	return p;
-}
-
 char *vm_find_kernel(qp_error **err)
 {
 	const char *env = getenv("QPOD_KERNEL");
-	const char *p = env && *env ? env : KERNEL_CACHE;
+	_cleanup_free_ char *cache = NULL;
+	char *p;
 
-	if (!is_file(p))
-		return qp_error_set(err, QP_E_NOTFOUND, 0,
-				    "guest kernel \"%s\" not found (build it with kernel-config/build.sh "
-				    "or set QPOD_KERNEL)", p),
-		       NULL;
-	return strdup(p);
+	if (env && *env) {
+		if (!is_file(env))
+			return qp_error_set(err, QP_E_NOTFOUND, 0, "guest kernel \"%s\" not found (QPOD_KERNEL)", env), NULL;
+		return strdup(env);
+	}
+	if (asprintf(&cache, "%s/kernel/current/vmlinux", qp_cache_dir()) < 0)
+		return qp_fail(err, ENOMEM, "guest kernel"), NULL;
+	if ((p = qp_find_shipped(NULL, "vmlinux", cache)))
+		return p;
+	qp_error_set(err, QP_E_NOTFOUND, 0,
+		     "guest kernel not found (looked in PREFIX/lib/qpod beside the binary, %s and "
+		     QP_LIBDIR_SYSTEM "; build it with make kernel, or set QPOD_KERNEL)", cache);
+	return NULL;
 }
 
 char *vm_find_guest_init(qp_error **err)
@@ -64,14 +61,11 @@ char *vm_find_guest_init(qp_error **err)
 			       NULL;
 		return strdup(env);
 	}
-	p = exe_dir_file("guest-init/qpod-init");
-	if (p && is_file(p))
+	if ((p = qp_find_shipped("guest-init/qpod-init", "qpod-init", NULL)))
 		return p;
-	free(p);
-	if (is_file(GUEST_INIT_SYSTEM))
-		return strdup(GUEST_INIT_SYSTEM);
 	qp_error_set(err, QP_E_NOTFOUND, 0,
-		     "guest init qpod-init not found (set QPOD_GUEST_INIT or install " GUEST_INIT_SYSTEM ")");
+		     "guest init qpod-init not found (looked in the build tree and PREFIX/lib/qpod "
+		     "beside the binary, and " QP_LIBDIR_SYSTEM "; set QPOD_GUEST_INIT)");
 	return NULL;
 }
 
@@ -101,15 +95,13 @@ static bool kvm_opens(void)
 	return true;
 }
 
-int vm_pick_accel(const char *want, bool *kvm, qp_error **err)
+int vm_pick_accel(enum qp_accel want, bool *kvm, qp_error **err)
 {
-	if (!want || !*want || !strcmp(want, "auto")) {
+	if (want == QP_ACCEL_AUTO) {
 		/* QPOD_ACCEL=tcg|kvm overrides the probe (a /dev/kvm that opens
 		 * can still be unusable, e.g. under broken nested virtualisation) */
 		const char *force = getenv("QPOD_ACCEL");
-		if (force && (!strcmp(force, "tcg") || !strcmp(force, "kvm")))
-			want = force;
-		else {
+		if (!force || qp_accel_parse(force, &want) < 0 || want == QP_ACCEL_AUTO) {
 			char why[512];
 			*kvm = vm_kvm_usable(why, sizeof(why));
 			if (!*kvm)
@@ -117,24 +109,23 @@ int vm_pick_accel(const char *want, bool *kvm, qp_error **err)
 			return 0;
 		}
 	}
-	if (!strcmp(want, "tcg")) {
+	if (want == QP_ACCEL_TCG) {
 		*kvm = false;
 		return 0;
 	}
-	if (strcmp(want, "kvm"))
-		return qp_error_set(err, QP_E_INVALID, 0, "accel \"%s\": give kvm, tcg or auto", want);
 	if (!kvm_opens())
 		return qp_fail(err, errno, "accel kvm: open /dev/kvm");
 	*kvm = true;
 	return 0;
 }
 
-/* cmdline.txt next to the build (or $QPOD_KERNEL_CMDLINE): '#' lines and blank
- * lines dropped, the rest joined with spaces.  The built-in copy otherwise. */
-static void read_cmdline(char *out, size_t size)
+/* see vm.h; the file is kernel-config/ beside the build, or installed
+ * beside the kernel (util/paths.h) */
+void vm_read_cmdline(char *out, size_t size)
 {
 	const char *env = getenv("QPOD_KERNEL_CMDLINE");
-	_cleanup_free_ char *p = env && *env ? strdup(env) : exe_dir_file("../kernel-config/cmdline.txt");
+	_cleanup_free_ char *p = env && *env ? strdup(env)
+					     : qp_find_shipped("../kernel-config/cmdline.txt", "cmdline.txt", NULL);
 	_cleanup_fclose_ FILE *f = p ? fopen(p, "re") : NULL;
 	char line[256];
 	size_t len = 0;
@@ -157,131 +148,6 @@ static void read_cmdline(char *out, size_t size)
 	}
 	if (!len)
 		snprintf(out, size, "%s", CMDLINE_DEFAULT);
-}
-
-/* A QEMU option value: ',' must be doubled, and we refuse newlines. */
-static char *qemu_escape(const char *s)
-{
-	size_t n = strlen(s), extra = 0;
-	char *out, *q;
-
-	for (size_t i = 0; i < n; i++)
-		extra += s[i] == ',';
-	if (!(out = malloc(n + extra + 1)))
-		return NULL;
-	for (q = out; *s; s++) {
-		*q++ = *s;
-		if (*s == ',')
-			*q++ = ',';
-	}
-	*q = '\0';
-	return out;
-}
-
-pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
-{
-	char mem[32], smp[16], cmdline[CMDLINE_MAX + 32], chardev[64], fsdev[PATH_MAX * 2 + 64];
-	char netdev[64], nic[96];
-	_cleanup_free_ char *initrd = NULL, *rootfs = NULL;
-	_cleanup_close_ int devnull = -1, logfd = -1;
-	pid_t pid;
-
-	if (asprintf(&initrd, "%s/%s", o->statedir, QP_VM_INITRD) < 0 ||
-	    !(rootfs = qemu_escape(o->rootfs)))
-		return qp_fail(err, ENOMEM, "qemu arguments");
-	/* the share is as writable as the spec's root (root.readonly), as a
-	 * container's rootfs is */
-	if ((size_t)snprintf(fsdev, sizeof(fsdev), "local,id=r,path=%s,security_model=none%s", rootfs,
-			     o->rootfs_ro ? ",readonly=on" : "") >= sizeof(fsdev))
-		return qp_error_set(err, QP_E_INVALID, 0, "rootfs path too long");
-	snprintf(mem, sizeof(mem), "%lluM", o->mem_mib);
-	snprintf(smp, sizeof(smp), "%d", o->vcpus);
-	/* the channel socket path is relative to QEMU's cwd, the state dir:
-	 * sun_path holds only 108 bytes */
-	snprintf(chardev, sizeof(chardev), "socket,id=c0,path=%s,server=on,wait=off", QP_VM_CHAN_SOCK);
-	read_cmdline(cmdline, CMDLINE_MAX);
-	if (!o->kvm && o->vcpus == 1)
-		strcat(cmdline, " nolapic_timer");
-
-	/* the tap fd keeps its number in QEMU (it is not close-on-exec there) */
-	snprintf(netdev, sizeof(netdev), "tap,id=n0,fd=%d,vhost=off", o->tap_fd);
-	if (o->tap_fd >= 0)
-		snprintf(nic, sizeof(nic), "virtio-net-device,netdev=n0,mac=%02x:%02x:%02x:%02x:%02x:%02x",
-			 o->mac[0], o->mac[1], o->mac[2], o->mac[3], o->mac[4], o->mac[5]);
-
-	/* tb-size: TCG's translation cache defaults to 1 GiB of host memory
-	 * (reserved, partly touched); 32 MiB holds a small guest's hot code */
-	const char *argv[44 + 4 * QP_PROTO_MAX_MOUNTS] = {
-		QEMU_BIN, "-M", "microvm,acpi=off", "-nodefaults", "-no-user-config", "-nographic",
-		"-no-reboot", "-accel", o->kvm ? "kvm" : "tcg,tb-size=32", "-m", mem, "-smp", smp,
-		"-bios", o->firmware, "-kernel", o->kernel, "-initrd", initrd, "-append", cmdline,
-		"-device", "virtio-serial-device,max_ports=2", "-chardev", chardev,
-		"-device", "virtserialport,chardev=c0,name=" QP_PROTO_PORT_NAME,
-		"-fsdev", fsdev, "-device", "virtio-9p-device,fsdev=r,mount_tag=rootfs",
-		/* QMP for pause/resume, relative to the state dir like the channel */
-		"-qmp", "unix:" QP_VM_QMP_SOCK ",server=on,wait=off",
-	};
-	size_t argc = 0;
-	while (argv[argc])
-		argc++;
-	if (o->kvm) {
-		argv[argc++] = "-cpu";
-		argv[argc++] = "host";
-	}
-	/* the spec's binds: one more 9p share each (mounts.c) */
-	char share_fsdev[QP_PROTO_MAX_MOUNTS][4200], share_dev[QP_PROTO_MAX_MOUNTS][96];
-	for (size_t i = 0; i < o->nshares && i < QP_PROTO_MAX_MOUNTS; i++) {
-		_cleanup_free_ char *p = qemu_escape(o->shares[i].path);
-		if (!p)
-			return qp_fail(err, ENOMEM, "qemu arguments");
-		if ((size_t)snprintf(share_fsdev[i], sizeof(share_fsdev[i]),
-				     "local,id=f%zu,path=%s,security_model=none%s", i, p,
-				     o->shares[i].ro ? ",readonly=on" : "") >= sizeof(share_fsdev[i]))
-			return qp_error_set(err, QP_E_INVALID, 0, "mount source path too long");
-		snprintf(share_dev[i], sizeof(share_dev[i]), "virtio-9p-device,fsdev=f%zu,mount_tag=%s", i,
-			 o->shares[i].tag);
-		argv[argc++] = "-fsdev";
-		argv[argc++] = share_fsdev[i];
-		argv[argc++] = "-device";
-		argv[argc++] = share_dev[i];
-	}
-	if (o->tap_fd >= 0) {
-		argv[argc++] = "-netdev";
-		argv[argc++] = netdev;
-		argv[argc++] = "-device";
-		argv[argc++] = nic;
-	}
-	argv[argc] = NULL;
-
-	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	logfd = openat(o->dirfd, QP_VM_QEMU_LOG, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
-		       0600);
-	if (devnull < 0 || logfd < 0)
-		return qp_fail(err, errno, "open %s", devnull < 0 ? "/dev/null" : QP_VM_QEMU_LOG);
-	pid_t parent = getpid();
-	pid = fork();
-	if (pid < 0)
-		return qp_fail(err, errno, "fork qemu");
-	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		/* QEMU dies with its monitor: no VM without someone holding it */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-			_exit(127);
-		setsid();
-		if (fchdir(o->dirfd) < 0 || dup2(devnull, 0) < 0 || dup2(logfd, 1) < 0 ||
-		    dup2(logfd, 2) < 0)
-			_exit(127);
-		if (o->tap_fd >= 0 && fcntl(o->tap_fd, F_SETFD, 0) < 0)
-			_exit(127);
-		/* QPOD_QEMU: another binary (tests put a fake VMM here) */
-		const char *bin = getenv("QPOD_QEMU");
-		execvp(bin && *bin ? bin : QEMU_BIN, (char **)argv);
-		dprintf(2, "qpod: exec %s: %s\n", bin && *bin ? bin : QEMU_BIN, strerror(errno));
-		_exit(127);
-	}
-	return pid;
 }
 
 void vm_qemu_log_tail(int dirfd, char *buf, size_t size)

@@ -63,3 +63,28 @@ int vm_stats(struct pod *pod, struct qp_stats *st, qp_error **err)
 	st->cache = m.u.meminfo.cached_kb * 1024;
 	return 0;
 }
+
+/* the driver's mem op: the guest's meminfo and the VMM's own figures */
+int vm_pod_mem(struct pod *pod, struct qp_pod_mem *out, qp_error **err)
+{
+	struct qp_msg req = { .type = QP_MSG_MEMINFO_REQ }, m;
+	pid_t pid = pod->state->vmm_pid;
+	char path[64];
+
+	out->vm = true;
+	if (vm_ctl_call(pod->dirfd, &req, &m, NULL, 10000, err) < 0)
+		return -1;
+	out->guest_total = (long long)m.u.meminfo.total_kb;
+	out->guest_free = (long long)m.u.meminfo.free_kb;
+	out->guest_available = (long long)m.u.meminfo.available_kb;
+	out->guest_buffers = (long long)m.u.meminfo.buffers_kb;
+	out->guest_cached = (long long)m.u.meminfo.cached_kb;
+	out->guest_used = out->guest_total - out->guest_free - out->guest_buffers - out->guest_cached;
+	out->vmm_pid = pid;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	out->vmm_rss = qp_proc_kb(path, "VmRSS");
+	out->vmm_vsz = qp_proc_kb(path, "VmSize");
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	out->vmm_pss = qp_proc_kb(path, "Pss");
+	return 0;
+}

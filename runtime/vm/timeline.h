@@ -7,12 +7,8 @@
 
 #include <stdint.h>
 
-#include "util/clock.h"
 #include "util/error.h"
-
-
-/* When this qpod process began handling its command (set by main()). */
-extern long long qp_request_ns;
+#include "util/timeline.h"
 
 struct vm_timeline {
 	/* host, CLOCK_MONOTONIC ns; 0 = not reached */
@@ -26,12 +22,8 @@ struct vm_timeline {
  * starts: with the system qboot.rom the earliest point visible), kernel,
  * init (init start to HELLO), workload (RUN to the workload exec'd), and
  * start_total (request to exec'd). */
-struct vm_phase {
-	const char *name;
-	double ms;
-};
 #define VM_MAX_PHASES 8
-int vm_tl_phases(const struct vm_timeline *t, struct vm_phase out[VM_MAX_PHASES]);
+int vm_tl_phases(const struct vm_timeline *t, struct qp_phase out[VM_MAX_PHASES]);
 
 /* Write timeline.json (atomic); errors are ignored (it is a report). */
 void vm_tl_save(int dirfd, const struct vm_timeline *t);

@@ -2,6 +2,8 @@
  *   initrd.c   the initramfs writer
  *   qemu.c     kernel/init/firmware lookup, accelerator choice, QEMU spawn
  *   monitor.c  the pod's monitor: owns QEMU, the guest channel and ctl.sock
+ *              (split by job: mon_boot.c, mon_ctl.c, mon_guest.c,
+ *              mon_replace.c; their seams in monitor.h)
  *   qmp.c      the monitor's QMP client (pause, resume)
  *   stats.c    the pod's usage for `qpod events`
  *   ctl.c      the client side of ctl.sock (start, kill, exec... from any qpod)
@@ -65,21 +67,24 @@ struct vm_initrd_tree {
 int vm_write_initrd_trees(int dirfd, const char *name, const char *init_path,
 			  const struct vm_initrd_tree *trees, size_t ntrees, qp_error **err);
 
-/* Where the guest kernel and guest init are: $QPOD_KERNEL or the kernel cache;
- * $QPOD_GUEST_INIT, $QPOD_EXE_DIR/guest-init/qpod-init or /usr/lib/qpod/qpod-init.
+/* Where the guest kernel and guest init are: $QPOD_KERNEL, else
+ * util/paths.h's order (installed vmlinux, the kernel cache
+ * $QPOD_CACHE/kernel/current/vmlinux, /usr/lib/qpod/vmlinux);
+ * $QPOD_GUEST_INIT, else the build tree's guest-init/qpod-init, the
+ * installed qpod-init, /usr/lib/qpod/qpod-init.
  * Return a malloc'ed path of a file that exists, or NULL with an error. */
 char *vm_find_kernel(qp_error **err);
 char *vm_find_guest_init(qp_error **err);
 
-/* Firmware: "qboot" (default: Debian's qboot.rom), "seabios" (QEMU's
- * microvm SeaBIOS build) or an absolute path.  Returns a malloc'ed path of a
+/* Firmware: "qboot" (default, NULL too: Debian's qboot.rom), "seabios"
+ * (QEMU's microvm SeaBIOS build) or an absolute path.  Returns a malloc'ed path of a
  * file that exists, or NULL with an error. */
 char *vm_find_firmware(const char *name, qp_error **err);
 
-/* Accelerator for `want` = "auto" (or NULL), "kvm" or "tcg": auto picks KVM
- * when a probe boot under KVM works (kvm_probe.c; $QPOD_ACCEL overrides
- * auto).  kvm without a /dev/kvm that opens is an error. */
-int vm_pick_accel(const char *want, bool *kvm, qp_error **err);
+/* Accelerator for `want`: auto picks KVM when a probe boot under KVM works
+ * (kvm_probe.c; $QPOD_ACCEL=kvm|tcg overrides auto).  kvm without a
+ * /dev/kvm that opens is an error. */
+int vm_pick_accel(enum qp_accel want, bool *kvm, qp_error **err);
 /* Whether KVM really runs a guest here (cached probe boot); why says why not. */
 bool vm_kvm_usable(char *why, size_t size);
 
@@ -110,11 +115,32 @@ void vm_mounts_free(struct vm_mounts *p);
 /* Remove the staged copies (mntN/) from the state dir. */
 void vm_mounts_unstage(int statefd);
 
+/* The guest kernel's command line: kernel-config/cmdline.txt next to the
+ * build (or $QPOD_KERNEL_CMDLINE), '#' and blank lines dropped, the rest
+ * joined with spaces; a built-in copy otherwise. */
+#define VM_CMDLINE_MAX 2048
+void vm_read_cmdline(char *out, size_t size);
+
+/* ---- qemu_cmd.c: QEMU's command line and its start ---- */
+
+/* The machine profiles: a VM pod is a microvm (virtio-mmio devices, no
+ * PCI, no ACPI); the traditional-VM baseline a pc (PCI, the default
+ * SeaBIOS).  Both get their devices from the one table in qemu_cmd.c. */
+enum vm_machine { VM_MACHINE_MICROVM = 0, VM_MACHINE_PC };
+
 struct vm_qemu_opts {
+	enum vm_machine machine;
 	const char *statedir;   /* absolute path of the pod's state dir */
 	int dirfd;              /* the same, open */
-	const char *kernel, *rootfs, *firmware;
+	const char *kernel;
+	const char *initrd;     /* a file in the state dir; NULL: QP_VM_INITRD */
+	const char *cmdline;    /* NULL: kernel-config/cmdline.txt (qpod's kernel) */
+	const char *firmware;   /* NULL: the machine's own (pc: SeaBIOS) */
+	const char *rootfs;     /* shared over 9p as "rootfs"; NULL: none */
 	bool rootfs_ro;         /* root.readonly: a read-only 9p share */
+	const char *console;    /* the serial console to this file in the
+				 * state dir; NULL: none */
+	bool qmp;               /* QMP server on QP_VM_QMP_SOCK (pause, resume) */
 	bool kvm;
 	int vcpus;
 	unsigned long long mem_mib;
@@ -124,9 +150,10 @@ struct vm_qemu_opts {
 	size_t nshares;
 };
 
-/* Fork and exec QEMU (stdin /dev/null, stdout/stderr appended to qemu.log
- * in the state dir, its own session, cwd = the state dir so the channel
- * socket path stays short, SIGKILLed if the caller dies).  Returns the pid. */
+/* Fork and exec QEMU ($QPOD_QEMU instead, for tests) with o's machine and
+ * devices (stdin /dev/null, stdout/stderr appended to qemu.log in the state
+ * dir, its own session, cwd = the state dir so the channel socket path
+ * stays short, SIGKILLed if the caller dies).  Returns the pid. */
 pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err);
 
 /* The last "error:" line of qemu.log's tail, else its last non-empty line
@@ -167,6 +194,8 @@ int vm_mon_pause(struct vm_mon *m, bool pause, qp_error **err);
 
 /* The pod's usage (the driver's stats op). */
 int vm_stats(struct pod *pod, struct qp_stats *st, qp_error **err);
+/* The pod's memory figures (the driver's mem op). */
+int vm_pod_mem(struct pod *pod, struct qp_pod_mem *out, qp_error **err);
 
 /* ---- qmp.c ---- */
 

@@ -61,6 +61,35 @@ create_fails() {
 	done
 }
 
+# qpod's own options are typed in one place: a bad value or an unknown
+# qpod.* key is refused at create, before any VM or namespace exists
+@test "bad qpod.* annotations are refused at create, naming the annotation" {
+	local case_i
+	local -a filters=(
+		'.annotations["qpod.vm.accel"] = "hvf"'
+		'.annotations["qpod.mode"] = "vm" | .annotations["qpod.vm.firmware"] = "fw.bin"'
+		'.annotations["qpod.vcpus"] = "0"'
+		'.annotations["qpod.net.ip"] = "10.1.2.3"'
+		'.annotations["qpod.net"] = "bridge" | .annotations["qpod.net.subnet"] = "10.0.0.0"'
+		'.annotations["qpod.vm.acel"] = "tcg"'
+	) wants=(
+		'qpod.vm.accel must be auto, kvm or tcg'
+		'qpod.vm.firmware must be qboot, seabios or an absolute path'
+		'qpod.vcpus must be a number in 1..255'
+		'need qpod.net=bridge'
+		'qpod.net.subnet must be an IPv4 subnet'
+		'unknown qpod option "qpod.vm.acel"'
+	)
+	for case_i in "${!filters[@]}"; do
+		rm -rf "$BUNDLE"
+		make_bundle "$BUNDLE" "$(helper_args true) | ${filters[case_i]}"
+		run --separate-stderr qp create "$ID" --bundle "$BUNDLE"
+		assert_qpod_error 125
+		assert_contains "$stderr" "${wants[case_i]}" "${filters[case_i]}"
+		[ ! -e "$ROOT/$ID" ] || flunk "${filters[case_i]}: a refused create left $ROOT/$ID"
+	done
+}
+
 @test "missing process.args, empty process.args, missing root" {
 	make_bundle "$BUNDLE" 'del(.process.args)'
 	create_fails

@@ -13,7 +13,7 @@ setup() {
 	ip netns add "$NS"
 	ip -n "$NS" link set lo up
 	NS_SETUP_DONE=1
-	HOST_HELPER=$QPOD_BUILD/tools/qpod-testhelper
+	HOST_HELPER=$QPOD_BUILD/tests/helper/qpod-testhelper
 }
 
 # qpod inside the test netns (nsenter, not `ip netns exec`: that remounts

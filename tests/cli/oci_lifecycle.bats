@@ -391,7 +391,7 @@ load helpers
 	# off: the default profile refuses keyctl)
 	make_bundle "$BUNDLE" "$(helper_args keyring) | del(.linux.seccomp)"
 	local host mine kept
-	host=$("$QPOD_BUILD/tools/qpod-testhelper" keyring)
+	host=$("$QPOD_BUILD/tests/helper/qpod-testhelper" keyring)
 	mine=$(qp run "$ID" --bundle "$BUNDLE")
 	kept=$(qp run "$ID" --bundle "$BUNDLE" --no-new-keyring)
 	[ -n "$mine" ] && [ "$mine" != "$host" ] || flunk "the pod shares the host's session keyring ($host)"

@@ -1,8 +1,12 @@
 #!/usr/bin/env bats
-# tests/cli/report.bats — `qpod report`: a start-scenario and a density
-# result file rendered as table, markdown, CSV, SVG (well-formed XML, checked
-# with xmllint) and HTML (rendered to PNG by headless Chromium, as a person
-# would look at it); bad input fails with one "qpod: report: ..." line.
+# tests/cli/report.bats — `qpod report`: a start-scenario and two density
+# result files rendered as table, markdown, CSV, SVG (well-formed XML, checked
+# with xmllint) and HTML, which Debian's Chromium (tools/deps.sh) renders
+# headless twice: a PNG screenshot, as a person would look at it, and the
+# DOM after layout (--dump-dom of a copy with tests/cli/report_inspect.js
+# appended: the charts, their data marks, captions, and text boxes that
+# overlap or leave the picture, measured by the browser; no npm, no driver).
+# Bad input fails with one "qpod: report: ..." line.
 # No pods are started: these tests need neither root nor the test rootfs.
 
 load helpers
@@ -32,6 +36,41 @@ EOF
   {"name":"qpod","metric":"host_mem_available_mb","unit":"MB","n":5,"min":6800,"max":7000,"avg":6900,"median":6900,"samples":[7000,6950,6900,6850,6800]}],
  "phases":{},"partial":true,"count":5,"stop_reason":"host memory reserve reached"}
 EOF
+	# as `qpod density --mode vm` writes it: a constant guest_total_mb, one
+	# value of per_pod_host_mb, raw floats
+	cat >"$TEST_DIR/density-vm.json" <<'EOF'
+{"tool":"qpod","version":"0.1.0","scenario":"density","mode":"vm","accel":"tcg",
+ "host":{"cpu":"Test CPU","cores":2,"mem_mb":24105,"kernel":"6.1.0-test","qemu":"QEMU emulator version 7.2.22"},
+ "params":{"memory_mb":256,"max":3,"host_mem_available_before_mb":23349.81640625},
+ "results":[
+  {"name":"qpod","metric":"start_ms","unit":"ms","n":3,"min":1192.312,"max":2008.463,"avg":1684.4973333333335,"median":1852.717,"samples":[1852.717,2008.463,1192.312]},
+  {"name":"qpod","metric":"host_mem_available_mb","unit":"MB","n":3,"min":23191.2421875,"max":23311.27734375,"avg":23244.53515625,"median":23231.0859375,"samples":[23311.27734375,23231.0859375,23191.2421875]},
+  {"name":"qpod","metric":"per_pod_host_mb","unit":"MB","n":1,"min":60.294270833333336,"max":60.294270833333336,"avg":60.294270833333336,"median":60.294270833333336,"samples":[60.294270833333336]},
+  {"name":"qpod","metric":"rss_mb","unit":"MB","n":3,"min":108.484375,"max":108.67578125,"avg":108.5859375,"median":108.59765625,"samples":[108.67578125,108.484375,108.59765625]},
+  {"name":"qpod","metric":"guest_total_mb","unit":"MB","n":3,"min":242.55078125,"max":242.55078125,"avg":242.55078125,"median":242.55078125,"samples":[242.55078125,242.55078125,242.55078125]},
+  {"name":"qpod","metric":"teardown_ms","unit":"ms","n":1,"min":46.29,"max":46.29,"avg":46.29,"median":46.29,"samples":[46.29]}],
+ "phases":{},"partial":false,"count":3,"stop_reason":"max"}
+EOF
+}
+
+# inspect_html PAGE: $inspect = the JSON report_inspect.js leaves in the DOM
+# of PAGE as laid out by headless Chromium
+inspect_html() {
+	command -v chromium >/dev/null || skip "chromium missing (apt-get install chromium; tools/deps.sh installs it)"
+	{
+		cat "$1"
+		printf '<script>\n'
+		cat "$BATS_TEST_DIRNAME/report_inspect.js"
+		printf '</script>\n'
+	} >"$TEST_DIR/inspect.html"
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$TEST_DIR/chromium" \
+		--window-size=1200,2000 --dump-dom "file://$TEST_DIR/inspect.html" >"$TEST_DIR/dom.html" \
+		2>"$TEST_DIR/chromium.log" || flunk "chromium failed:" "$(tail -5 "$TEST_DIR/chromium.log")"
+	inspect=$(python3 -c '
+import html, re, sys
+m = re.search(r"<pre id=\"qpod-inspect\">(.*?)</pre>", open(sys.argv[1]).read(), re.S)
+print(html.unescape(m.group(1)) if m else "")' "$TEST_DIR/dom.html")
+	[ -n "$inspect" ] || flunk "the inspection script left nothing in the DOM"
 }
 
 teardown() {
@@ -94,10 +133,10 @@ teardown() {
 	run --separate-stderr "$QPOD" report --format svg --output "$TEST_DIR/svg" \
 		"$TEST_DIR/start.json" "$TEST_DIR/density.json"
 	assert_status 0
-	# start: 2 metrics + phases; density: 2 metrics, each as bars and per pod
-	assert_eq "${#lines[@]}" 7 "charts written"
-	for f in 1-start_ms 1-run_to_exit_ms 1-phases 2-start_ms 2-start_ms-per-pod \
-		2-host_mem_available_mb 2-host_mem_available_mb-per-pod; do
+	# start: start_ms (3 variants) + phases (run_to_exit_ms has one: no
+	# chart); density: the two curves (no one-bar charts)
+	assert_eq "${#lines[@]}" 4 "charts written"
+	for f in 1-start_ms 1-phases 2-start_ms-per-pod 2-host_mem_available_mb-per-pod; do
 		[ -s "$TEST_DIR/svg/$f.svg" ] || flunk "missing chart $f.svg"
 		run xmllint --noout "$TEST_DIR/svg/$f.svg"
 		assert_status 0
@@ -120,11 +159,11 @@ teardown() {
 	run --separate-stderr "$QPOD" report --format html --output "$html" \
 		"$TEST_DIR/start.json" "$TEST_DIR/density.json"
 	assert_status 0
-	assert_eq "$(grep -c '<svg ' "$html")" 7 "inline charts"
+	assert_eq "$(grep -c '<svg ' "$html")" 4 "inline charts"
 	assert_eq "$(grep -c '<table' "$html")" 5 "tables"
 	grep -q 'Test CPU &lt;b&gt;&amp;amp;&lt;/b&gt;, 2 cores, 7936 MB, kernel 6.1.0-test' "$html" ||
 		flunk "host description missing or not escaped"
-	grep -q 'QEMU emulator version 7.2.0' "$html" || flunk "qemu version missing"
+	assert_eq "$(grep -c 'QEMU emulator version 7.2.0' "$html")" 1 "qemu lines (the vm result's only)"
 	! grep -qiE '<script|<link|src=|href=|url\(|@import' "$html" || flunk "page refers to something outside itself"
 
 	command -v chromium >/dev/null || skip "chromium missing (apt-get install chromium; tools/deps.sh installs it)"
@@ -160,6 +199,61 @@ EOF
 	[ "$status" -eq 0 ] || flunk "screenshot check failed: $output"
 }
 
+@test "html in Chromium's layout: every chart draws data, no label overlaps another or leaves it, captions are not titles" {
+	local html=$TEST_DIR/report.html
+	run --separate-stderr "$QPOD" report --format html --output "$html" \
+		"$TEST_DIR/start.json" "$TEST_DIR/density.json" "$TEST_DIR/density-vm.json"
+	assert_status 0
+	inspect_html "$html"
+	run python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+charts = j["charts"]
+titles = [c["title"] for c in charts]
+print("\n".join(titles))
+# start: start_ms + phases; density (container): 2 curves; density (vm): the
+# 2 curves + rss_mb (guest_total_mb is constant, per_pod_host_mb and
+# teardown_ms are single values: no charts)
+assert len(charts) == 7, "charts: %d" % len(charts)
+assert titles[2:4] == ["density: start latency of each pod", "density: host MemAvailable after each pod"], "the density curve is not first"
+assert titles[4:6] == titles[2:4], "the vm density page does not start with its curve"
+for c in charts:
+    assert c["marks"] > 0, "empty chart: " + c["title"]
+    assert not c["overlaps"], "overlapping labels in %s: %s" % (c["title"], c["overlaps"])
+    assert not c["outside"], "labels outside %s: %s" % (c["title"], c["outside"])
+    assert c["caption"] and c["caption"] != c["title"] and c["title"] not in c["caption"], "caption repeats title: " + c["title"]
+for h in j["headings"]:
+    assert "/" not in h and ".json" not in h, "heading is a path: " + h
+assert j["headings"] == ["Start latency: VM pods (tcg)", "Density: container pods, 5 started", "Density: VM pods (tcg), 3 started"], j["headings"]
+' "$inspect"
+	[ "$status" -eq 0 ] || flunk "$output"
+	# Hyper's published points as a reference on the vm density curve only
+	assert_eq "$(grep -c 'class="reference"' "$html")" 2 "reference lines"
+	grep -q 'Hyper, published: 1367 ms (TCG, qboot)' "$html" || flunk "no Hyper start reference"
+	grep -q 'Hyper, published: 252 pods on 16 GB' "$html" || flunk "no Hyper density reference"
+	# a density section shows its curve before its tables
+	python3 - "$html" <<'EOF' || flunk "a density section does not open with its curve"
+import re, sys
+for sec in open(sys.argv[1]).read().split("<section>")[1:]:
+    if "<h2>Density" in sec:
+        assert sec.index("start latency of each pod") < sec.index("<table"), sec[:200]
+EOF
+}
+
+@test "rounded numbers: no raw floats in tables or CSV; container results have no qemu line" {
+	run --separate-stderr "$QPOD" report --format csv "$TEST_DIR/density-vm.json"
+	assert_status 0
+	assert_contains "$output" ",start_ms,ms,3,1192.31,2008.46,1684.5,1852.72"
+	assert_contains "$output" ",per_pod_host_mb,MB,1,60.29,60.29,60.29,60.29"
+	! grep -qE '[0-9]\.[0-9]{3,}' <<<"$output" || flunk "raw floats in CSV:" "$output"
+	run --separate-stderr "$QPOD" report "$TEST_DIR/density-vm.json"
+	assert_status 0
+	assert_contains "$output" "param host_mem_available_before_mb: 23349.82"
+	! grep -qE '[0-9]\.[0-9]{3,}' <<<"$output" || flunk "raw floats in the table:" "$output"
+	run --separate-stderr "$QPOD" report "$TEST_DIR/density.json"
+	assert_not_contains "$output" "qemu:"
+}
+
 @test "bad input: missing file, not JSON, wrong types, huge file, bad format" {
 	run --separate-stderr "$QPOD" report "$TEST_DIR/nope.json"
 	assert_qpod_error 125
@@ -179,6 +273,11 @@ EOF
 	run --separate-stderr "$QPOD" report --format html "$TEST_DIR/missing.json"
 	assert_qpod_error 125
 	assert_contains "$stderr" "results[0].unit: missing"
+	# another JSON file: not "tool: missing", but what it is not
+	"$QPOD" spec >"$TEST_DIR/config.json"
+	run --separate-stderr "$QPOD" report "$TEST_DIR/config.json"
+	assert_qpod_error 125
+	assert_contains "$stderr" "not a qpod result file"
 
 	truncate -s 17M "$TEST_DIR/huge.json"
 	run --separate-stderr "$QPOD" report "$TEST_DIR/huge.json"

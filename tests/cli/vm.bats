@@ -316,3 +316,23 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	[ ! -e "$TEST_DIR/dir/x" ] || flunk "a write reached the read-only bind's source"
 	assert_eq "$(ls "$ROOT" | grep -v '^\.' || true)" "" "state dirs left (with their staged copies)"
 }
+
+# The traditional-VM baseline builds its QEMU with qpod's own command line
+# code (the pc machine profile of the same device table) and gets the pods'
+# accel, memory and vCPUs: what it boots shows them.
+@test "traditional-VM baseline: qpod's QEMU spawning with the pc profile, the given memory, vCPUs and accel" {
+	local cache=${QPOD_CACHE:-/var/cache/qpod}
+	"$REPO/tools/baseline-kernel.sh" >/dev/null || flunk "baseline kernel"
+	run --separate-stderr timeout 300 "$QPOD_BUILD/tools/qpod-tradvm" -n 1 -A tcg -M 320M -c 2 \
+		-k "$cache/baseline-kernel/current/vmlinuz" -m "$cache/baseline-kernel/current/modules" \
+		-r "$ROOTFS" -i "$QPOD_BUILD/guest-init/qpod-init" -- /bin/sh -c 'grep MemTotal /proc/meminfo; nproc; cat /sys/devices/virtual/dmi/id/sys_vendor 2>/dev/null || echo none'
+	assert_status 0
+	local kb
+	kb=$(awk '/^MemTotal:/ { print $2 }' <<<"$output")
+	[ -n "$kb" ] && [ "$kb" -gt 280000 ] && [ "$kb" -le 327680 ] || flunk "MemTotal ${kb:-?} kB for -M 320M" "$output"
+	assert_contains "$output" $'\n2\n' "nproc for -c 2"
+	assert_contains "$output" QEMU "a pc machine (DMI vendor QEMU; microvm has no DMI)"
+	run --separate-stderr "$QPOD_BUILD/tools/qpod-tradvm" -A hvf
+	assert_status 2
+	assert_contains "$stderr" "-A must be auto, kvm or tcg"
+}

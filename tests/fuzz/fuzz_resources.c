@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec_resources.h"
+#include "spec/resources.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,7 +15,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "bench/result.h"
+#include "bench/bench.h"
+#include "report/report.h"
+#include "result/result.h"
 #include "util/cleanup.h"
 
 /* ---- statistics ------------------------------------------------------ */
@@ -181,7 +183,8 @@ static void test_hostile(void **state)
 	expect_bad("", "parse error");
 	expect_bad("[1,2]", "expected a JSON object");
 	expect_bad("{\"tool\": \"qpod\"", "parse error");
-	expect_bad(TOP("\"other\"", "\"start\"") GOOD_REST, "tool: unknown value");
+	expect_bad(TOP("\"other\"", "\"start\"") GOOD_REST, "not a qpod result file");
+	expect_bad("{\"ociVersion\": \"1.0.2\", \"process\": {}}", "not a qpod result file");
 	expect_bad(TOP("\"qpod\"", "7") GOOD_REST, "scenario: expected a string");
 	expect_bad(TOP("\"qpod\"", "\"boot\"") GOOD_REST, "scenario: unknown value");
 	expect_bad("{\"tool\":\"qpod\",\"scenario\":\"start\"}", "version: missing");
@@ -253,6 +256,40 @@ static void test_read_file(void **state)
 	rmdir(dir);
 }
 
+/* the warm-up is not a round: "warm-up 1/1", then "round 1/3" */
+static void test_round_progress(void **state)
+{
+	char buf[128];
+
+	(void)state;
+	qp_bench_round_progress_text(buf, sizeof(buf), "bench start", 0, 1, 3);
+	assert_string_equal(buf, "bench start: warm-up 1/1");
+	qp_bench_round_progress_text(buf, sizeof(buf), "bench start", 1, 1, 3);
+	assert_string_equal(buf, "bench start: round 1/3");
+	qp_bench_round_progress_text(buf, sizeof(buf), "bench start", 3, 1, 3);
+	assert_string_equal(buf, "bench start: round 3/3");
+	qp_bench_round_progress_text(buf, sizeof(buf), "x", 0, 0, 2);
+	assert_string_equal(buf, "x: round 1/2");
+}
+
+/* tables and CSV: at most two decimals, no trailing zeros */
+static void test_report_round(void **state)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} cases[] = { { 22915.17578125, "22915.18" }, { 10.957371999975294, "10.96" }, { 2, "2" },
+		      { 23349.8, "23349.8" }, { 0, "0" }, { -1.5, "-1.5" }, { 0.00123, "0.0012" },
+		      { 1684.4973333333335, "1684.5" } };
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		qp_report_round(cases[i].v, buf);
+		assert_string_equal(buf, cases[i].want);
+	}
+}
+
 static void test_host(void **state)
 {
 	(void)state;
@@ -275,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_stats),     cmocka_unit_test(test_num_str),
 		cmocka_unit_test(test_round_trip), cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_read_file), cmocka_unit_test(test_host),
+		cmocka_unit_test(test_round_progress), cmocka_unit_test(test_report_round),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

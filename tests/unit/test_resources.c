@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "cli/cli.h"
-#include "spec_resources.h"
+#include "spec/resources.h"
 
 static void parse_ok(const char *json, struct qp_resources *r)
 {

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/strv.h"
 
@@ -331,20 +331,25 @@ static void test_opts_round_trip(void **state)
 	(void)state;
 	struct pod_spec *s = spec_default(), *back;
 
-	s->opts.mode = QP_MODE_VM;
-	s->opts.vcpus = 4;
-	s->opts.net = strdup("none");
+	assert_int_equal(spec_opt_set(s, "qpod.mode", "vm", NULL), 0);
+	assert_int_equal(spec_opt_set(s, "qpod.vcpus", "4", NULL), 0);
+	assert_int_equal(spec_opt_set(s, "qpod.net", "none", NULL), 0);
+	assert_int_equal(spec_opt_set(s, "qpod.vm.accel", "tcg", NULL), 0);
+	assert_int_equal(spec_opt_set(s, "qpod.vm.firmware", "seabios", NULL), 0);
 	back = round_trip(s);
 	assert_int_equal(back->opts.mode, QP_MODE_VM);
 	assert_int_equal(back->opts.vcpus, 4);
 	assert_string_equal(back->opts.net, "none");
 	assert_string_equal(spec_annotation(back, "qpod.mode"), "vm");
+	assert_int_equal(back->opts.accel, QP_ACCEL_TCG);
+	assert_string_equal(back->opts.firmware, "seabios");
 	spec_free(back);
 	spec_free(s);
 
 	s = parse_ok(MIN_HEAD "\"annotations\": {\"qpod.mode\": \"vm\"}, " MIN_PROC "}");
 	assert_int_equal(s->opts.mode, QP_MODE_VM);
-	s->opts.mode = QP_MODE_CONTAINER; /* a flag overrides the annotation */
+	/* a flag overrides the annotation */
+	assert_int_equal(spec_opt_set(s, "qpod.mode", "container", NULL), 0);
 	back = round_trip(s);
 	assert_int_equal(back->opts.mode, QP_MODE_CONTAINER);
 	spec_free(back);
@@ -545,16 +550,24 @@ static void test_semantic_parse_errors(void **state)
 			"{\"type\": \"RLIMIT_NOFILE\", \"soft\": 2, \"hard\": 2}]}}",
 	       "config.json: process.rlimits[1].type: duplicate rlimit RLIMIT_NOFILE");
 	EXPECT(MIN_HEAD "\"annotations\": {\"qpod.mode\": \"kvm\"}, " MIN_PROC "}",
-	       "config.json: annotations: qpod.mode \"kvm\" is not \"container\" or \"vm\"");
+	       "config.json: annotations: qpod.mode must be container or vm, not \"kvm\"");
 	EXPECT(MIN_HEAD "\"annotations\": {\"qpod.vcpus\": \"0\"}, " MIN_PROC "}",
-	       "config.json: annotations: qpod.vcpus \"0\" is not a number in 1..255");
-	EXPECT(MIN_HEAD "\"annotations\": {\"qpod.vcpus\": \"4x\"}, " MIN_PROC "}", "qpod.vcpus \"4x\"");
+	       "config.json: annotations: qpod.vcpus must be a number in 1..255, not \"0\"");
+	EXPECT(MIN_HEAD "\"annotations\": {\"qpod.vcpus\": \"4x\"}, " MIN_PROC "}", "qpod.vcpus must be a number in 1..255, not \"4x\"");
 	EXPECT(MIN_HEAD "\"annotations\": {\"qpod.net\": \"macvlan\"}, " MIN_PROC "}",
-	       "config.json: annotations: qpod.net \"macvlan\" is not");
+	       "config.json: annotations: qpod.net must be none, bridge or host, not \"macvlan\"");
+	EXPECT(MIN_HEAD "\"annotations\": {\"qpod.vm.accel\": \"hvf\"}, " MIN_PROC "}",
+	       "config.json: annotations: qpod.vm.accel must be auto, kvm or tcg, not \"hvf\"");
+	EXPECT(MIN_HEAD "\"annotations\": {\"qpod.vm.firmware\": \"rel/fw.bin\"}, " MIN_PROC "}",
+	       "qpod.vm.firmware must be qboot, seabios or an absolute path");
+	EXPECT(MIN_HEAD "\"annotations\": {\"qpod.net.ip\": \"10.0.0.300\"}, " MIN_PROC "}",
+	       "qpod.net.ip must be an IPv4 address");
+	EXPECT(MIN_HEAD "\"annotations\": {\"qpod.vm.acel\": \"tcg\"}, " MIN_PROC "}",
+	       "config.json: annotations: unknown qpod option \"qpod.vm.acel\"");
 	/* hostile text quoted in errors is bounded and printable */
 	EXPECT(MIN_HEAD "\"annotations\": {\"qpod.mode\": \"a\\nb\\u0001cccccccccccccccccccccccccccccccccccccccccccccccccccc\"}, "
 			MIN_PROC "}",
-	       "qpod.mode \"a?b?cccccccccccccccccccccccccccccccccccccccccccc...\" is not");
+	       "qpod.mode must be container or vm, not \"a?b?cccccccccccccccccccccccccccccccccccccccccccc...\"");
 }
 
 /* ---- spec_validate --------------------------------------------------- */

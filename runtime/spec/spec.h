@@ -1,8 +1,8 @@
-/* runtime/spec.h — struct pod_spec: what a pod is, independent of the driver.
+/* runtime/spec/spec.h — struct pod_spec: what a pod is, independent of the driver.
  *
- * Filled from an OCI bundle's config.json (spec_parse.c, yajl), from the
+ * Filled from an OCI bundle's config.json (spec/parse.c, yajl), from the
  * friendly `qpod run ROOTFS -- CMD` flags on top of spec_default(), and
- * written back as config.json by spec_write.c (`qpod spec`, and the copy kept
+ * written back as config.json by spec/write.c (`qpod spec`, and the copy kept
  * in the state directory).  Every string is heap-owned by the spec;
  * spec_free() releases everything.  Limits on sizes (QP_SPEC_MAX_*) bound
  * what hostile input can make us allocate.
@@ -22,6 +22,8 @@
 #define QP_ID_MAX 255                /* pod ID length bound (bytes): a file name (NAME_MAX) */
 
 enum qp_mode { QP_MODE_CONTAINER = 0, QP_MODE_VM };
+
+struct pod_spec;
 
 /* namespace kinds, in the order they are joined by exec */
 enum qp_ns {
@@ -195,15 +197,38 @@ struct qp_hook {
 };
 
 /* qpod-specific settings that have no OCI field (annotations "qpod.*" carry
- * them through bundles) */
+ * them through bundles; spec/opts.c is the one parser of both forms) */
 #define QP_VCPUS_MAX 255
 
+enum qp_accel { QP_ACCEL_AUTO = 0, QP_ACCEL_KVM, QP_ACCEL_TCG };
+
 struct qp_pod_opts {
-	enum qp_mode mode;
-	int vcpus;             /* VM only; 0 = default */
-	char *net;             /* "none", "bridge", "host"; NULL = from namespaces */
+	enum qp_mode mode;     /* qpod.mode, --mode */
+	int vcpus;             /* qpod.vcpus: VM only; 0 = default */
+	char *net;             /* qpod.net: "none", "bridge", "host"; NULL = from namespaces */
+	char *net_ip;          /* qpod.net.ip: NULL = the next free address */
+	char *net_subnet;      /* qpod.net.subnet: NULL = the default */
+	char *net_bridge;      /* qpod.net.bridge: the bridge name prefix; NULL = "qpod" */
+	char *firmware;        /* qpod.vm.firmware: "qboot", "seabios", /path; NULL = default */
+	enum qp_accel accel;   /* qpod.vm.accel */
 	bool init;             /* qpod.init=true: a tiny init is PID 1 (container pods) */
 };
+
+/* The qpod.* annotations of s -> s->opts (spec_parse calls it); an unknown
+ * qpod.* key or a bad value is an error naming the annotation. */
+int spec_opts_parse(struct pod_spec *s, qp_error **err);
+/* Set option `key` (its annotation name) from a flag's value: parsed as the
+ * annotation would be (errors name the flag), then recorded as the
+ * annotation so the pod's config.json carries it. */
+int spec_opt_set(struct pod_spec *s, const char *key, const char *value, qp_error **err);
+/* Every option's annotation and a one-line description (`qpod features`). */
+void spec_opts_describe(void (*put)(void *ctx, const char *key, const char *help), void *ctx);
+void spec_opts_free(struct qp_pod_opts *o);
+
+int qp_mode_parse(const char *v, enum qp_mode *m);
+const char *qp_mode_name(enum qp_mode m);
+int qp_accel_parse(const char *v, enum qp_accel *a);
+const char *qp_accel_name(enum qp_accel a);
 
 struct pod_spec {
 	char *oci_version;

@@ -1,4 +1,4 @@
-/* runtime/bench/result_read.c — the JSON reader of the result format
+/* runtime/result/read.c — the JSON reader of the result format
  * (result.h, docs/REPORTS.md).  The input is hostile: the file size, every
  * type, every string length and every enumerated value is checked, and an
  * error names the field ("results[2].unit: expected a string"). */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bench/result.h"
+#include "result/result.h"
 #include "util/cleanup.h"
 #include "util/json.h"
 
@@ -232,6 +232,13 @@ static int read_top(yajl_val root, struct qp_bench_report *r, qp_error **err)
 
 	if (!YAJL_IS_OBJECT(root))
 		return BAD(err, "expected a JSON object");
+	/* a JSON file of something else (config.json, state.json): say what
+	 * it is not, rather than which field it lacks */
+	v = qp_json_get(root, "tool");
+	const char *tool_name = v && YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
+	if (!tool_name || strcmp(tool_name, "qpod"))
+		return BAD(err, "not a qpod result file (no \"tool\": \"qpod\"; qpod bench and "
+				"qpod density write them with --format json)");
 	if (enum_field(root, (struct field){ "", "tool" }, tools, &tool, err) < 0 ||
 	    str_field(root, (struct field){ "", "version" }, true, QP_BENCH_MAX_NAME, &r->version, err) < 0 ||
 	    enum_field(root, (struct field){ "", "scenario" }, qp_bench_scenarios, &r->scenario, err) < 0 ||

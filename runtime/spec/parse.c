@@ -1,4 +1,4 @@
-/* runtime/spec_parse.c — config.json (OCI runtime-spec 1.0–1.2) -> struct
+/* runtime/spec/parse.c — config.json (OCI runtime-spec 1.0–1.2) -> struct
  * pod_spec, with yajl's tree API.
  *
  * The input is hostile: the file size, every array and object, the JSON
@@ -7,7 +7,7 @@
  * wrong type is an error naming its JSON path:
  *     config.json: process.args: expected an array of strings
  * JSON null counts as "absent".  Semantic rules that also apply to specs
- * built from CLI flags live in spec_validate.c.
+ * built from CLI flags live in validate.c.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "spec.h"
-#include "spec_resources.h"
+#include "spec/spec.h"
+#include "spec/resources.h"
 #include "util/cleanup.h"
 #include "util/json.h"
 #include "util/strv.h"
@@ -652,55 +652,6 @@ static int parse_hooks(yajl_val o, struct pod_spec *s, qp_error **err)
 	return 0;
 }
 
-/* qpod.* annotations -> opts */
-static int parse_opts(struct pod_spec *s, qp_error **err)
-{
-	const char *mode = spec_annotation(s, "qpod.mode");
-	const char *vcpus = spec_annotation(s, "qpod.vcpus");
-	const char *net = spec_annotation(s, "qpod.net");
-	const char *init = spec_annotation(s, "qpod.init");
-	char sbuf[QP_SHOWN_MAX];
-
-	if (init) {
-		if (strcmp(init, "true") && strcmp(init, "false"))
-			return bad(err, "annotations", "qpod.init \"%s\" is not \"true\" or \"false\"",
-				   qp_shown(init, sbuf));
-		s->opts.init = !strcmp(init, "true");
-	}
-
-	if (mode) {
-		if (strcmp(mode, "container") == 0)
-			s->opts.mode = QP_MODE_CONTAINER;
-		else if (strcmp(mode, "vm") == 0)
-			s->opts.mode = QP_MODE_VM;
-		else
-			return bad(err, "annotations", "qpod.mode \"%s\" is not \"container\" or \"vm\"",
-				   qp_shown(mode, sbuf));
-	}
-	if (vcpus) {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = isdigit((unsigned char)vcpus[0]) ? strtol(vcpus, &end, 10) : -1;
-		if (v < 1 || v > QP_VCPUS_MAX || errno || *end)
-			return bad(err, "annotations", "qpod.vcpus \"%s\" is not a number in 1..%d",
-				   qp_shown(vcpus, sbuf), QP_VCPUS_MAX);
-		s->opts.vcpus = (int)v;
-	}
-	if (net) {
-		if (strcmp(net, "none") && strcmp(net, "bridge") && strcmp(net, "host"))
-			return bad(err, "annotations", "qpod.net \"%s\" is not \"none\", \"bridge\" or \"host\"",
-				   qp_shown(net, sbuf));
-		if (!(s->opts.net = strdup(net)))
-			return oom(err);
-		/* the host's network: whatever linux.namespaces says, no new one */
-		if (!strcmp(net, "host") && !s->ns[QP_NS_NET].path)
-			s->ns[QP_NS_NET].enabled = false;
-	}
-	return 0;
-}
-
 static bool version_supported(const char *v)
 {
 	/* "1.0", "1.1.0", "1.2.0-rc.1", "1.0.2-dev": major 1, minor 0..2 */
@@ -729,7 +680,7 @@ static int parse_tree(yajl_val top, struct pod_spec *s, qp_error **err)
 	    parse_mounts(top, s, err) < 0 || parse_process(top, s, err) < 0 ||
 	    get_kv(F(top, "annotations"), "annotations", &s->annotations, &s->n_annotations, err) < 0 ||
 	    parse_hooks(F(top, "hooks"), s, err) < 0 || parse_linux(top, s, err) < 0 ||
-	    parse_opts(s, err) < 0)
+	    spec_opts_parse(s, err) < 0)
 		return -1;
 	return 0;
 }

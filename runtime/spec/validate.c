@@ -1,6 +1,6 @@
-/* runtime/spec_validate.c — semantic checks on a pod_spec, whatever built it
+/* runtime/spec/validate.c — semantic checks on a pod_spec, whatever built it
  * (a bundle's config.json or `qpod run` flags on top of spec_default()).
- * spec_parse.c checks types and presence; this file checks meaning: paths
+ * parse.c checks types and presence; this file checks meaning: paths
  * are absolute, mappings go with a user namespace, limits are sane, and
  * strings that end up in paths (sysctl keys, cgroupsPath) cannot climb out
  * with "..". */
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/strv.h"
 
 
@@ -196,7 +196,10 @@ int spec_validate(const struct pod_spec *s, qp_error **err)
 		return invalid(err, "hostname: longer than 64 bytes");
 	if (s->domainname && strlen(s->domainname) > 64)
 		return invalid(err, "domainname: longer than 64 bytes");
-	if (s->opts.vcpus < 0 || s->opts.vcpus > 255)
-		return invalid(err, "qpod.vcpus: must be in 1..255");
+	if (s->opts.vcpus < 0 || s->opts.vcpus > QP_VCPUS_MAX)
+		return invalid(err, "qpod.vcpus: must be in 1..%d", QP_VCPUS_MAX);
+	if ((s->opts.net_ip || s->opts.net_subnet || s->opts.net_bridge) &&
+	    (!s->opts.net || strcmp(s->opts.net, "bridge")))
+		return invalid(err, "qpod.net.ip, qpod.net.subnet and qpod.net.bridge need qpod.net=bridge");
 	return validate_linux(s, err);
 }

@@ -1,10 +1,10 @@
-/* runtime/bench/result.c — the result model and its statistics (result.h). */
+/* runtime/result/result.c — the result model and its statistics (result.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/result.h"
+#include "result/result.h"
 #include "util/cleanup.h"
 
 const char *const qp_bench_scenarios[] = { "start", "replace", "memory", "density", "workload", NULL };

@@ -1,4 +1,4 @@
-/* runtime/spec_resources.h — the one parser of an OCI LinuxResources object
+/* runtime/spec/resources.h — the one parser of an OCI LinuxResources object
  * (linux.resources of config.json, and the input of `qpod update
  * --resources`), and what update does with the result. */
 #ifndef QPOD_SPEC_RESOURCES_H
@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/json.h"
 
 /* v (absent/null: nothing) -> the fields of *res it sets.  Errors read

@@ -1,5 +1,5 @@
-/* runtime/spec_resources.c — an OCI LinuxResources object -> struct
- * qp_resources, table-driven (see spec_resources.h for strict and lenient),
+/* runtime/spec/resources.c — an OCI LinuxResources object -> struct
+ * qp_resources, table-driven (see resources.h for strict and lenient),
  * and the merge and comparison `qpod update` needs.  The input is hostile:
  * types and ranges are checked before anything is stored; every error names
  * the JSON path. */
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec_resources.h"
+#include "spec/resources.h"
 #include "util/log.h"
 
 #define PATH_MAX_JSON 128

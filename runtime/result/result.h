@@ -1,4 +1,4 @@
-/* runtime/bench/result.h — the stable result format of `qpod bench …` and
+/* runtime/result/result.h — the stable result format of `qpod bench …` and
  * `qpod density`: an in-memory model, its JSON writer and reader, the
  * statistics, and the host description.  docs/REPORTS.md describes every
  * field of the JSON.

@@ -1,9 +1,9 @@
-/* runtime/bench/result_write.c — the JSON writer of the result format
+/* runtime/result/write.c — the JSON writer of the result format
  * (result.h, docs/REPORTS.md). */
 #include <errno.h>
 #include <string.h>
 
-#include "bench/result.h"
+#include "result/result.h"
 #include "util/cleanup.h"
 #include "util/json.h"
 

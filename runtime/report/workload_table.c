@@ -1,4 +1,4 @@
-/* runtime/bench/workload_table.c — the seeds' layout for `qpod bench
+/* runtime/report/workload_table.c — the seeds' layout for `qpod bench
  * workload` results: one table per family (OpenVZ's microbenchmarks,
  * Hyper's CPU and memory tables, the network pair), rows = targets, columns
  * = tests, each cell the median with min-max and the % of the host's median
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/bench.h"
+#include "report/report.h"
 
 static const struct {
 	const char *title;

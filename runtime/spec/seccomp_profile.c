@@ -1,4 +1,4 @@
-/* runtime/seccomp_profile.c — qpod's default seccomp profile, as data.
+/* runtime/spec/seccomp_profile.c — qpod's default seccomp profile, as data.
  *
  * A deny-list in the spirit of Docker's default: everything is allowed
  * except syscalls that reach kernel-global state, load code into the kernel,
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/strv.h"
 

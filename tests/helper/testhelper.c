@@ -1,4 +1,4 @@
-/* tools/testhelper.c — qpod-testhelper: one static multi-call binary that the
+/* tests/helper/testhelper.c — qpod-testhelper: one static multi-call binary that the
  * CLI tests run inside pods to observe what the pod really gets (fds, cwd,
  * capabilities, ids, which system calls seccomp lets through, memory and pids
  * limits, signals, masked paths, networking).

@@ -1,4 +1,4 @@
-/* runtime/spec_default.c — the default OCI spec (`qpod spec`, and the base
+/* runtime/spec/default.c — the default OCI spec (`qpod spec`, and the base
  * of `qpod run ROOTFS -- CMD`): what `runc spec` prints, with a
  * non-interactive `sh`, Docker's default capability set and qpod's default
  * seccomp profile (seccomp_profile.c). */
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/strv.h"
 

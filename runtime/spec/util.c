@@ -1,10 +1,10 @@
-/* runtime/spec_util.c — freeing a pod_spec, annotation lookup and the
+/* runtime/spec/util.c — freeing a pod_spec, annotation lookup and the
  * namespace and hook name tables shared by the parser, the writer and the
  * drivers. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/strv.h"
 
 /* OCI names of the namespaces, indexed by enum qp_ns */
@@ -168,7 +168,7 @@ void spec_free(struct pod_spec *spec)
 		}
 		free(spec->hooks[k]);
 	}
-	free(spec->opts.net);
+	spec_opts_free(&spec->opts);
 	free(spec);
 }
 

@@ -1,6 +1,6 @@
-/* runtime/spec_write.c — struct pod_spec -> config.json text (pretty printed).
+/* runtime/spec/write.c — struct pod_spec -> config.json text (pretty printed).
  *
- * Writes every field spec_parse.c reads, so parse(write(x)) == x; absent
+ * Writes every field parse.c reads, so parse(write(x)) == x; absent
  * optionals are omitted.  The qpod.* options (opts) are written as
  * annotations, taking precedence over annotations of the same key, so a spec
  * built from CLI flags survives the round trip through the state directory.
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "util/json.h"
 
 /* The generator and the first string it refused (invalid UTF-8: strings
@@ -153,36 +153,15 @@ static void write_mounts(struct wr *w, const struct pod_spec *s)
 	yajl_gen_array_close(w->g);
 }
 
-static bool is_opt_key(const char *key)
-{
-	return !strcmp(key, "qpod.mode") || !strcmp(key, "qpod.vcpus") || !strcmp(key, "qpod.net");
-}
-
+/* qpod's own options are annotations too (spec_opt_set records them) */
 static void write_annotations(struct wr *w, const struct pod_spec *s)
 {
-	bool mode = s->opts.mode != QP_MODE_CONTAINER || spec_annotation(s, "qpod.mode");
-	bool vcpus = s->opts.vcpus > 0;
-	bool net = s->opts.net != NULL;
-	bool others = false;
-
-	for (size_t i = 0; i < s->n_annotations; i++)
-		others |= !is_opt_key(s->annotations[i].key);
-	if (!mode && !vcpus && !net && !others)
+	if (!s->n_annotations)
 		return;
 	jkey(w, "annotations");
 	yajl_gen_map_open(w->g);
 	for (size_t i = 0; i < s->n_annotations; i++)
-		if (!is_opt_key(s->annotations[i].key))
-			kstr(w, s->annotations[i].key, s->annotations[i].value);
-	if (mode)
-		kstr(w, "qpod.mode", s->opts.mode == QP_MODE_VM ? "vm" : "container");
-	if (vcpus) {
-		char buf[16];
-		snprintf(buf, sizeof(buf), "%d", s->opts.vcpus);
-		kstr(w, "qpod.vcpus", buf);
-	}
-	if (net)
-		kstr(w, "qpod.net", s->opts.net);
+		kstr(w, s->annotations[i].key, s->annotations[i].value);
 	yajl_gen_map_close(w->g);
 }
 

@@ -1,0 +1,250 @@
+/* runtime/spec/opts.c — qpod's own pod options (struct qp_pod_opts), typed
+ * once.  One table holds every option: its annotation (how a bundle carries
+ * it), its flag (how the CLI sets it), what values it takes, and its parser.
+ * A bundle's "qpod.*" annotations go through spec_opts_parse(); flags go
+ * through spec_opt_set(), which parses the same way and records the
+ * annotation, so the pod's saved config.json reproduces the pod.  An unknown
+ * "qpod.*" annotation is refused: a typo must not be silently ignored.
+ * Adding an option is one row here plus a field in spec.h. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec/spec.h"
+
+struct opt_def {
+	const char *key;    /* annotation */
+	const char *flag;   /* CLI flag, for messages and help */
+	const char *values; /* "must be ..." */
+	const char *help;   /* `qpod features` */
+	/* 0, or -1 if v is not one of the values (ENOMEM: errno set, -2) */
+	int (*set)(struct pod_spec *s, const char *v);
+};
+
+static int dup_into(char **field, const char *v)
+{
+	char *c = strdup(v);
+
+	if (!c)
+		return -2;
+	free(*field);
+	*field = c;
+	return 0;
+}
+
+int qp_mode_parse(const char *v, enum qp_mode *m)
+{
+	if (!strcmp(v, "container"))
+		*m = QP_MODE_CONTAINER;
+	else if (!strcmp(v, "vm"))
+		*m = QP_MODE_VM;
+	else
+		return -1;
+	return 0;
+}
+
+const char *qp_mode_name(enum qp_mode m)
+{
+	return m == QP_MODE_VM ? "vm" : "container";
+}
+
+int qp_accel_parse(const char *v, enum qp_accel *a)
+{
+	if (!strcmp(v, "auto"))
+		*a = QP_ACCEL_AUTO;
+	else if (!strcmp(v, "kvm"))
+		*a = QP_ACCEL_KVM;
+	else if (!strcmp(v, "tcg"))
+		*a = QP_ACCEL_TCG;
+	else
+		return -1;
+	return 0;
+}
+
+const char *qp_accel_name(enum qp_accel a)
+{
+	return a == QP_ACCEL_KVM ? "kvm" : a == QP_ACCEL_TCG ? "tcg" : "auto";
+}
+
+static int set_mode(struct pod_spec *s, const char *v)
+{
+	return qp_mode_parse(v, &s->opts.mode);
+}
+
+static int set_vcpus(struct pod_spec *s, const char *v)
+{
+	char *end;
+	long n;
+
+	if (!isdigit((unsigned char)v[0]))
+		return -1;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || *end || n < 1 || n > QP_VCPUS_MAX)
+		return -1;
+	s->opts.vcpus = (int)n;
+	return 0;
+}
+
+static int set_net(struct pod_spec *s, const char *v)
+{
+	if (strcmp(v, "none") && strcmp(v, "bridge") && strcmp(v, "host"))
+		return -1;
+	/* the host's network: whatever linux.namespaces says, no new one */
+	if (!strcmp(v, "host") && !s->ns[QP_NS_NET].path)
+		s->ns[QP_NS_NET].enabled = false;
+	return dup_into(&s->opts.net, v);
+}
+
+static int set_ip(struct pod_spec *s, const char *v)
+{
+	struct in_addr a;
+
+	return inet_pton(AF_INET, v, &a) == 1 ? dup_into(&s->opts.net_ip, v) : -1;
+}
+
+/* syntax only; the host bits and prefix ranges are the network code's
+ * (qp_net_config_validate, at create) */
+static int set_subnet(struct pod_spec *s, const char *v)
+{
+	char addr[INET_ADDRSTRLEN];
+	const char *slash = strchr(v, '/');
+	struct in_addr a;
+	char *end;
+	long n;
+
+	if (!slash || (size_t)(slash - v) >= sizeof(addr) || !isdigit((unsigned char)slash[1]))
+		return -1;
+	memcpy(addr, v, (size_t)(slash - v));
+	addr[slash - v] = '\0';
+	errno = 0;
+	n = strtol(slash + 1, &end, 10);
+	if (inet_pton(AF_INET, addr, &a) != 1 || errno || *end || n < 0 || n > 32)
+		return -1;
+	return dup_into(&s->opts.net_subnet, v);
+}
+
+static int set_bridge(struct pod_spec *s, const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n < 1 || n > 15)
+		return -1;
+	return dup_into(&s->opts.net_bridge, v);
+}
+
+static int set_firmware(struct pod_spec *s, const char *v)
+{
+	if (strcmp(v, "qboot") && strcmp(v, "seabios") && v[0] != '/')
+		return -1;
+	return dup_into(&s->opts.firmware, v);
+}
+
+static int set_accel(struct pod_spec *s, const char *v)
+{
+	return qp_accel_parse(v, &s->opts.accel);
+}
+
+static int set_init(struct pod_spec *s, const char *v)
+{
+	if (strcmp(v, "true") && strcmp(v, "false"))
+		return -1;
+	s->opts.init = !strcmp(v, "true");
+	return 0;
+}
+
+static const struct opt_def defs[] = {
+	{ "qpod.mode", "--mode", "container or vm", "container|vm: the pod driver", set_mode },
+	{ "qpod.vcpus", "--vcpus", "a number in 1..255", "1..255: vCPUs of a vm pod", set_vcpus },
+	{ "qpod.net", "--net", "none, bridge or host", "none|bridge|host: the pod's network", set_net },
+	{ "qpod.net.ip", "--ip", "an IPv4 address", "IPv4 address on the bridge (default: next free)",
+	  set_ip },
+	{ "qpod.net.subnet", "--subnet", "an IPv4 subnet A.B.C.D/N",
+	  "pod subnet, CIDR (default 10.213.0.0/16)", set_subnet },
+	{ "qpod.net.bridge", "--bridge", "a name prefix of 1..15 bytes", "bridge name prefix (default qpod)",
+	  set_bridge },
+	{ "qpod.vm.firmware", "--firmware", "qboot, seabios or an absolute path",
+	  "qboot|seabios|/path: firmware of a vm pod (default qboot)", set_firmware },
+	{ "qpod.vm.accel", "--accel", "auto, kvm or tcg",
+	  "auto|kvm|tcg: accelerator of a vm pod (default auto)", set_accel },
+	{ "qpod.init", "--init", "true or false",
+	  "true|false: a tiny init as PID 1 of a container pod (default false)", set_init },
+};
+#define NDEFS (sizeof(defs) / sizeof(defs[0]))
+
+static const struct opt_def *find(const char *key)
+{
+	for (size_t i = 0; i < NDEFS; i++)
+		if (!strcmp(defs[i].key, key))
+			return &defs[i];
+	return NULL;
+}
+
+static int apply(struct pod_spec *s, const struct opt_def *d, const char *v, bool from_flag,
+		 qp_error **err)
+{
+	char sbuf[QP_SHOWN_MAX];
+	int r = d->set(s, v);
+
+	if (r == -2)
+		return qp_fail(err, ENOMEM, "%s", d->key);
+	if (r < 0) {
+		if (from_flag)
+			return qp_error_set(err, QP_E_INVALID, 0, "%s must be %s, not \"%s\"", d->flag,
+					    d->values, qp_shown(v, sbuf));
+		return qp_error_set(err, QP_E_INVALID, 0, "config.json: annotations: %s must be %s, not \"%s\"",
+				    d->key, d->values, qp_shown(v, sbuf));
+	}
+	return 0;
+}
+
+int spec_opts_parse(struct pod_spec *s, qp_error **err)
+{
+	char sbuf[QP_SHOWN_MAX];
+
+	for (size_t i = 0; i < s->n_annotations; i++) {
+		const char *key = s->annotations[i].key;
+		const struct opt_def *d;
+
+		if (strncmp(key, "qpod.", 5))
+			continue;
+		if (!(d = find(key)))
+			return qp_error_set(err, QP_E_INVALID, 0,
+					    "config.json: annotations: unknown qpod option \"%s\" (qpod features lists them)",
+					    qp_shown(key, sbuf));
+		if (apply(s, d, s->annotations[i].value, false, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int spec_opt_set(struct pod_spec *s, const char *key, const char *value, qp_error **err)
+{
+	const struct opt_def *d = find(key);
+
+	if (!d)
+		return qp_error_set(err, QP_E_GENERIC, 0, "unknown qpod option \"%s\"", key);
+	if (apply(s, d, value, true, err) < 0)
+		return -1;
+	if (spec_set_annotation(s, key, value) < 0)
+		return qp_fail(err, ENOMEM, "%s", key);
+	return 0;
+}
+
+void spec_opts_describe(void (*put)(void *ctx, const char *key, const char *help), void *ctx)
+{
+	for (size_t i = 0; i < NDEFS; i++)
+		put(ctx, defs[i].key, defs[i].help);
+}
+
+void spec_opts_free(struct qp_pod_opts *o)
+{
+	free(o->net);
+	free(o->net_ip);
+	free(o->net_subnet);
+	free(o->net_bridge);
+	free(o->firmware);
+}

@@ -1,0 +1,344 @@
+/* runtime/vm/mon_boot.c — the monitor's boot of the pod's VM: state dir,
+ * network (tap), initrd, QEMU, the guest channel, HELLO and ctl.sock; then
+ * RUN, the pod's process, sent to guest-init. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pod.h"
+#include "util/cleanup.h"
+#include "util/io.h"
+#include "util/log.h"
+#include "vm/monitor.h"
+
+/* ---- boot ---- */
+
+static int chan_connect(struct vm_mon *m, qp_error **err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	long long deadline = qp_now_ms() + CONNECT_TIMEOUT_MS;
+	int fd;
+
+	/* through the dir fd: the state dir's own path may not fit sun_path */
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/%s", m->pod->dirfd,
+		 QP_VM_CHAN_SOCK);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return qp_fail(err, errno, "socket");
+	for (;;) {
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			return fd;
+		if (errno != ENOENT && errno != ECONNREFUSED && errno != EINTR) {
+			int e = errno;
+			close(fd);
+			return qp_fail(err, e, "connect to the VM channel");
+		}
+		if (mon_qemu_gone(m)) {
+			close(fd);
+			mon_qemu_reason(m);
+			return qp_error_set(err, QP_E_GENERIC, 0, "qemu exited before it opened the VM channel: %s",
+					    m->reason);
+		}
+		if (qp_now_ms() >= deadline) {
+			close(fd);
+			return qp_error_set(err, QP_E_TIMEOUT, 0,
+					    "qemu did not open the VM channel within %d s",
+					    CONNECT_TIMEOUT_MS / 1000);
+		}
+		usleep(2000);
+	}
+}
+
+static int ctl_listen(struct vm_mon *m, qp_error **err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		return qp_fail(err, errno, "socket");
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/%s", m->pod->dirfd,
+		 QP_VM_CTL_SOCK);
+	unlinkat(m->pod->dirfd, QP_VM_CTL_SOCK, 0);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
+		int e = errno;
+		close(fd);
+		return qp_fail(err, e, "listen on %s", QP_VM_CTL_SOCK);
+	}
+	return fd;
+}
+
+static unsigned long long mem_mib(const struct pod_spec *spec)
+{
+	const struct qp_resources *r = &spec->resources;
+	unsigned long long v;
+
+	if (!r->has_memory_limit || r->memory_limit <= 0)
+		return DEFAULT_MEM_MIB;
+	v = ((unsigned long long)r->memory_limit + (1 << 20) - 1) >> 20;
+	return v < MIN_MEM_MIB ? MIN_MEM_MIB : v > MAX_MEM_MIB ? MAX_MEM_MIB : v;
+}
+
+static int state_dir_path(struct vm_mon *m, qp_error **err)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", m->pod->dirfd);
+	n = readlink(link, m->statedir, sizeof(m->statedir) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(m->statedir) - 1)
+		return qp_fail(err, n < 0 ? errno : ENAMETOOLONG, "state dir path");
+	m->statedir[n] = '\0';
+	return 0;
+}
+
+int mon_guest_timeout_ms(const struct vm_mon *m, const char *env)
+{
+	const char *t = getenv(env);
+
+	if (t && atoi(t) > 0)
+		return atoi(t);
+	return m->kvm ? HELLO_TIMEOUT_KVM_MS : HELLO_TIMEOUT_TCG_MS;
+}
+
+static int wait_hello(struct vm_mon *m, qp_error **err)
+{
+	int timeout = mon_guest_timeout_ms(m, "QPOD_VM_HELLO_TIMEOUT_MS");
+	struct qp_msg msg;
+
+	if (qp_chan_recv(m->chan, &msg, timeout, err) < 0) {
+		if (*err && (*err)->code == QP_E_TIMEOUT) {
+			qp_error_free(err);
+			qp_error_set(err, QP_E_TIMEOUT, 0, "the VM did not say hello within %d ms",
+				     timeout);
+			return mon_with_qemu_log(m, err);
+		}
+		qp_error_prefix(err, "wait for the VM's hello");
+		/* did QEMU die (the usual cause of EOF)?  Its last words then
+		 * reach the log */
+		long long deadline = qp_now_ms() + 200;
+		while (!mon_qemu_gone(m) && qp_now_ms() < deadline)
+			usleep(5000);
+		if (m->qemu_reaped) {
+			mon_qemu_reason(m);
+			return qp_error_prefix(err, "%s; then", m->reason);
+		}
+		return mon_with_qemu_log(m, err);
+	}
+	if (qp_msg_check_sender(&msg, QP_SENDER_GUEST, err) < 0)
+		return -1;
+	if (msg.type != QP_MSG_HELLO)
+		return qp_error_set(err, QP_E_GUEST, 0, "the VM sent %s instead of HELLO",
+				    qp_msg_type_name(msg.type));
+	m->tl.hello = qp_now_ns();
+	m->tl.guest_init_ns = msg.u.hello.init_ns;
+	m->tl.guest_hello_ns = msg.u.hello.hello_ns;
+	return 0;
+}
+
+int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
+{
+	const struct pod_spec *spec = pod->spec;
+	_cleanup_free_ char *kernel = NULL, *init = NULL, *firmware = NULL;
+	struct vm_qemu_opts o = { .machine = VM_MACHINE_MICROVM, .dirfd = pod->dirfd, .tap_fd = -1, .qmp = true };
+	struct vm_mon *m = calloc(1, sizeof(*m));
+	_cleanup_close_ int tap = -1;
+	const char *ip = NULL;
+	int fd;
+
+	if (!m)
+		return qp_fail(err, ENOMEM, "vm");
+	m->pod = pod;
+	m->qemu_pidfd = m->listen_fd = -1;
+	m->tl.request = qp_request_ns ? qp_request_ns : qp_now_ns();
+	if (spec->process.terminal) {
+		qp_error_set(err, QP_E_INVALID, 0, "vm pods have no terminal support yet");
+		goto fail;
+	}
+	if (vm_pick_accel(spec->opts.accel, &m->kvm, err) < 0 ||
+	    !(firmware = vm_find_firmware(spec->opts.firmware, err)) ||
+	    !(kernel = vm_find_kernel(err)) || !(init = vm_find_guest_init(err)) ||
+	    state_dir_path(m, err) < 0 || vm_write_initrd(pod->dirfd, QP_VM_INITRD, init, err) < 0)
+		goto fail;
+	free(pod->state->accel);
+	if (!(pod->state->accel = strdup(vm_mon_accel(m)))) {
+		qp_fail(err, ENOMEM, "vm");
+		goto fail;
+	}
+	m->tl.prepared = qp_now_ns();
+	if (pod_net_config(pod, &m->net, &ip)) {
+		m->net.tap_vnet_hdr = 1;
+		if (qp_net_config_validate(&m->net, err) < 0 ||
+		    qp_net_attach_tap(&m->net, pod->id, ip, &m->lease, &tap, err) < 0)
+			goto fail;
+		m->has_net = true;
+		if (tap < 3) { /* QEMU's stdio would take its number */
+			int t = fcntl(tap, F_DUPFD_CLOEXEC, 3);
+			if (t < 0) {
+				qp_fail(err, errno, "dup tap fd");
+				goto fail;
+			}
+			close(tap);
+			tap = t;
+		}
+	}
+	m->tl.network = qp_now_ns();
+
+	o.statedir = m->statedir;
+	o.kernel = kernel;
+	o.firmware = firmware;
+	o.rootfs = pod->rootfs;
+	o.rootfs_ro = spec->root_readonly;
+	o.kvm = m->kvm;
+	o.vcpus = spec->opts.vcpus > 0 ? spec->opts.vcpus : 1;
+	o.mem_mib = mem_mib(spec);
+	o.tap_fd = tap;
+	o.mac = m->lease.mac;
+	if (vm_mounts_plan(spec, pod->rootfs, pod->dirfd, m->statedir, &m->mounts, err) < 0)
+		goto fail;
+	if (!spec->hostname && spec->ns[QP_NS_UTS].enabled && spec->ns[QP_NS_UTS].path &&
+	    vm_uts_hostname(spec->ns[QP_NS_UTS].path, m->uts_hostname, sizeof(m->uts_hostname), err) < 0)
+		goto fail;
+	o.shares = m->mounts.shares;
+	o.nshares = m->mounts.nshares;
+	unlinkat(pod->dirfd, QP_VM_CHAN_SOCK, 0);
+	if ((m->qemu = vm_spawn_qemu(&o, err)) < 0)
+		goto fail;
+	m->tl.spawned = qp_now_ns();
+	/* a foreground run's monitor stays where its caller is; QEMU goes in */
+	if (vm_cgroup_enter(pod, m->qemu, err) < 0)
+		goto fail;
+	m->qemu_pidfd = (int)syscall(SYS_pidfd_open, m->qemu, 0);
+	/* the pod's pid is the monitor (this process): the one whose exit
+	 * status is the workload's, that a shim or conmon can wait on */
+	pod->state->pid = getpid();
+	pod->state->pid_start = proc_start_time(getpid());
+	pod->state->vmm_pid = m->qemu;
+	pod->state->vmm_pid_start = proc_start_time(m->qemu);
+	/* the tap lives as long as QEMU's copy of the fd */
+	close(tap);
+	tap = -1;
+	if ((fd = chan_connect(m, err)) < 0)
+		goto fail;
+	if (!(m->chan = qp_chan_new(fd))) {
+		close(fd);
+		qp_fail(err, ENOMEM, "VM channel");
+		goto fail;
+	}
+	if (wait_hello(m, err) < 0 || (m->listen_fd = ctl_listen(m, err)) < 0)
+		goto fail;
+	qp_debug("vm %s: hello after %.3f s of guest boot time (%s)", pod->id,
+		 (double)m->tl.guest_hello_ns / 1e9, vm_mon_accel(m));
+	*out = m;
+	return 0;
+fail:
+	/* the pod never ran: nobody will delete it, so its address goes now
+	 * (the tap dies with QEMU, in vm_mon_free) */
+	{
+		struct qp_net_config net = m->net; /* its strings belong to the pod */
+		bool had_net = m->has_net;
+		vm_mon_free(m);
+		if (had_net)
+			qp_net_detach(&net, pod->id, NULL);
+	}
+	return -1;
+}
+
+/* ---- RUN and signals ---- */
+
+
+void vm_run_from_process(const struct qp_process *p, struct qp_run *run)
+{
+	static const char *const no_env[] = { NULL };
+	uint32_t argc = 0, envc = 0;
+
+	while (p->args && p->args[argc])
+		argc++;
+	while (p->env && p->env[envc])
+		envc++;
+	*run = (struct qp_run){
+		.uid = p->uid,
+		.gid = p->gid,
+		.cwd = p->cwd ? p->cwd : "",
+		.argc = argc,
+		.envc = envc,
+		.argv = (const char *const *)p->args,
+		.env = p->env ? (const char *const *)p->env : no_env,
+	};
+}
+
+/* RUN of the pod's process, with argv replaced if given (replace). */
+int mon_send_run(struct vm_mon *m, char **argv, qp_error **err)
+{
+	struct qp_msg msg = { .type = QP_MSG_RUN };
+	struct qp_run *r = &msg.u.run;
+
+	vm_run_from_process(&m->pod->spec->process, r);
+	if (argv) {
+		r->argv = (const char *const *)argv;
+		for (r->argc = 0; argv[r->argc]; r->argc++)
+			;
+	}
+	/* the guest stays after EXIT: the monitor then sends SHUTDOWN, or the
+	 * next RUN of a replace */
+	r->flags = QP_RUN_F_WAIT_SHUTDOWN | (m->pod->spec->root_readonly ? QP_RUN_F_ROOTFS_RO : 0);
+	r->rootfs = QP_ROOTFS_9P;
+	r->rootfs_tag = "rootfs";
+	r->hostname = m->pod->spec->hostname ? m->pod->spec->hostname : m->uts_hostname;
+	/* the pod's mounts: applied by the first RUN (a replace's are ignored) */
+	r->mounts = (const char *const *)m->mounts.entries;
+	r->mountc = (uint32_t)m->mounts.n;
+	if (m->has_net) {
+		memcpy(r->ip, &m->lease.addr, 4);
+		r->prefix = (uint8_t)m->lease.prefix;
+		memcpy(r->gateway, &m->lease.gateway, 4);
+		memcpy(r->mac, m->lease.mac, 6);
+	}
+	if (qp_chan_send(m->chan, &msg, QP_VM_SEND_TIMEOUT_MS, err) < 0)
+		return qp_error_prefix(err, "send RUN to the VM");
+	return 0;
+}
+
+int vm_mon_run(struct vm_mon *m, qp_error **err)
+{
+	if (m->run_sent)
+		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" was started already", m->pod->id);
+	if (mon_send_run(m, NULL, err) < 0)
+		return -1;
+	m->run_sent = true;
+	m->tl.run = qp_now_ns();
+	m->start_deadline = qp_now_ms() + mon_guest_timeout_ms(m, "QPOD_VM_START_TIMEOUT_MS");
+	return 0;
+}
+
+int vm_mon_wait_started(struct vm_mon *m, qp_error **err)
+{
+	while (!m->started && !m->exec_err && !m->exited && !m->chan->broken) {
+		long long left = m->start_deadline - qp_now_ms();
+		struct pollfd p = { .fd = m->chan->fd, .events = POLLIN };
+		if (left <= 0)
+			return qp_error_set(err, QP_E_TIMEOUT, 0,
+					    "the VM did not start the workload within %d ms of RUN",
+					    mon_guest_timeout_ms(m, "QPOD_VM_START_TIMEOUT_MS"));
+		int r = poll(&p, 1, (int)left);
+		if (r < 0 && errno != EINTR)
+			return qp_fail(err, errno, "poll the VM channel");
+		/* a channel that fails is vm_mon_serve's to report, with the
+		 * reason QEMU gives */
+		if (r > 0 && mon_guest_input(m, NULL) < 0)
+			break;
+	}
+	return 0;
+}

@@ -1,0 +1,107 @@
+/* runtime/vm/monitor.h — the monitor's private state and the seams between
+ * its parts (the monitor's public face is in vm.h).  The monitor of one VM
+ * pod is split by job:
+ *   monitor.c      the core: QEMU's lifecycle and stop reason, pause,
+ *                  signals, the serve loop, teardown
+ *   mon_boot.c     boot (network, initrd, QEMU, channel, HELLO, ctl.sock)
+ *                  and RUN
+ *   mon_ctl.c      the ctl.sock server: clients and their requests
+ *   mon_guest.c    the guest-message relay (STARTED, EXITED, output...)
+ *   mon_replace.c  warm replace: a new workload in the running VM
+ * Everything from the guest is hostile (channel.c bounds and checks every
+ * frame; a bad one ends the pod with the reason).  Clients are other qpod
+ * processes of users allowed into the state dir; they are still checked
+ * (which messages, bounded frames) and a broken client only loses its own
+ * connection. */
+#ifndef QPOD_VM_MONITOR_H
+#define QPOD_VM_MONITOR_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vm/timeline.h"
+#include "vm/vm.h"
+
+#define CONNECT_TIMEOUT_MS 5000
+#define HELLO_TIMEOUT_TCG_MS 30000
+#define HELLO_TIMEOUT_KVM_MS 10000
+#define MAX_CLIENTS 16
+#define DEFAULT_MEM_MIB 256
+#define MIN_MEM_MIB 16
+#define MAX_MEM_MIB (1024ULL * 1024)
+
+struct vm_client {
+	struct qp_chan *ch;     /* NULL = free slot */
+	uint32_t exec_id;       /* its exec in the guest, 0 = none */
+	bool want_start, want_meminfo;
+};
+
+struct vm_mon {
+	struct pod *pod;
+	char statedir[PATH_MAX];
+	struct vm_mounts mounts;   /* the spec's own mounts (mounts.c) */
+	char uts_hostname[QP_PROTO_MAX_HOSTNAME + 1]; /* of a UTS namespace joined by path */
+	pid_t qemu;
+	int qemu_pidfd;
+	bool kvm, qemu_reaped;
+	int qemu_status;
+	struct qp_chan *chan;
+	int listen_fd;
+	struct vm_client cl[MAX_CLIENTS];
+	bool has_net;
+	struct qp_net_config net;
+	struct qp_net_lease lease;
+	bool run_sent, started, exited, over, stopping;
+	int exit_code;
+	long long stop_deadline;
+	long long start_deadline; /* RUN sent: STARTED (or an error) by then */
+	uint32_t next_exec;
+	qp_error *exec_err;     /* the workload could not be executed */
+	char reason[256];       /* why the VM stopped, once known */
+	struct vm_timeline tl;
+	struct vm_qmp *qmp;     /* connected at the first pause */
+	bool paused;
+	/* a replace in progress (CTL_REPLACE) */
+	bool replacing;
+	struct vm_client *rep_client; /* NULL if it went away meanwhile */
+	char **rep_argv;        /* NULL: the pod's process again */
+	long long rep_request, rep_exit, rep_kill_at;
+};
+
+/* the monitor core (monitor.c): QEMU's lifecycle, stop reasons, pause, signals, the serve loop */
+void mon_begin_stop(struct vm_mon *m);
+void mon_set_reason(struct vm_mon *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mon_qemu_reason(struct vm_mon *m);
+bool mon_qemu_gone(struct vm_mon *m);
+int mon_with_qemu_log(struct vm_mon *m, qp_error **err);
+
+/* boot and RUN (mon_boot.c) */
+int mon_send_run(struct vm_mon *m, char **argv, qp_error **err);
+
+/* the ctl.sock server (mon_ctl.c) */
+struct vm_client *mon_exec_client(struct vm_mon *m, uint32_t id);
+void mon_client_close(struct vm_client *c);
+void mon_client_send(struct vm_client *c, const struct qp_msg *msg);
+void mon_client_reply(struct vm_client *c, int status, int errnum, const char *text);
+void mon_client_input(struct vm_mon *m, struct vm_client *c);
+void mon_client_reply_err(struct vm_client *c, qp_error *e);
+void mon_client_accept(struct vm_mon *m);
+
+/* the guest-message relay (mon_guest.c) */
+int mon_guest_input(struct vm_mon *m, qp_error **err);
+/* Answer the clients waiting for the start: done, or the error E. */
+void mon_answer_start(struct vm_mon *m, qp_error *e);
+
+/* How long the guest may take to say hello, and to answer RUN with
+ * STARTED: the accel's bound, or $ENV (tests of the timeout paths)
+ * (mon_boot.c). */
+int mon_guest_timeout_ms(const struct vm_mon *m, const char *env);
+
+/* warm replace (mon_replace.c) */
+int mon_replace_begin(struct vm_mon *m, struct vm_client *c, const struct qp_msg *msg, qp_error **err);
+void mon_replace_free(struct vm_mon *m);
+void mon_replace_done(struct vm_mon *m, qp_error *e);
+void mon_replace_exit(struct vm_mon *m);
+
+#endif

@@ -1,0 +1,250 @@
+/* runtime/vm/qemu_cmd.c — QEMU's command line from one table, and its start.
+ *
+ * A machine profile (microvm for the pods, pc for the traditional-VM
+ * baseline) names the machine and the bus its devices sit on; the device
+ * table names each device once per bus.  Both the pods (mon_boot.c) and
+ * tools/traditional-vm.c build their QEMU through vm_spawn_qemu(), so the
+ * baseline differs from a pod only in what its profile says. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "guest-init/protocol.h"
+#include "util/cleanup.h"
+#include "vm/vm.h"
+
+enum bus { BUS_MMIO = 0, BUS_PCI };
+
+struct machine_profile {
+	const char *machine;   /* -M */
+	enum bus bus;
+	bool own_firmware;     /* -bios is needed (microvm); pc has SeaBIOS */
+};
+
+static const struct machine_profile profiles[] = {
+	[VM_MACHINE_MICROVM] = { "microvm,acpi=off", BUS_MMIO, true },
+	[VM_MACHINE_PC] = { "pc", BUS_PCI, false },
+};
+
+enum dev { DEV_SERIAL, DEV_9P, DEV_NET, DEV_COUNT };
+
+/* the device model per bus */
+static const char *const devices[DEV_COUNT][2] = {
+	[DEV_SERIAL] = { "virtio-serial-device,max_ports=2", "virtio-serial-pci" },
+	[DEV_9P] = { "virtio-9p-device", "virtio-9p-pci" },
+	[DEV_NET] = { "virtio-net-device", "virtio-net-pci" },
+};
+
+#define MAX_ARGS (56 + 4 * QP_PROTO_MAX_MOUNTS)
+#define ARG_BUF (PATH_MAX * 2 + 128)
+
+/* the argv under construction: every string owned here */
+struct qargv {
+	char *v[MAX_ARGS + 1];
+	size_t n;
+	bool oom;
+};
+
+static void add(struct qargv *a, const char *s)
+{
+	char *c = a->oom || a->n >= MAX_ARGS ? NULL : strdup(s);
+
+	if (!c) {
+		a->oom = true;
+		return;
+	}
+	a->v[a->n++] = c;
+}
+
+static void addf(struct qargv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void addf(struct qargv *a, const char *fmt, ...)
+{
+	char buf[ARG_BUF];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		a->oom = true;
+	else
+		add(a, buf);
+}
+
+static void qargv_free(struct qargv *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+}
+
+/* A QEMU option value: ',' must be doubled. */
+static char *qemu_escape(const char *s)
+{
+	size_t n = strlen(s), extra = 0;
+	char *out, *q;
+
+	for (size_t i = 0; i < n; i++)
+		extra += s[i] == ',';
+	if (!(out = malloc(n + extra + 1)))
+		return NULL;
+	for (q = out; *s; s++) {
+		*q++ = *s;
+		if (*s == ',')
+			*q++ = ',';
+	}
+	*q = '\0';
+	return out;
+}
+
+static void add_share(struct qargv *a, enum bus bus, const char *id, const char *path, bool ro,
+		      const char *tag)
+{
+	_cleanup_free_ char *p = qemu_escape(path);
+
+	if (!p) {
+		a->oom = true;
+		return;
+	}
+	add(a, "-fsdev");
+	addf(a, "local,id=%s,path=%s,security_model=none%s", id, p, ro ? ",readonly=on" : "");
+	add(a, "-device");
+	addf(a, "%s,fsdev=%s,mount_tag=%s", devices[DEV_9P][bus], id, tag);
+}
+
+static int build_argv(const struct vm_qemu_opts *o, struct qargv *a, qp_error **err)
+{
+	const struct machine_profile *pr = &profiles[o->machine];
+	char cmdline[VM_CMDLINE_MAX + 32];
+
+	if (o->cmdline)
+		snprintf(cmdline, sizeof(cmdline), "%s", o->cmdline);
+	else {
+		vm_read_cmdline(cmdline, VM_CMDLINE_MAX);
+		/* TCG, one vCPU: the LAPIC timer's calibration costs more than it gives */
+		if (!o->kvm && o->vcpus == 1)
+			strcat(cmdline, " nolapic_timer");
+	}
+	add(a, QEMU_BIN);
+	add(a, "-M");
+	add(a, pr->machine);
+	add(a, "-nodefaults");
+	add(a, "-no-user-config");
+	add(a, "-nographic");
+	add(a, "-no-reboot");
+	add(a, "-accel");
+	/* tb-size: TCG's translation cache defaults to 1 GiB of host memory
+	 * (reserved, partly touched); 32 MiB holds a small guest's hot code */
+	add(a, o->kvm ? "kvm" : "tcg,tb-size=32");
+	if (o->kvm) {
+		add(a, "-cpu");
+		add(a, "host");
+	}
+	add(a, "-m");
+	addf(a, "%lluM", o->mem_mib);
+	add(a, "-smp");
+	addf(a, "%d", o->vcpus);
+	if (pr->own_firmware || o->firmware) {
+		if (!o->firmware)
+			return qp_error_set(err, QP_E_INVALID, 0, "machine %s needs a firmware", pr->machine);
+		add(a, "-bios");
+		add(a, o->firmware);
+	}
+	add(a, "-kernel");
+	add(a, o->kernel);
+	add(a, "-initrd");
+	addf(a, "%s/%s", o->statedir, o->initrd ? o->initrd : QP_VM_INITRD);
+	add(a, "-append");
+	add(a, cmdline);
+	if (o->console) {
+		add(a, "-serial");
+		addf(a, "file:%s", o->console);
+	}
+	/* the guest channel; the socket path is relative to QEMU's cwd, the
+	 * state dir: sun_path holds only 108 bytes */
+	add(a, "-device");
+	add(a, devices[DEV_SERIAL][pr->bus]);
+	add(a, "-chardev");
+	add(a, "socket,id=c0,path=" QP_VM_CHAN_SOCK ",server=on,wait=off");
+	add(a, "-device");
+	add(a, "virtserialport,chardev=c0,name=" QP_PROTO_PORT_NAME);
+	/* the share is as writable as the spec's root (root.readonly), as a
+	 * container's rootfs is */
+	if (o->rootfs)
+		add_share(a, pr->bus, "r", o->rootfs, o->rootfs_ro, "rootfs");
+	/* the spec's binds: one more 9p share each (mounts.c) */
+	for (size_t i = 0; i < o->nshares && i < QP_PROTO_MAX_MOUNTS; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "f%zu", i);
+		add_share(a, pr->bus, id, o->shares[i].path, o->shares[i].ro, o->shares[i].tag);
+	}
+	if (o->tap_fd >= 0) {
+		/* the tap fd keeps its number in QEMU (it is not close-on-exec there) */
+		add(a, "-netdev");
+		addf(a, "tap,id=n0,fd=%d,vhost=off", o->tap_fd);
+		add(a, "-device");
+		addf(a, "%s,netdev=n0,mac=%02x:%02x:%02x:%02x:%02x:%02x", devices[DEV_NET][pr->bus], o->mac[0],
+		     o->mac[1], o->mac[2], o->mac[3], o->mac[4], o->mac[5]);
+	}
+	if (o->qmp) {
+		/* relative to the state dir like the channel */
+		add(a, "-qmp");
+		add(a, "unix:" QP_VM_QMP_SOCK ",server=on,wait=off");
+	}
+	if (a->oom)
+		return qp_error_set(err, QP_E_INVALID, 0, "qemu arguments: out of memory or a path too long");
+	a->v[a->n] = NULL;
+	return 0;
+}
+
+pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
+{
+	struct qargv a = { .n = 0 };
+	_cleanup_close_ int devnull = -1, logfd = -1;
+	pid_t pid = -1;
+
+	if (build_argv(o, &a, err) < 0)
+		goto out;
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	logfd = openat(o->dirfd, QP_VM_QEMU_LOG, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+		       0600);
+	if (devnull < 0 || logfd < 0) {
+		qp_fail(err, errno, "open %s", devnull < 0 ? "/dev/null" : QP_VM_QEMU_LOG);
+		goto out;
+	}
+	pid_t parent = getpid();
+	pid = fork();
+	if (pid < 0) {
+		qp_fail(err, errno, "fork qemu");
+		goto out;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* QEMU dies with its monitor: no VM without someone holding it */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
+		setsid();
+		if (fchdir(o->dirfd) < 0 || dup2(devnull, 0) < 0 || dup2(logfd, 1) < 0 ||
+		    dup2(logfd, 2) < 0)
+			_exit(127);
+		if (o->tap_fd >= 0 && fcntl(o->tap_fd, F_SETFD, 0) < 0)
+			_exit(127);
+		/* QPOD_QEMU: another binary (tests put a fake VMM here) */
+		const char *bin = getenv("QPOD_QEMU");
+		execvp(bin && *bin ? bin : QEMU_BIN, a.v);
+		dprintf(2, "qpod: exec %s: %s\n", bin && *bin ? bin : QEMU_BIN, strerror(errno));
+		_exit(127);
+	}
+out:
+	qargv_free(&a);
+	return pid;
+}
