@@ -335,10 +335,12 @@ int vm_mon_wait_started(struct vm_mon *m, qp_error **err)
 		int r = poll(&p, 1, (int)left);
 		if (r < 0 && errno != EINTR)
 			return qp_fail(err, errno, "poll the VM channel");
-		/* a channel that fails is vm_mon_serve's to report, with the
-		 * reason QEMU gives */
-		if (r > 0 && mon_guest_input(m, NULL) < 0)
-			break;
+		/* a malformed answer (or the channel's end) fails the start:
+		 * left to vm_mon_serve, it would wait on a dead channel */
+		if (r > 0 && mon_guest_input(m, err) < 0) {
+			mon_set_reason(m, "%s", err && *err ? (*err)->msg : "VM channel failed");
+			return qp_error_prefix(err, "the VM failed before the workload started");
+		}
 	}
 	return 0;
 }

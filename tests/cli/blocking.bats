@@ -73,6 +73,18 @@ teardown() {
 	return 0
 }
 
+@test "vm: a STARTED with an out-of-range pid fails a foreground run with the reason, never hangs it" {
+	need_vm
+	command -v python3 >/dev/null || skip "python3 is not installed (the fake QEMU)"
+	vm_env
+	run --separate-stderr env QPOD_QEMU="$FAKE_QEMU" FAKE_GUEST=badstart \
+		timeout -k 5 60 "$QPOD" --root "$ROOT" run --mode vm --rm "$ROOTFS" -- true
+	assert_qpod_error 125
+	assert_contains "$stderr" "out of range"
+	pgrep -f "$FAKE_QEMU" >/dev/null && flunk "fake qemu left running"
+	return 0
+}
+
 @test "vm: a monitor killed with SIGKILL leaves a stop reason, not null" {
 	need_vm
 	command -v python3 >/dev/null || skip "python3 is not installed (the fake QEMU)"

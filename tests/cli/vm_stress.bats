@@ -30,7 +30,7 @@ teardown() {
 	for ((i = 0; i < runs; i += 2)); do
 		local pids=()
 		for j in 0 1; do
-			"$QPOD" --root "$ROOT" run --mode vm --rm "$ROOTFS" -- true \
+			timeout -k 5 120 "$QPOD" --root "$ROOT" run --mode vm --rm "$ROOTFS" -- true \
 				</dev/null >"$TEST_DIR/out.$i.$j" 2>"$TEST_DIR/err.$i.$j" 3>&- &
 			pids+=($!)
 		done
