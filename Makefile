@@ -93,8 +93,7 @@ $(B)/tools/bench/%: tools/bench/%.c tools/bench/benchlib.c tools/bench/benchlib.
 # PID 1 of a microVM pod: static, small (musl when musl-gcc is installed).
 $(GUEST_INIT): $(GI_SRCS) $(wildcard guest-init/*.h) config.h
 	@mkdir -p $(dir $@)
-	$(GUEST_CC) $(CFLAGS) -static -Os -s -std=gnu11 -D_GNU_SOURCE $(WARN) -Iruntime -I. $(LDFLAGS) \
-		-o $@ $(GI_SRCS) -pthread
+	$(GUEST_CC) $(CFLAGS) -static -Os -s -std=gnu11 -D_GNU_SOURCE $(WARN) -Iruntime -I. $(LDFLAGS) -o $@ $(GI_SRCS) -pthread
 
 # The microVM guest kernel, cached outside the clone by (version, fragment
 # hash): built once (~3 min on 2 cores), then "kernel up to date".
