@@ -156,8 +156,9 @@ bool state_lock_busy(int dirfd)
 {
 	_cleanup_close_ int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	/* a new open file description: its lock is not ours */
-	return fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	/* a new open file description: its lock is not ours; exclusive, as
+	 * a creator runs its hooks under a shared lock */
+	return fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
 }
 
 int state_open(int rootfd, const char *id, int lock, qp_error **err)

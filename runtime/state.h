@@ -73,8 +73,8 @@ enum qp_lock { QP_LOCK_SHARED = 0, QP_LOCK_EXCLUSIVE = 1, QP_LOCK_NONE = 2 };
 /* Open (and lock, as LOCK says) an existing pod dir; QP_E_NOTFOUND if
  * unknown.  A foreground `run` drops its lock while it waits. */
 int state_open(int rootfd, const char *id, int lock, qp_error **err);
-/* True if a qpod process holds the pod dir's lock exclusively (a create,
- * start or delete under way); false if it is free or held shared. */
+/* True if a qpod process holds the pod dir's lock (a create, start or
+ * delete under way, or a reader for a moment); false if it is free. */
 bool state_lock_busy(int dirfd);
 /* (Re)lock an open pod dir; exclusive = false for a shared lock. */
 int state_lock(int dirfd, const char *id, bool exclusive, qp_error **err);

@@ -103,8 +103,9 @@ int cmd_state(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	enum qp_status s = pod_status(pod);
 	yajl_gen g = qp_json_gen_new(true);
 	yajl_gen_map_open(g);
-	/* the same status as list and start give (OCI knows "creating") */
-	struct qp_oci_state oci = pod_oci_state(pod, s, s == QP_STATUS_STOPPED ? 0 : pod->state->pid);
+	/* runc's: a pod still being created (its hooks asking) is "created" */
+	struct qp_oci_state oci = pod_oci_state(pod, s == QP_STATUS_CREATING ? QP_STATUS_CREATED : s,
+						s == QP_STATUS_STOPPED ? 0 : pod->state->pid);
 	qp_oci_state_put(g, &oci, false);
 	qp_json_kstr(g, "created", pod->state->created);
 	qp_json_kstr(g, "mode", qp_mode_name(pod->state->mode));
