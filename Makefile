@@ -80,7 +80,7 @@ $(HELPER): tests/helper/testhelper.c
 	$(CC) $(CFLAGS) -Wall -static $(LDFLAGS) -o $@ $<
 
 # The traditional-VM baseline runner (QEMU -M pc + Debian's cloud kernel).
-$(TRADVM): tools/traditional-vm.c $(B)/libqpod.a config.h
+$(TRADVM): runtime/vm/tradvm/qpod-tradvm.c $(B)/libqpod.a config.h
 	@mkdir -p $(dir $@)
 	$(CC) $(QP_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libqpod.a $(PKG_LIBS)
 

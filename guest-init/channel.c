@@ -32,7 +32,7 @@ static const char *const type_names[] = {
 	[QP_MSG_EXEC_OUT] = "EXEC_OUT", [QP_MSG_EXEC_EXIT] = "EXEC_EXIT",
 	[QP_MSG_CTL_START] = "CTL_START", [QP_MSG_CTL_REPLY] = "CTL_REPLY",
 	[QP_MSG_CTL_REPLACE] = "CTL_REPLACE", [QP_MSG_CTL_PAUSE] = "CTL_PAUSE",
-	[QP_MSG_CTL_RESUME] = "CTL_RESUME",
+	[QP_MSG_CTL_RESUME] = "CTL_RESUME", [QP_MSG_CLONE] = "CLONE",
 };
 
 static const unsigned char senders[] = {
@@ -47,7 +47,7 @@ static const unsigned char senders[] = {
 	[QP_MSG_EXEC_OUT] = QP_SENDER_GUEST, [QP_MSG_EXEC_EXIT] = QP_SENDER_GUEST,
 	[QP_MSG_CTL_START] = QP_SENDER_CTL, [QP_MSG_CTL_REPLY] = QP_SENDER_CTL,
 	[QP_MSG_CTL_REPLACE] = QP_SENDER_CTL, [QP_MSG_CTL_PAUSE] = QP_SENDER_CTL,
-	[QP_MSG_CTL_RESUME] = QP_SENDER_CTL,
+	[QP_MSG_CTL_RESUME] = QP_SENDER_CTL, [QP_MSG_CLONE] = QP_SENDER_HOST,
 };
 
 const char *qp_msg_type_name(uint16_t type)
@@ -212,6 +212,7 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 	case QP_MSG_MEMINFO_REQ:
 	case QP_MSG_MEMINFO:
 	case QP_MSG_SHUTDOWN:
+	case QP_MSG_CLONE:
 		return 0;
 	default:
 		return qp_error_set(err, code, 0, "control channel: unknown message type %u", m->type);
@@ -343,6 +344,10 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 	case QP_MSG_EXEC_STARTED:
 		put_u32(w, m->u.exec_started.id);
 		put_u32(w, m->u.exec_started.pid);
+		break;
+	case QP_MSG_CLONE:
+		put_u64(w, m->u.clone.realtime_ns);
+		put(w, m->u.clone.seed, QP_PROTO_SEED_SIZE);
 		break;
 	case QP_MSG_EXEC_OUT:
 		put_u32(w, m->u.exec_out.id);
@@ -592,6 +597,9 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 	case QP_MSG_EXEC_STARTED:
 		return get_u32(r, &m->u.exec_started.id, "id", err) < 0 ||
 		       get_u32(r, &m->u.exec_started.pid, "pid", err) < 0 ? -1 : 0;
+	case QP_MSG_CLONE:
+		return get_u64(r, &m->u.clone.realtime_ns, "realtime_ns", err) < 0 ||
+		       get_bytes(r, m->u.clone.seed, QP_PROTO_SEED_SIZE, "seed", err) < 0 ? -1 : 0;
 	case QP_MSG_EXEC_OUT:
 		if (get_u32(r, &m->u.exec_out.id, "id", err) < 0 ||
 		    get_u8(r, &m->u.exec_out.stream, "stream", err) < 0)

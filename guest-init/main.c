@@ -147,6 +147,50 @@ static void mount_early(void)
 	mount_fs("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755");
 }
 
+/* A small proc/sys file, NUL-terminated (one read: these files are
+ * generated whole). */
+static void read_text(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		die("open %s", path);
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		die("read %s", path);
+	buf[n] = '\0';
+}
+
+/* /sys/fs/cgroup: the guest is a pure cgroup v2 host (nothing mounts a v1
+ * hierarchy), with every controller the kernel has enabled for the root's
+ * children, so a container runtime in the pod can set limits at once
+ * (runtime/vm/mounts.c counts /sys/fs/cgroup among the guest's own mounts).
+ * A kernel without cgroups has no /sys/fs/cgroup: nothing to mount. */
+static void mount_cgroup2(void)
+{
+	static const char dir[] = "/sys/fs/cgroup";
+	char have[256], want[512] = "";
+	size_t len = 0;
+	int fd;
+
+	if (access(dir, F_OK) < 0)
+		return;
+	if (mount("cgroup2", dir, "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		die("mount cgroup2 on \"%s\"", dir);
+	read_text("/sys/fs/cgroup/cgroup.controllers", have, sizeof(have));
+	for (char *save = NULL, *w = strtok_r(have, " \n", &save); w; w = strtok_r(NULL, " \n", &save))
+		len += (size_t)snprintf(want + len, sizeof(want) - len, "%s+%s", len ? " " : "", w);
+	if (!len)
+		return;
+	if ((fd = open("/sys/fs/cgroup/cgroup.subtree_control", O_WRONLY | O_CLOEXEC)) < 0)
+		die("open cgroup.subtree_control");
+	if (write(fd, want, len) != (ssize_t)len)
+		die("enable the cgroup controllers \"%s\"", want);
+	close(fd);
+}
+
 /* The workload's root: the 9p share, entered switch_root style (the
  * initramfs cannot be pivot_root'ed away), or the initramfs itself. */
 static void enter_rootfs(const struct qp_run *r)
@@ -176,6 +220,7 @@ static void enter_rootfs(const struct qp_run *r)
 		if (chdir("/") < 0)
 			die("chdir /");
 	}
+	mount_cgroup2();
 	mount_fs("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
 	mount_fs("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "mode=0620,ptmxmode=0666");
 }
@@ -409,16 +454,8 @@ static void send_meminfo(void)
 			     &m.u.meminfo.cached_kb };
 	char buf[8192];
 	qp_error *err = NULL;
-	ssize_t n;
-	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		die("open /proc/meminfo");
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		die("read /proc/meminfo");
-	buf[n] = '\0';
+	read_text("/proc/meminfo", buf, sizeof(buf));
 	for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 			if (strncmp(line, keys[i], strlen(keys[i])) == 0)
@@ -459,8 +496,38 @@ static void keep_run(struct qp_run *r)
 	r->env = run_store.env;
 }
 
-/* Until RUN, answer MEMINFO_REQ and SHUTDOWN; anything else is out of turn. */
-static void wait_run(struct qp_run *out)
+/* RNDADDENTROPY / RNDRESEEDCRNG of <linux/random.h> (not in musl's headers) */
+#define GI_RNDADDENTROPY _IOW('R', 0x03, int[2])
+#define GI_RNDRESEEDCRNG _IO('R', 0x07)
+
+/* CLONE: this VM was restored from a template, as every other clone of it:
+ * make it unique before anything runs.  The host's seed is mixed into the
+ * RNG (credited: it comes from the host's getrandom) and the CRNG reseeded
+ * from it, so no two clones draw the same bytes; the wall clock (frozen in
+ * the template) is set from the host's.  Then a new HELLO. */
+static void apply_clone(const struct qp_msg *m, uint64_t init_ns)
+{
+	struct {
+		int entropy_count, buf_size;
+		uint8_t buf[QP_PROTO_SEED_SIZE];
+	} pool = { QP_PROTO_SEED_SIZE * 8, QP_PROTO_SEED_SIZE, { 0 } };
+	struct timespec ts = { (time_t)(m->u.clone.realtime_ns / 1000000000ull),
+			       (long)(m->u.clone.realtime_ns % 1000000000ull) };
+	int fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
+
+	memcpy(pool.buf, m->u.clone.seed, sizeof(pool.buf));
+	if (fd < 0 || ioctl(fd, GI_RNDADDENTROPY, &pool) < 0 || ioctl(fd, GI_RNDRESEEDCRNG) < 0)
+		die("seed the RNG of a clone");
+	close(fd);
+	memset(&pool, 0, sizeof(pool));
+	if (clock_settime(CLOCK_REALTIME, &ts) < 0)
+		die("set the clock of a clone");
+	send_hello(init_ns);
+}
+
+/* Until RUN, answer MEMINFO_REQ, CLONE and SHUTDOWN; anything else is out
+ * of turn. */
+static void wait_run(struct qp_run *out, uint64_t init_ns)
 {
 	struct qp_msg m;
 
@@ -471,6 +538,9 @@ static void wait_run(struct qp_run *out)
 			*out = m.u.run;
 			keep_run(out);
 			return;
+		case QP_MSG_CLONE:
+			apply_clone(&m, init_ns);
+			break;
 		case QP_MSG_MEMINFO_REQ:
 			send_meminfo();
 			break;
@@ -853,7 +923,7 @@ int main(void)
 	qp_chan_init(&chan, open_channel());
 	chan_ready = 1;
 	send_hello(init_ns);
-	wait_run(&wl.run);
+	wait_run(&wl.run, init_ns);
 	if (wl.run.hostname && wl.run.hostname[0] &&
 	    sethostname(wl.run.hostname, strlen(wl.run.hostname)) < 0)
 		die("sethostname");

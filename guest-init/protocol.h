@@ -56,6 +56,11 @@
  *                  payload; rootfs must be INITRAMFS with an empty tag and
  *                  prefix/gateway/mac zero: the process joins the pod's root
  *                  and network as they are.  stdin is /dev/null.
+ *   CLONE       H  u64 realtime_ns (the host's CLOCK_REALTIME), u8 seed[32]
+ *                  (from the host's getrandom): sent to a VM restored from a
+ *                  template (vm/template.c) before RUN, so that it is unique:
+ *                  the seed is mixed into the guest's RNG, which is reseeded,
+ *                  and the clock set.  The guest answers with a new HELLO.
  *   EXEC_STARTED G u32 id, u32 pid
  *   EXEC_OUT    G  u32 id, u8 stream (1 stdout, 2 stderr), raw bytes (>= 1)
  *   EXEC_EXIT   G  u32 id, i32 code (0..255), i32 errnum (!= 0: it could not
@@ -80,6 +85,8 @@
  * same root, network and hostname (those fields of the later RUN are
  * ignored).
  *
+ * A clone of a template: (the template's guest said HELLO and waits for RUN)
+ * host CLONE -> guest HELLO -> host RUN -> as below.
  * Conversation: guest HELLO -> host RUN -> guest STARTED -> STDOUT/STDERR...
  * -> EXIT -> guest powers off (or, with QP_RUN_F_WAIT_SHUTDOWN, waits for
  * SHUTDOWN).  MEMINFO_REQ and SHUTDOWN may come at any time after HELLO,
@@ -108,6 +115,7 @@
 #define QP_PROTO_MAX_SIGNAL 64
 #define QP_PROTO_MAX_MOUNTS 16 /* RUN mounts */
 #define QP_PROTO_PORT_NAME "qpod.0" /* virtio-serial port name */
+#define QP_PROTO_SEED_SIZE 32 /* CLONE's RNG seed, bytes */
 
 enum qp_msg_type {
 	QP_MSG_HELLO = 1,
@@ -131,7 +139,8 @@ enum qp_msg_type {
 	QP_MSG_CTL_REPLACE = 19,
 	QP_MSG_CTL_PAUSE = 20,
 	QP_MSG_CTL_RESUME = 21,
-	QP_MSG_TYPE_MAX = QP_MSG_CTL_RESUME,
+	QP_MSG_CLONE = 22,
+	QP_MSG_TYPE_MAX = QP_MSG_CLONE,
 };
 
 /* who may send a type: a receiver refuses a message from the wrong side
@@ -237,6 +246,10 @@ struct qp_msg {
 			uint32_t flags, argc;
 			const char *const *argv; /* NULL-terminated */
 		} replace;
+		struct {
+			uint64_t realtime_ns;
+			uint8_t seed[QP_PROTO_SEED_SIZE];
+		} clone;
 	} u;
 };
 

@@ -15,14 +15,18 @@ const struct pod_driver *driver_for_mode(enum qp_mode mode, qp_error **err)
 	}
 }
 
-int driver_default_accel(const char *mode, const char **name, qp_error **err)
+const struct pod_driver *driver_by_name(const char *mode, qp_error **err)
 {
 	enum qp_mode m;
-	const struct pod_driver *d;
 
 	if (qp_mode_parse(mode, &m) < 0)
-		return qp_error_set(err, QP_E_INVALID, 0, "unknown pod mode \"%s\"", mode);
-	if (!(d = driver_for_mode(m, err)))
-		return -1;
-	return d->accel(QP_ACCEL_AUTO, name, err);
+		return qp_error_set(err, QP_E_INVALID, 0, "unknown pod mode \"%s\"", mode), NULL;
+	return driver_for_mode(m, err);
+}
+
+int driver_default_accel(const char *mode, const char **name, qp_error **err)
+{
+	const struct pod_driver *d = driver_by_name(mode, err);
+
+	return d ? d->accel(QP_ACCEL_AUTO, name, err) : -1;
 }

@@ -58,6 +58,12 @@ struct pod_driver {
 	 * process again) without rebuilding it; prints the JSON timing line.
 	 * NULL when the driver has none (replace is then cold: delete, create). */
 	int (*replace)(struct pod *pod, char **cmd, qp_error **err);
+	/* Pod templates (NULL when the driver has none): make the one pods of
+	 * spec would clone (its key into key[17]); list them; remove one. */
+	int (*template_create)(const struct pod_spec *spec, char key[17], bool *made, qp_error **err);
+	int (*template_list)(void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes),
+			     void *ctx, qp_error **err);
+	int (*template_remove)(const char *key, qp_error **err);
 };
 
 extern const struct pod_driver qp_container_driver;
@@ -65,6 +71,8 @@ extern const struct pod_driver qp_vm_driver;
 
 /* NULL (with an error) if the mode's driver is not built or not usable. */
 const struct pod_driver *driver_for_mode(enum qp_mode mode, qp_error **err);
+/* The driver of the mode named `mode` ("container", "vm"). */
+const struct pod_driver *driver_by_name(const char *mode, qp_error **err);
 /* The accelerator pods of mode `mode` ("container", "vm") get by default
  * (the driver's accel op with auto). */
 int driver_default_accel(const char *mode, const char **name, qp_error **err);

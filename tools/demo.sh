@@ -136,15 +136,16 @@ timeline() {
 section "the guest kernel of VM pods (built once, cached in $CACHE/kernel)"
 step kernel-config/build.sh
 
-section "start timelines: a container pod, then a VM pod (a microVM booting its own kernel)"
+section "start timelines: a container pod, then a VM pod booting its own kernel (--boot cold)"
 timeline "$QPOD" --root "$STATE" run --rm --timeline "$ROOTFS" -- echo "hello from a container pod"
-timeline "$QPOD" --root "$STATE" run --rm --timeline --mode vm "$ROOTFS" -- echo "hello from a VM pod"
+timeline "$QPOD" --root "$STATE" run --rm --timeline --mode vm --boot cold "$ROOTFS" -- echo "hello from a VM pod"
 
-# ---- VM templates --------------------------------------------------------
-# PLACE FOR VM TEMPLATES: once `qpod` can start a VM pod from a template (a
-# guest booted once and resumed; shared/DESIGN.md "Starting from a
-# template"), show its start timeline here beside the cold one above.
-section "a VM pod from a template: not implemented yet (cold starts only, above)"
+# ---- VM templates (docs/TEMPLATES.md) ----------------------------------------
+section "VM templates: a guest booted once and saved; pods start as its copy-on-write clones"
+step "$QPOD" template create
+step "$QPOD" template list
+timeline "$QPOD" --root "$STATE" run --rm --timeline --mode vm --boot template "$ROOTFS" -- echo "hello from a clone"
+timeline "$QPOD" --root "$STATE" run --rm --timeline --mode vm "$ROOTFS" -- sh -c 'echo "the default (boot auto) clones too: $(hostname), $(date)"'
 
 section "a VM pod that stays: its accelerator, memory, and a warm replace"
 step "$QPOD" --root "$STATE" run -d --name "$VMID" --mode vm "$ROOTFS" -- sleep 600

@@ -76,6 +76,8 @@ static struct pod_spec *build_spec(const struct qp_density_opts *o, qp_error **e
 		if (spec_opt_set(s, "qpod.vcpus", n, err) < 0)
 			goto fail;
 	}
+	if (o->vm && o->boot && spec_opt_set(s, "qpod.vm.boot", o->boot, err) < 0)
+		goto fail;
 	s->resources.has_memory_limit = true;
 	s->resources.memory_limit = o->memory;
 	if (!strcmp(o->net, "bridge") &&

@@ -25,6 +25,7 @@ struct qp_density_opts {
 	bool ksm;                 /* kernel samepage merging on during the run */
 	const char *net;          /* "none" or "bridge" */
 	const char *subnet, *bridge; /* bridge options, may be NULL */
+	const char *boot;         /* vm pods' --boot (auto, template, cold); NULL = auto */
 	int rootfd;               /* the state root (cli) */
 	const char *root;
 	bool progress;

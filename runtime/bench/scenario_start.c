@@ -20,12 +20,12 @@
 #include "util/cleanup.h"
 #include "util/paths.h"
 #include "util/strv.h"
-#include "vm/vm.h"
 
 #define MAX_ARGS 32
 
+/* a cold boot's phases, then a template clone's (restore, resume) */
 static const char *const vm_phases[] = { "prepare", "network", "vmm_spawn", "firmware", "kernel",
-					 "init", "workload", NULL };
+					 "init", "restore", "resume", "workload", NULL };
 static const char *const ct_phases[] = { "prepare", "namespaces", "workload", NULL };
 
 struct variant {
@@ -34,8 +34,8 @@ struct variant {
 	bool timeline;                  /* a qpod run: start_ms and phases */
 	const char *const *phases;
 	struct qp_bench_result *start, *exit;
-	double phase_sum[8];
-	int phase_n[8];
+	double phase_sum[10];
+	int phase_n[10];
 };
 
 static bool have_file(const char *p)
@@ -58,9 +58,10 @@ static char *find_runc(void)
 	return NULL;
 }
 
-/* qpod run --rm [--timeline] [mode options] IMAGE -- /bin/true */
+/* qpod run --rm [--timeline] [mode options] IMAGE -- /bin/true; boot:
+ * vm pods' --boot (NULL: the default, auto) */
 static void qpod_run_argv(const struct qp_bench_opts *o, struct variant *v, bool vm,
-			  const char *firmware)
+			  const char *firmware, const char *boot)
 {
 	static char vcpus[16];
 	size_t n = 0;
@@ -83,6 +84,10 @@ static void qpod_run_argv(const struct qp_bench_opts *o, struct variant *v, bool
 	if (firmware) {
 		v->argv[n++] = "--firmware";
 		v->argv[n++] = firmware;
+	}
+	if (boot) {
+		v->argv[n++] = "--boot";
+		v->argv[n++] = boot;
 	}
 	if (o->memory) {
 		v->argv[n++] = "--memory";
@@ -193,8 +198,8 @@ fail:
 
 int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err)
 {
-	struct variant v[5];
-	_cleanup_free_ char *runc = NULL, *tradvm = NULL, *bundle = NULL, *runc_root = NULL, *guest_init = NULL;
+	struct variant v[6];
+	_cleanup_free_ char *runc = NULL, *tradvm = NULL, *bundle = NULL, *runc_root = NULL;
 	_cleanup_free_ char *tv_kernel = NULL, *tv_modules = NULL;
 	bool both = o->container && o->vm;
 	size_t nv = 0;
@@ -203,7 +208,7 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 	memset(v, 0, sizeof(v));
 	if (o->container) {
 		v[nv].name = both ? "qpod-container" : "qpod";
-		qpod_run_argv(o, &v[nv++], false, NULL);
+		qpod_run_argv(o, &v[nv++], false, NULL, NULL);
 		if (o->baseline) {
 			if (!(runc = find_runc()))
 				return qp_error_set(err, QP_E_NOTFOUND, 0, "--baseline: runc not found (Debian package runc)");
@@ -220,11 +225,15 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 		}
 	}
 	if (o->vm) {
+		/* the default (boot auto: a clone of the template, made in the
+		 * warm-up) beside a cold boot of the same pod */
 		v[nv].name = both ? "qpod-vm" : "qpod";
-		qpod_run_argv(o, &v[nv++], true, NULL);
+		qpod_run_argv(o, &v[nv++], true, NULL, NULL);
+		v[nv].name = "qpod-vm-cold";
+		qpod_run_argv(o, &v[nv++], true, NULL, "cold");
 		if (o->baseline) {
 			v[nv].name = "seabios";
-			qpod_run_argv(o, &v[nv++], true, "seabios");
+			qpod_run_argv(o, &v[nv++], true, "seabios", "cold");
 			/* the build's tools/qpod-tradvm, or the installed one */
 			tradvm = qp_find_shipped("tools/qpod-tradvm", "qpod-tradvm", NULL);
 			/* Debian's cloud kernel, unpacked by tools/baseline-kernel.sh
@@ -236,15 +245,13 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 				return qp_error_set(err, QP_E_NOTFOUND, 0,
 						    "--baseline: the traditional VM needs %s (tools/baseline-kernel.sh) and "
 						    "qpod-tradvm (make, or make install)", tv_kernel);
-			if (!guest_init && !(guest_init = vm_find_guest_init(err)))
-				return -1;
 			/* the same memory, vCPUs and accel (auto, resolved the same
 			 * way, QPOD_ACCEL included) as the qpod pods beside it */
 			static char cpus[16];
 			snprintf(cpus, sizeof(cpus), "%d", o->vcpus > 0 ? o->vcpus : 1);
 			v[nv].name = "traditional-vm";
 			const char *a[] = { tradvm, "-n", "1", "-r", o->image, "-c", cpus,
-					    "-M", o->memory ? o->memory : "256M", "-i", guest_init,
+					    "-M", o->memory ? o->memory : "256M",
 					    "-k", tv_kernel, "-m", tv_modules, NULL };
 			memcpy(v[nv].argv, a, sizeof(a));
 			nv++;

@@ -43,7 +43,7 @@ void cli_usage(FILE *f);
 /* the option tables of the commands (commands.c points at them) */
 extern const struct option cli_opts_run[], cli_opts_help_only[], cli_opts_kill[],
 	cli_opts_delete[], cli_opts_exec[], cli_opts_ps[], cli_opts_pause[], cli_opts_update[],
-	cli_opts_events[], cli_opts_list[], cli_opts_spec[], cli_opts_replace[], cli_opts_report[],
+	cli_opts_events[], cli_opts_list[], cli_opts_spec[], cli_opts_replace[], cli_opts_template[], cli_opts_report[],
 	cli_opts_bench[], cli_opts_density[];
 
 int cli_root(struct qp_cli *cli, qp_error **err);
@@ -91,6 +91,7 @@ int cmd_spec(struct qp_cli *, int, char **, qp_error **);
 int cmd_features(struct qp_cli *, int, char **, qp_error **);
 int cmd_gc(struct qp_cli *, int, char **, qp_error **);
 int cmd_replace(struct qp_cli *, int, char **, qp_error **);
+int cmd_template(struct qp_cli *, int, char **, qp_error **);
 int cmd_stats(struct qp_cli *, int, char **, qp_error **);
 int cmd_bench(struct qp_cli *, int, char **, qp_error **);
 int cmd_density(struct qp_cli *, int, char **, qp_error **);

@@ -30,6 +30,8 @@ static const char usage[] =
 	"  --mode vm|container   (default vm)\n"
 	"  --vcpus N             vCPUs per vm pod (default 1)\n"
 	"  --accel auto|kvm|tcg  accelerator of the vm pods (default auto)\n"
+	"  --boot auto|template|cold  vm pods as clones of a template, or booted\n"
+	"                       (default auto: clones; see qpod template --help)\n"
 	"  --memory SIZE         per pod: guest RAM or the container's limit (default 512M)\n"
 	"  --image ROOTFS        (default " DEFAULT_IMAGE ")\n"
 	"  --max N               stop after N pods (default: no limit)\n"
@@ -64,6 +66,7 @@ const struct option cli_opts_density[] = {
 	{ "bridge", required_argument, NULL, 'b' },  { "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },  { "help", no_argument, NULL, 'h' },
 	{ "ksm", no_argument, NULL, 'K' },	     { "accel", required_argument, NULL, 'A' },
+	{ "boot", required_argument, NULL, 'B' },
 	{ 0 },
 };
 
@@ -91,6 +94,9 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		case 'A':
 			if (cli_set_accel(optarg, "density", err) < 0)
 				return -1;
+			break;
+		case 'B':
+			o.boot = optarg; /* checked with the pods' spec, before any starts */
 			break;
 		case 'm':
 			if (strcmp(optarg, "vm") && strcmp(optarg, "container"))
@@ -171,7 +177,8 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	    qp_bench_param_num(r, "max", (double)o.max, err) < 0 ||
 	    qp_bench_param_num(r, "reserve_mb", (double)(o.reserve >> 20), err) < 0 ||
 	    qp_bench_param_num(r, "parallel", o.parallel, err) < 0 ||
-	    qp_bench_param_str(r, "net", o.net, err) < 0 || qp_bench_param_str(r, "image", o.image, err) < 0 ||
+	    qp_bench_param_str(r, "net", o.net, err) < 0 ||
+	    (o.vm && qp_bench_param_str(r, "boot", o.boot ? o.boot : "auto", err) < 0) || qp_bench_param_str(r, "image", o.image, err) < 0 ||
 	    qp_bench_param_str(r, "ksm", o.ksm ? "on" : "off", err) < 0)
 		goto out;
 	/* Ctrl-C and SIGTERM end the run between starts; teardown follows */

@@ -20,7 +20,7 @@
 
 struct run_opts {
 	const char *bundle, *name, *workdir, *hostname, *user, *mode;
-	const char *net, *ip, *subnet, *bridge, *firmware, *accel, *vcpus;
+	const char *net, *ip, *subnet, *bridge, *firmware, *accel, *vcpus, *boot;
 	bool rm, detach, init, memory_set, cpus_set, pids_set, read_only, timeline;
 	int64_t memory;
 	double cpus;
@@ -32,7 +32,7 @@ struct run_opts {
 
 enum { OPT_PIDFILE = 256, OPT_CONSOLE, OPT_RM, OPT_MEMORY, OPT_CPUS, OPT_PIDS, OPT_HOSTNAME,
        OPT_MODE, OPT_NAME, OPT_USER, OPT_READONLY, OPT_NO_PIVOT, OPT_NO_NEW_KEYRING,
-       OPT_PRESERVE_FDS, OPT_NET, OPT_IP, OPT_SUBNET, OPT_BRIDGE, OPT_FIRMWARE, OPT_ACCEL,
+       OPT_PRESERVE_FDS, OPT_NET, OPT_IP, OPT_SUBNET, OPT_BRIDGE, OPT_FIRMWARE, OPT_ACCEL, OPT_BOOT,
        OPT_VCPUS, OPT_TIMELINE, OPT_INIT };
 
 const struct option cli_opts_run[] = {
@@ -57,6 +57,7 @@ const struct option cli_opts_run[] = {
 	{ "bridge", required_argument, NULL, OPT_BRIDGE },
 	{ "firmware", required_argument, NULL, OPT_FIRMWARE },
 	{ "accel", required_argument, NULL, OPT_ACCEL },
+	{ "boot", required_argument, NULL, OPT_BOOT },
 	{ "vcpus", required_argument, NULL, OPT_VCPUS },
 	{ "timeline", no_argument, NULL, OPT_TIMELINE },
 	{ "init", no_argument, NULL, OPT_INIT },
@@ -109,14 +110,17 @@ static const char run_usage[] =
 	"  --subnet CIDR        pod subnet (default 10.213.0.0/16, one /22 per bridge)\n"
 	"  --bridge PREFIX      bridge name prefix (default qpod: qpod0, qpod1, ...)\n"
 	"Options of vm pods (both forms; annotations qpod.vm.firmware, qpod.vm.accel,\n"
-	"qpod.vcpus in a bundle):\n"
+	"qpod.vm.boot, qpod.vcpus in a bundle):\n"
 	"  --firmware qboot|seabios|PATH  firmware (default qboot: Debian's qboot.rom)\n"
 	"  --accel auto|kvm|tcg  accelerator (default auto: KVM if /dev/kvm is usable)\n"
+	"  --boot auto|template|cold  a clone of a booted VM template, or a kernel\n"
+	"                       boot (default auto: a template when one exists or can\n"
+	"                       be made; see qpod template --help)\n"
 	"  --vcpus N            virtual CPUs (default 1); --memory sets the VM's RAM\n"
 	"                       (default 256M)\n"
 	"The exit status is the workload's (see qpod --help).\n";
 
-/* --mode/--init/--firmware/--accel/--vcpus -> the spec's options (and their
+/* --mode/--init/--firmware/--accel/--boot/--vcpus -> the spec's options (and their
  * annotations), parsed by the spec code like those of a bundle */
 static int apply_pod_opts(const struct run_opts *o, struct pod_spec *spec, qp_error **err)
 {
@@ -124,6 +128,7 @@ static int apply_pod_opts(const struct run_opts *o, struct pod_spec *spec, qp_er
 	    (o->init && spec_opt_set(spec, "qpod.init", "true", err) < 0) ||
 	    (o->firmware && spec_opt_set(spec, "qpod.vm.firmware", o->firmware, err) < 0) ||
 	    (o->accel && spec_opt_set(spec, "qpod.vm.accel", o->accel, err) < 0) ||
+	    (o->boot && spec_opt_set(spec, "qpod.vm.boot", o->boot, err) < 0) ||
 	    (o->vcpus && spec_opt_set(spec, "qpod.vcpus", o->vcpus, err) < 0))
 		return -1;
 	return 0;
@@ -142,7 +147,7 @@ static const char create_usage[] =
 	"  --no-new-keyring     keep the caller's session keyring\n"
 	"  --mode container|vm  override the bundle's qpod.mode\n"
 	"  --init               a tiny init as PID 1 (qpod.init=true)\n"
-	"  --firmware, --accel, --vcpus  vm pods: see qpod run --help\n"
+	"  --firmware, --accel, --boot, --vcpus  vm pods: see qpod run --help\n"
 	"Refused, with a message: --detach and --timeline (qpod run's), and the\n"
 	"settings of run's ROOTFS form (--name, --rm, --memory, --cpus, --pids, --env,\n"
 	"--workdir, --hostname, --user, --read-only, --net, --ip, --subnet, --bridge):\n"
@@ -175,6 +180,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, bool create_onl
 		case OPT_BRIDGE: o->bridge = optarg; break;
 		case OPT_FIRMWARE: o->firmware = optarg; break;
 		case OPT_ACCEL: o->accel = optarg; break;
+		case OPT_BOOT: o->boot = optarg; break;
 		case OPT_VCPUS: o->vcpus = optarg; break;
 		case OPT_TIMELINE: o->timeline = true; break;
 		case OPT_INIT: o->init = true; break;

@@ -84,8 +84,8 @@ int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		"remount", "ro", "rprivate", "rro", "rshared", "rslave", "runbindable", "rw", "shared",
 		"slave", "strictatime", "suid", "sync", "tmpcopyup", "unbindable", NULL
 	};
-	static const char *const namespaces[] = { "cgroup", "ipc", "mount", "network", "pid",
-						  "user", "uts", NULL };
+	/* "time" last: listed only where the kernel has time namespaces */
+	const char *namespaces[] = { "cgroup", "ipc", "mount", "network", "pid", "user", "uts", "time", NULL };
 	char *text = NULL;
 	int r;
 
@@ -110,6 +110,8 @@ int cmd_features(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	strings(g, "mountOptions", mount_opts);
 	qp_json_key(g, "linux");
 	yajl_gen_map_open(g);
+	if (access("/proc/self/ns/time", F_OK) < 0)
+		namespaces[sizeof(namespaces) / sizeof(namespaces[0]) - 2] = NULL;
 	strings(g, "namespaces", namespaces);
 	qp_json_key(g, "capabilities");
 	yajl_gen_array_open(g);

@@ -5,6 +5,7 @@
  * update both come here, so a setting is written in one place. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <sys/sysinfo.h>
 #include <string.h>
 
 #include "container/cgroup.h"
@@ -42,6 +43,25 @@ static int check_usage(int fd, enum qp_cgroup_mode mode, int64_t limit, qp_error
 	return 0;
 }
 
+/* Without swap accounting (no memory.swap.max, no memory.memsw.*) a swap
+ * limit is honoured only when it asks for nothing: unlimited, or no swap
+ * on a machine that has none.  Anything else is refused, not ignored. */
+static int swap_unaccounted(const struct qp_resources *res, const char *file, qp_error **err)
+{
+	struct sysinfo si;
+	int64_t swap = 0;
+	int r = qp_cgroup_swap_max(res, &swap, err);
+
+	if (r <= 0)
+		return r;
+	if (swap < 0 || (swap == 0 && sysinfo(&si) == 0 && si.totalswap == 0))
+		return 0;
+	return qp_error_set(err, QP_E_INVALID, 0,
+			    "memory.swap: the kernel does not account swap per cgroup (no %s): "
+			    "a swap limit cannot be applied",
+			    file);
+}
+
 static int memory_v2(int fd, const struct qp_resources *res, qp_error **err)
 {
 	char buf[32];
@@ -55,10 +75,8 @@ static int memory_v2(int fd, const struct qp_resources *res, qp_error **err)
 	r = qp_cgroup_swap_max(res, &swap, err);
 	if (r <= 0)
 		return r;
-	if (!qp_cg_has_file(fd, "memory.swap.max")) {
-		qp_warn("cgroup: no memory.swap.max (swap accounting off); swap limit ignored");
-		return 0;
-	}
+	if (!qp_cg_has_file(fd, "memory.swap.max"))
+		return swap_unaccounted(res, "memory.swap.max", err);
 	return qp_cg_write(fd, "memory.swap.max", qp_cgroup_limit_str(swap, "max", buf, sizeof(buf)),
 			   err);
 }
@@ -72,8 +90,8 @@ static int memory_v1(int fd, const struct qp_resources *res, qp_error **err)
 	qp_cgroup_limit_str(res->memory_limit, "-1", lim, sizeof(lim));
 	qp_cgroup_limit_str(res->memory_swap, "-1", sw, sizeof(sw));
 	if (res->has_memory_swap && !swap_file) {
-		qp_warn("cgroup: no memory.memsw.limit_in_bytes (swap accounting off); "
-			"swap limit ignored");
+		if (swap_unaccounted(res, "memory.memsw.limit_in_bytes", err) < 0)
+			return -1;
 	} else if (res->has_memory_swap && res->has_memory_limit) {
 		/* memsw may never be below the limit: a rise of memsw goes first,
 		 * a cut after the limit's */

@@ -56,11 +56,12 @@ static int join_namespaces(const struct pod_spec *spec, qp_error **err)
 		[QP_NS_USER] = CLONE_NEWUSER, [QP_NS_PID] = CLONE_NEWPID,
 		[QP_NS_NET] = CLONE_NEWNET,   [QP_NS_IPC] = CLONE_NEWIPC,
 		[QP_NS_UTS] = CLONE_NEWUTS,   [QP_NS_MOUNT] = CLONE_NEWNS,
-		[QP_NS_CGROUP] = CLONE_NEWCGROUP, [QP_NS_TIME] = 0,
+		[QP_NS_CGROUP] = CLONE_NEWCGROUP, [QP_NS_TIME] = CLONE_NEWTIME,
 	};
 	for (int i = 0; i < QP_NS_COUNT; i++) {
 		const struct qp_namespace *ns = &spec->ns[i];
-		if (!ns->enabled || !ns->path || i == QP_NS_PID)
+		/* pid and time: entered by the parent around the clone (driver.c) */
+		if (!ns->enabled || !ns->path || i == QP_NS_PID || i == QP_NS_TIME)
 			continue;
 		_cleanup_close_ int fd = open(ns->path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
@@ -254,7 +255,7 @@ static int setup(struct qp_child_ctx *c, struct workload *w, qp_error **err)
 	}
 	if (qp_mounts_prepare(spec, c->rootfs, c->new_userns, err) < 0 ||
 	    qp_child_create_hooks(c, CHILD_SYNC_FD, err) < 0 ||
-	    qp_mounts_pivot(c->rootfs, c->no_pivot, err) < 0)
+	    qp_mounts_pivot(spec, c->rootfs, c->no_pivot, err) < 0)
 		return -1;
 	if (spec->ns[QP_NS_UTS].enabled) {
 		if (spec->hostname && sethostname(spec->hostname, strlen(spec->hostname)) < 0)

@@ -1,5 +1,5 @@
 /* runtime/container/devrules.c — the device rules emulator (devrules.h):
- * linux.resources.devices plus the default devices -> "default + sorted
+ * linux.resources.devices plus the default devices -> "default + ordered
  * exceptions", devices.list parsing, and the minimal v1 transition. */
 #include <errno.h>
 #include <inttypes.h>
@@ -101,23 +101,6 @@ int qp_dev_state_apply(struct qp_dev_state *st, const struct qp_dev_rule *r, qp_
 	return r->allow == st->default_allow ? rm(st, r, err) : add(st, r, err);
 }
 
-static int cmp_exc(const void *pa, const void *pb)
-{
-	const struct qp_dev_exc *a = pa, *b = pb;
-
-	if (a->major != b->major)
-		return a->major < b->major ? -1 : 1;
-	if (a->minor != b->minor)
-		return a->minor < b->minor ? -1 : 1;
-	return (a->type > b->type) - (a->type < b->type);
-}
-
-static void sort(struct qp_dev_state *st)
-{
-	if (st->n)
-		qsort(st->exc, st->n, sizeof(*st->exc), cmp_exc);
-}
-
 int qp_dev_state_build(const struct qp_dev_rule *rules, size_t n, struct qp_dev_state *st,
 		       qp_error **err)
 {
@@ -128,8 +111,7 @@ int qp_dev_state_build(const struct qp_dev_rule *rules, size_t n, struct qp_dev_
 	for (size_t i = 0; i < qp_dev_n_defaults; i++)
 		if (qp_dev_state_apply(st, &qp_dev_defaults[i], err) < 0)
 			return qp_error_prefix(err, "the default devices");
-	sort(st);
-	return 0;
+	return 0; /* in the listed order: v1's devices.list shows them so */
 }
 
 static int parse_num(const char *s, int64_t *out)
@@ -187,17 +169,19 @@ int qp_dev_state_from_list(const char *list, struct qp_dev_state *st, qp_error *
 		if (qp_dev_state_apply(st, &r, err) < 0)
 			return qp_error_prefix(err, "devices.list");
 	}
-	sort(st);
 	return 0;
 }
 
+/* the same default and exceptions, in any order (one per type:major:minor) */
 bool qp_dev_state_equal(const struct qp_dev_state *a, const struct qp_dev_state *b)
 {
 	if (a->default_allow != b->default_allow || a->n != b->n)
 		return false;
-	for (size_t i = 0; i < a->n; i++)
-		if (cmp_exc(&a->exc[i], &b->exc[i]) || a->exc[i].access != b->exc[i].access)
+	for (size_t i = 0; i < a->n; i++) {
+		const struct qp_dev_exc *e = find(b, a->exc[i].type, a->exc[i].major, a->exc[i].minor);
+		if (!e || e->access != a->exc[i].access)
 			return false;
+	}
 	return true;
 }
 

@@ -6,7 +6,8 @@
  * (runc's AllowedDevices: mknod of any node; /dev/null, zero, full, random,
  * urandom, tty, ptmx, pts/N, net/tun) are allowed on top.  The result is a
  * default (allow or deny) plus exceptions, one per (type, major, minor) with
- * merged access, sorted.  Both writers start from it: v1 writes the
+ * merged access, in the order the rules first named them (the spec's, then
+ * the defaults: a v1 devices.list lists them as written).  Both writers start from it: v1 writes the
  * transition from the cgroup's devices.list (cgroup_devices.c), v2 compiles
  * it into an eBPF program (devices_bpf.c), so both enforce the same thing.
  *
@@ -42,7 +43,7 @@ extern const size_t qp_dev_n_defaults;
 
 /* Apply one rule (runc's emulator.Apply). */
 int qp_dev_state_apply(struct qp_dev_state *st, const struct qp_dev_rule *r, qp_error **err);
-/* The pod's state: deny all, RULES in order, then the defaults; sorted.
+/* The pod's state: deny all, RULES in order, then the defaults, in that order.
  * Errors name the rule: "linux.resources.devices[2]: ...". */
 int qp_dev_state_build(const struct qp_dev_rule *rules, size_t n, struct qp_dev_state *st,
 		       qp_error **err);

@@ -21,6 +21,7 @@
 #include "container/cgroup.h"
 #include "container/console.h"
 #include "container/container.h"
+#include "container/mounts.h"
 #include "container/seccomp.h"
 #include "container/sync.h"
 #include "hooks.h"
@@ -92,54 +93,79 @@ static int clone_flags(const struct pod_spec *spec, qp_error **err)
 	};
 	int flags = 0;
 
-	if (spec->ns[QP_NS_TIME].enabled)
-		return qp_error_set(err, QP_E_INVALID, 0, "time namespaces are not supported");
 	for (int i = 0; i < QP_NS_COUNT; i++)
 		if (spec->ns[i].enabled && !spec->ns[i].path)
 			flags |= flag[i]; /* cgroup: unshared by the child, after joining the cgroup */
 	if (spec->opts.net && !strcmp(spec->opts.net, "bridge") && !(flags & CLONE_NEWNET))
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "qpod.net=bridge needs a new network namespace (linux.namespaces)");
-	/* the rootfs is built in a mount namespace of the pod's: a new one, or
-	 * one joined by path (as runc); never the host's own */
-	if (!(flags & CLONE_NEWNS) && !(spec->ns[QP_NS_MOUNT].enabled && spec->ns[QP_NS_MOUNT].path))
-		return qp_error_set(err, QP_E_INVALID, 0,
-				    "linux.namespaces: a mount namespace (new, or joined by path) is required: "
-				    "qpod does not build a rootfs in the host's");
+	/* without a mount namespace (runc's behaviour) the rootfs is built in
+	 * ours, on a private bind of the rootfs that delete detaches
+	 * (qp_mounts_unbuild): mounts.c, qp_mounts_prepare */
 	return flags;
 }
 
-/* A pid namespace is joined by path (CRI's shareProcessNamespace: the
- * sandbox's) before the clone: setns(CLONE_NEWPID) changes only where our
- * next child is born, so the parent goes in, clones, and comes back. */
-static int enter_pid_ns(const struct pod_spec *spec, int *back, qp_error **err)
+/* Namespaces the clone cannot create or join itself, entered "for
+ * children" around it: the parent goes in, clones, and comes back.
+ *   pid, by path (CRI's shareProcessNamespace: the sandbox's): setns only
+ *     changes where our next child is born;
+ *   time, new: unshare(CLONE_NEWTIME) also only affects our children, and
+ *     the offsets (linux.timeOffsets) must be written before one enters;
+ *   time, by path: setns moves us too, until we come back.
+ * back[] holds our own namespaces to return to (-1: none entered). */
+static int enter_for_clone(const struct pod_spec *spec, enum qp_ns ns, int *back, qp_error **err)
 {
-	const char *path = spec->ns[QP_NS_PID].path;
+	const bool is_time = ns == QP_NS_TIME;
+	const char *path = spec->ns[ns].path, *kind = is_time ? "time" : "pid";
+	const int type = is_time ? CLONE_NEWTIME : CLONE_NEWPID;
 	_cleanup_close_ int fd = -1;
+	char own[48];
 
 	*back = -1;
-	if (!spec->ns[QP_NS_PID].enabled || !path)
+	if (!spec->ns[ns].enabled || (!path && !is_time))
 		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return qp_fail(err, errno, "open pid namespace \"%s\"", path);
-	*back = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
-	if (*back < 0)
-		return qp_fail(err, errno, "open our pid namespace");
-	if (setns(fd, CLONE_NEWPID) < 0) {
+	if (path && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return qp_fail(err, errno, "open %s namespace \"%s\"", kind, path);
+	snprintf(own, sizeof(own), "/proc/self/ns/%s_for_children", kind);
+	if ((*back = open(own, O_RDONLY | O_CLOEXEC)) < 0)
+		return qp_fail(err, errno == ENOENT && is_time ? ENOSYS : errno,
+			       "open our %s namespace (time namespaces need Linux 5.6)", kind);
+	if (path ? setns(fd, type) < 0 : unshare(type) < 0) {
 		int e = errno;
 		close(*back);
 		*back = -1;
-		return qp_fail(err, e, "join pid namespace \"%s\"", path);
+		return path ? qp_fail(err, e, "join %s namespace \"%s\"", kind, path)
+			    : qp_fail(err, e, "create a time namespace");
+	}
+	if (is_time && !path) {
+		/* clock ids, as the kernel reads them: CLOCK_MONOTONIC 1, CLOCK_BOOTTIME 7 */
+		static const int clock_id[QP_TIME_COUNT] = { [QP_TIME_MONOTONIC] = CLOCK_MONOTONIC,
+							     [QP_TIME_BOOTTIME] = CLOCK_BOOTTIME };
+		char text[128];
+		size_t len = 0;
+		for (int c = 0; c < QP_TIME_COUNT; c++)
+			if (spec->time_offsets[c].set)
+				len += (size_t)snprintf(text + len, sizeof(text) - len, "%d %lld %u\n", clock_id[c],
+							(long long)spec->time_offsets[c].secs,
+							spec->time_offsets[c].nanosecs);
+		_cleanup_close_ int ofd = len ? open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC) : -1;
+		if (len && (ofd < 0 || write(ofd, text, len) != (ssize_t)len)) {
+			int e = errno;
+			if (setns(*back, type) < 0)
+				qp_warn("cannot return to our time namespace: %s", strerror(errno));
+			close(*back);
+			*back = -1;
+			return qp_fail(err, e, "linux.timeOffsets: write timens_offsets");
+		}
 	}
 	return 0;
 }
 
-static void leave_pid_ns(int *back)
+static void leave_for_clone(int *back, enum qp_ns ns)
 {
 	if (*back >= 0) {
-		if (setns(*back, CLONE_NEWPID) < 0)
-			qp_warn("cannot return to our pid namespace: %s", strerror(errno));
+		if (setns(*back, ns == QP_NS_TIME ? CLONE_NEWTIME : CLONE_NEWPID) < 0)
+			qp_warn("cannot return to our %s namespace: %s", qp_ns_name(ns), strerror(errno));
 		close(*back);
 		*back = -1;
 	}
@@ -230,14 +256,19 @@ static int ct_create(struct pod *pod, qp_error **err)
 	}
 	ctx.sync_fd = sv[1];
 	ctx.fifo_fd = fifo;
-	int pidns_back;
-	if (enter_pid_ns(spec, &pidns_back, err) < 0)
+	int pidns_back, timens_back = -1;
+	if (enter_for_clone(spec, QP_NS_PID, &pidns_back, err) < 0)
 		goto fail;
+	if (enter_for_clone(spec, QP_NS_TIME, &timens_back, err) < 0) {
+		leave_for_clone(&pidns_back, QP_NS_PID);
+		goto fail;
+	}
 	ctx.stack = stack;
 	ctx.stack_size = CHILD_STACK;
 	pid = clone(qp_container_child, (char *)stack + CHILD_STACK, flags | SIGCHLD, &ctx);
 	int clone_errno = errno;
-	leave_pid_ns(&pidns_back);
+	leave_for_clone(&timens_back, QP_NS_TIME);
+	leave_for_clone(&pidns_back, QP_NS_PID);
 	if (pid < 0) {
 		qp_fail(err, clone_errno, "clone the pod process");
 		goto fail;
@@ -311,6 +342,7 @@ fail:
 		qp_cgroup_destroy(cg, NULL);
 		qp_cgroup_free(cg);
 	}
+	qp_mounts_unbuild(spec, pod->rootfs);
 	if (stack != MAP_FAILED)
 		munmap(stack, CHILD_STACK);
 	if (sv[0] >= 0)
@@ -446,6 +478,7 @@ static int ct_destroy(struct pod *pod, qp_error **err)
 		waitpid(pod->state->pid, NULL, WNOHANG);
 		usleep(5000);
 	}
+	qp_mounts_unbuild(pod->spec, pod->rootfs);
 	struct qp_net_config net;
 	if (pod_net_config(pod, &net, NULL) && qp_net_detach(&net, pod->id, r < 0 ? NULL : err) < 0)
 		r = -1;

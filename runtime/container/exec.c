@@ -33,6 +33,7 @@ static const struct {
 	/* user first: it grants the rights to join the others */
 	{ "user", CLONE_NEWUSER }, { "ipc", CLONE_NEWIPC }, { "uts", CLONE_NEWUTS },
 	{ "net", CLONE_NEWNET },   { "pid", CLONE_NEWPID }, { "cgroup", CLONE_NEWCGROUP },
+	{ "time", CLONE_NEWTIME },
 	{ "mnt", CLONE_NEWNS },
 };
 
@@ -60,6 +61,14 @@ static int join_pod(pid_t pid, qp_error **err)
 	for (size_t i = 0; r == 0 && i < QP_ARRAY_SIZE(ns_order); i++)
 		if (fds[i] >= 0 && setns(fds[i], ns_order[i].type) < 0)
 			r = qp_fail(err, errno, "join the pod's %s namespace", ns_order[i].file);
+	/* a pod without a mount namespace of its own is chroot()ed in ours:
+	 * its root is where the setns would have put us */
+	if (r == 0 && fds[QP_ARRAY_SIZE(ns_order) - 1] < 0) {
+		char root[64];
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+		if (chroot(root) < 0 || chdir("/") < 0)
+			r = qp_fail(err, errno, "enter the pod's root");
+	}
 	for (size_t i = 0; i < QP_ARRAY_SIZE(ns_order); i++)
 		if (fds[i] >= 0)
 			close(fds[i]);

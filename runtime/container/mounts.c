@@ -20,6 +20,7 @@
 #include "container/lsm.h"
 #include "container/mounts.h"
 #include "util/cleanup.h"
+#include "util/log.h"
 #include "util/safepath.h"
 
 
@@ -330,12 +331,19 @@ int qp_mounts_prepare(const struct pod_spec *spec, const char *rootfs, bool in_u
 	_cleanup_close_ int rootfd = -1;
 	bool dev_is_tmpfs = false;
 
-	/* nothing we mount may propagate back to the host */
-	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+	const bool own_ns = qp_mounts_own_ns(spec);
+
+	/* nothing we mount may propagate back to the host; without a mount
+	 * namespace of its own the host's / is left as it is, and only the
+	 * rootfs bind below is made private */
+	if (own_ns && mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
 		return qp_fail(err, errno, "make / a slave mount");
-	/* pivot_root needs the new root to be a mount point */
+	/* pivot_root needs the new root to be a mount point; without a mount
+	 * namespace it is the one mount delete detaches, with all below it */
 	if (mount(rootfs, rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
 		return qp_fail(err, errno, "bind rootfs \"%s\"", rootfs);
+	if (!own_ns && mount(NULL, rootfs, NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return qp_fail(err, errno, "make the rootfs bind private");
 	rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return qp_fail(err, errno, "open rootfs \"%s\"", rootfs);
@@ -353,10 +361,34 @@ int qp_mounts_prepare(const struct pod_spec *spec, const char *rootfs, bool in_u
 	return 0;
 }
 
-int qp_mounts_pivot(const char *rootfs, bool no_pivot, qp_error **err)
+bool qp_mounts_own_ns(const struct pod_spec *spec)
+{
+	return spec->ns[QP_NS_MOUNT].enabled;
+}
+
+void qp_mounts_unbuild(const struct pod_spec *spec, const char *rootfs)
+{
+	if (!spec || qp_mounts_own_ns(spec) || !rootfs)
+		return;
+	/* only our bind: a rootfs that was a mount point itself stays; EINVAL,
+	 * not a mount point: the pod never got as far as the bind */
+	if (umount2(rootfs, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT)
+		qp_warn("detach the rootfs mounts of \"%s\": %s", rootfs, strerror(errno));
+}
+
+int qp_mounts_pivot(const struct pod_spec *spec, const char *rootfs, bool no_pivot, qp_error **err)
 {
 	if (chdir(rootfs) < 0)
 		return qp_fail(err, errno, "chdir to rootfs");
+	if (!qp_mounts_own_ns(spec)) {
+		/* runc's choice without a mount namespace: neither pivot_root nor
+		 * a move of the rootfs onto /, which would change the host's root */
+		if (chroot(".") < 0)
+			return qp_fail(err, errno, "chroot (no mount namespace)");
+		if (chdir("/") < 0)
+			return qp_fail(err, errno, "chdir /");
+		return 0;
+	}
 	if (no_pivot) {
 		if (mount(rootfs, "/", NULL, MS_MOVE, NULL) < 0)
 			return qp_fail(err, errno, "move the rootfs onto / (--no-pivot)");

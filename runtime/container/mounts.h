@@ -16,7 +16,14 @@ int qp_mounts_prepare(const struct pod_spec *spec, const char *rootfs, bool in_u
 /* pivot_root into the prepared rootfs and detach the old root; no_pivot
  * (runc's --no-pivot, for a rootfs on ramfs where pivot_root fails): move
  * the rootfs mount onto / and chroot instead. */
-int qp_mounts_pivot(const char *rootfs, bool no_pivot, qp_error **err);
+int qp_mounts_pivot(const struct pod_spec *spec, const char *rootfs, bool no_pivot, qp_error **err);
+
+/* A pod without a mount namespace of its own (linux.namespaces has no
+ * "mount", runc's behaviour) is built in the caller's, on a private bind
+ * of its rootfs, and chroot()ed; qp_mounts_unbuild detaches that bind and
+ * everything below it (delete, a failed create).  No-op for other pods. */
+bool qp_mounts_own_ns(const struct pod_spec *spec);
+void qp_mounts_unbuild(const struct pod_spec *spec, const char *rootfs);
 /* After pivot_root: masked paths, read-only paths, read-only root,
  * rootfs propagation. */
 int qp_mounts_finish(const struct pod_spec *spec, qp_error **err);

@@ -35,38 +35,55 @@ static int dup_into(char **field, const char *v)
 	return 0;
 }
 
+/* the index of v in words (NULL-terminated), or -1 */
+static int word_index(const char *v, const char *const *words)
+{
+	for (int i = 0; words[i]; i++)
+		if (!strcmp(v, words[i]))
+			return i;
+	return -1;
+}
+
+static const char *const mode_words[] = { [QP_MODE_CONTAINER] = "container", [QP_MODE_VM] = "vm", NULL };
+static const char *const accel_words[] = { [QP_ACCEL_AUTO] = "auto", [QP_ACCEL_KVM] = "kvm",
+					   [QP_ACCEL_TCG] = "tcg", NULL };
+static const char *const boot_words[] = { [QP_BOOT_AUTO] = "auto", [QP_BOOT_TEMPLATE] = "template",
+					  [QP_BOOT_COLD] = "cold", NULL };
+
 int qp_mode_parse(const char *v, enum qp_mode *m)
 {
-	if (!strcmp(v, "container"))
-		*m = QP_MODE_CONTAINER;
-	else if (!strcmp(v, "vm"))
-		*m = QP_MODE_VM;
-	else
-		return -1;
-	return 0;
+	int i = word_index(v, mode_words);
+
+	return i < 0 ? -1 : (*m = (enum qp_mode)i, 0);
 }
 
 const char *qp_mode_name(enum qp_mode m)
 {
-	return m == QP_MODE_VM ? "vm" : "container";
+	return mode_words[m == QP_MODE_VM ? QP_MODE_VM : QP_MODE_CONTAINER];
 }
 
 int qp_accel_parse(const char *v, enum qp_accel *a)
 {
-	if (!strcmp(v, "auto"))
-		*a = QP_ACCEL_AUTO;
-	else if (!strcmp(v, "kvm"))
-		*a = QP_ACCEL_KVM;
-	else if (!strcmp(v, "tcg"))
-		*a = QP_ACCEL_TCG;
-	else
-		return -1;
-	return 0;
+	int i = word_index(v, accel_words);
+
+	return i < 0 ? -1 : (*a = (enum qp_accel)i, 0);
 }
 
 const char *qp_accel_name(enum qp_accel a)
 {
-	return a == QP_ACCEL_KVM ? "kvm" : a == QP_ACCEL_TCG ? "tcg" : "auto";
+	return a == QP_ACCEL_KVM || a == QP_ACCEL_TCG ? accel_words[a] : accel_words[QP_ACCEL_AUTO];
+}
+
+int qp_boot_parse(const char *v, enum qp_boot *b)
+{
+	int i = word_index(v, boot_words);
+
+	return i < 0 ? -1 : (*b = (enum qp_boot)i, 0);
+}
+
+static int set_boot(struct pod_spec *s, const char *v)
+{
+	return qp_boot_parse(v, &s->opts.boot);
 }
 
 static int set_mode(struct pod_spec *s, const char *v)
@@ -170,6 +187,9 @@ static const struct opt_def defs[] = {
 	  "qboot|seabios|/path: firmware of a vm pod (default qboot)", set_firmware },
 	{ "qpod.vm.accel", "--accel", "auto, kvm or tcg",
 	  "auto|kvm|tcg: accelerator of a vm pod (default auto)", set_accel },
+	{ "qpod.vm.boot", "--boot", "auto, template or cold",
+	  "auto|template|cold: a vm pod as a clone of a booted template, or a kernel boot (default auto: "
+	  "a template when one exists or can be made)", set_boot },
 	{ "qpod.init", "--init", "true or false",
 	  "true|false: a tiny init as PID 1 of a container pod (default false)", set_init },
 };

@@ -462,6 +462,40 @@ static int parse_namespaces(yajl_val a, struct pod_spec *s, qp_error **err)
 	return 0;
 }
 
+/* linux.timeOffsets: {"monotonic"|"boottime": {"secs": N, "nanosecs": M}};
+ * another clock cannot be offset and is refused. */
+static int parse_time_offsets(yajl_val o, struct pod_spec *s, qp_error **err)
+{
+	char p[JPATH_MAX], q[JPATH_MAX], sbuf[QP_SHOWN_MAX];
+
+	if (absent(o))
+		return 0;
+	if (!YAJL_IS_OBJECT(o))
+		return bad(err, "linux.timeOffsets", "expected an object");
+	for (size_t i = 0; i < o->u.object.len; i++) {
+		const char *key = o->u.object.keys[i];
+		yajl_val v = o->u.object.values[i];
+		struct qp_time_offset *t = NULL;
+		long long ns = 0;
+
+		for (int c = 0; c < QP_TIME_COUNT; c++)
+			if (!strcmp(key, qp_time_clock_names[c]))
+				t = &s->time_offsets[c];
+		if (!t)
+			return bad(err, "linux.timeOffsets", "unknown clock \"%s\" (monotonic, boottime)",
+				   qp_shown(key, sbuf));
+		jkey(p, "linux.timeOffsets", key);
+		if (!YAJL_IS_OBJECT(v))
+			return bad(err, p, "expected an object");
+		if (get_i64(F(v, "secs"), jkey(q, p, "secs"), &t->secs, NULL, err) < 0 ||
+		    get_int_range(F(v, "nanosecs"), jkey(q, p, "nanosecs"), 0, 999999999, &ns, NULL, err) < 0)
+			return -1;
+		t->nanosecs = (uint32_t)ns;
+		t->set = true;
+	}
+	return 0;
+}
+
 static int parse_idmap(yajl_val o, const char *p, void *elem, size_t i, void *ctx, qp_error **err)
 {
 	struct qp_idmap *m = elem;
@@ -597,6 +631,7 @@ static int parse_linux(yajl_val top, struct pod_spec *s, qp_error **err)
 	if (!YAJL_IS_OBJECT(l))
 		return bad(err, "linux", "expected an object");
 	return parse_namespaces(F(l, "namespaces"), s, err) < 0 ||
+			       parse_time_offsets(F(l, "timeOffsets"), s, err) < 0 ||
 			       parse_idmaps(F(l, "uidMappings"), "linux.uidMappings", &s->uid_mappings,
 					    &s->n_uid_mappings, err) < 0 ||
 			       parse_idmaps(F(l, "gidMappings"), "linux.gidMappings", &s->gid_mappings,

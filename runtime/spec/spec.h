@@ -47,6 +47,15 @@ struct qp_idmap {
 	uint32_t container_id, host_id, size;
 };
 
+/* linux.timeOffsets.{monotonic,boottime}: the clocks' offsets in a new
+ * time namespace */
+enum qp_time_clock { QP_TIME_MONOTONIC = 0, QP_TIME_BOOTTIME, QP_TIME_COUNT };
+struct qp_time_offset {
+	bool set;
+	int64_t secs;
+	uint32_t nanosecs; /* < 1e9 */
+};
+
 struct qp_mount {
 	char *destination;
 	char *type;       /* NULL for bind mounts */
@@ -201,6 +210,9 @@ struct qp_hook {
 #define QP_VCPUS_MAX 255
 
 enum qp_accel { QP_ACCEL_AUTO = 0, QP_ACCEL_KVM, QP_ACCEL_TCG };
+/* how a VM pod's guest comes up: a clone of a booted template when one
+ * exists or can be made (auto), always (template), or a kernel boot (cold) */
+enum qp_boot { QP_BOOT_AUTO = 0, QP_BOOT_TEMPLATE, QP_BOOT_COLD };
 
 struct qp_pod_opts {
 	enum qp_mode mode;     /* qpod.mode, --mode */
@@ -211,6 +223,7 @@ struct qp_pod_opts {
 	char *net_bridge;      /* qpod.net.bridge: the bridge name prefix; NULL = "qpod" */
 	char *firmware;        /* qpod.vm.firmware: "qboot", "seabios", /path; NULL = default */
 	enum qp_accel accel;   /* qpod.vm.accel */
+	enum qp_boot boot;     /* qpod.vm.boot */
 	bool init;             /* qpod.init=true: a tiny init is PID 1 (container pods) */
 };
 
@@ -229,6 +242,7 @@ int qp_mode_parse(const char *v, enum qp_mode *m);
 const char *qp_mode_name(enum qp_mode m);
 int qp_accel_parse(const char *v, enum qp_accel *a);
 const char *qp_accel_name(enum qp_accel a);
+int qp_boot_parse(const char *v, enum qp_boot *b);
 
 struct pod_spec {
 	char *oci_version;
@@ -243,6 +257,7 @@ struct pod_spec {
 	size_t n_annotations;
 
 	struct qp_namespace ns[QP_NS_COUNT];
+	struct qp_time_offset time_offsets[QP_TIME_COUNT];
 	struct qp_idmap *uid_mappings, *gid_mappings;
 	size_t n_uid_mappings, n_gid_mappings;
 	struct qp_resources resources;
@@ -290,5 +305,6 @@ int spec_set_annotation(struct pod_spec *spec, const char *key, const char *valu
 const char *qp_ns_name(enum qp_ns ns);     /* "pid", "network", ... OCI names */
 const char *qp_hook_name(enum qp_hook_kind k); /* "prestart", "createRuntime", ... */
 int qp_ns_from_name(const char *name);     /* -1 if unknown */
+extern const char *const qp_time_clock_names[QP_TIME_COUNT]; /* "monotonic", "boottime" */
 
 #endif

@@ -29,6 +29,12 @@ int qp_ns_from_name(const char *name)
 	return -1;
 }
 
+/* OCI names of the clocks of linux.timeOffsets, indexed by enum qp_time_clock */
+const char *const qp_time_clock_names[QP_TIME_COUNT] = {
+	[QP_TIME_MONOTONIC] = "monotonic",
+	[QP_TIME_BOOTTIME] = "boottime",
+};
+
 /* OCI names of the hook kinds, indexed by enum qp_hook_kind */
 static const char *const hook_names[QP_HOOK_COUNT] = {
 	[QP_HOOK_PRESTART] = "prestart",

@@ -131,6 +131,10 @@ static int validate_linux(const struct pod_spec *s, qp_error **err)
 	for (int i = 0; i < QP_NS_COUNT; i++)
 		if (s->ns[i].path && (!s->ns[i].enabled || s->ns[i].path[0] != '/'))
 			return invalid(err, "linux.namespaces: %s path must be absolute", qp_ns_name(i));
+	for (int c = 0; c < QP_TIME_COUNT; c++)
+		if (s->time_offsets[c].set && (!s->ns[QP_NS_TIME].enabled || s->ns[QP_NS_TIME].path))
+			return invalid(err, "linux.timeOffsets: need a new time namespace (linux.namespaces "
+					    "\"time\" without a path)");
 	if ((s->n_uid_mappings || s->n_gid_mappings) && !user->enabled)
 		return invalid(err, "linux.uidMappings/gidMappings: need a user namespace");
 	if (user->enabled && !user->path && (!s->n_uid_mappings || !s->n_gid_mappings))

@@ -363,6 +363,28 @@ static void write_devices(struct wr *w, const struct pod_spec *s)
 	yajl_gen_array_close(w->g);
 }
 
+static void write_time_offsets(struct wr *w, const struct pod_spec *s)
+{
+	bool any = false;
+
+	for (int c = 0; c < QP_TIME_COUNT; c++)
+		any |= s->time_offsets[c].set;
+	if (!any)
+		return;
+	jkey(w, "timeOffsets");
+	yajl_gen_map_open(w->g);
+	for (int c = 0; c < QP_TIME_COUNT; c++) {
+		if (!s->time_offsets[c].set)
+			continue;
+		jkey(w, qp_time_clock_names[c]);
+		yajl_gen_map_open(w->g);
+		kint(w, "secs", s->time_offsets[c].secs);
+		kint(w, "nanosecs", s->time_offsets[c].nanosecs);
+		yajl_gen_map_close(w->g);
+	}
+	yajl_gen_map_close(w->g);
+}
+
 static void write_linux(struct wr *w, const struct pod_spec *s)
 {
 	jkey(w, "linux");
@@ -389,6 +411,7 @@ static void write_linux(struct wr *w, const struct pod_spec *s)
 		yajl_gen_map_close(w->g);
 	}
 	yajl_gen_array_close(w->g);
+	write_time_offsets(w, s);
 	write_devices(w, s);
 	write_seccomp(w, s->seccomp);
 	kstr_opt(w, "rootfsPropagation", s->rootfs_propagation);

@@ -245,6 +245,10 @@ static int vm_create(struct pod *pod, qp_error **err)
 	if (pod->io.preserve_fds > 0)
 		return qp_error_set(err, QP_E_INVALID, 0, "--preserve-fds is not supported for vm pods "
 				    "(host fds cannot reach the guest)");
+	for (int c = 0; c < QP_TIME_COUNT; c++)
+		if (pod->spec->time_offsets[c].set)
+			return qp_error_set(err, QP_E_INVALID, 0, "linux.timeOffsets: not supported for vm pods "
+					    "(the guest's clocks are its own)");
 	if (refuse_guest_hooks(pod->spec, err) < 0 || cgroup_prepare(pod, err) < 0)
 		return -1;
 	pod->building = true;
@@ -536,6 +540,31 @@ static int vm_replace(struct pod *pod, char **cmd, qp_error **err)
 	return 0;
 }
 
+/* the template pods of spec would clone: resolved as their boot resolves
+ * kernel, firmware, guest-init, accel, memory and vCPUs */
+static int vm_template_create(const struct pod_spec *spec, char key[17], bool *made, qp_error **err)
+{
+	_cleanup_free_ char *kernel = NULL, *firmware = NULL, *init = NULL;
+	struct vm_template_params p = { .vcpus = spec->opts.vcpus > 0 ? spec->opts.vcpus : 1,
+					.mem_mib = vm_spec_mem_mib(spec) };
+	struct vm_template t;
+	qp_error *e = NULL;
+
+	if (vm_pick_accel(spec->opts.accel, &p.kvm, err) < 0 ||
+	    !(firmware = vm_find_firmware(spec->opts.firmware, err)) || !(kernel = vm_find_kernel(err)) ||
+	    !(init = vm_find_guest_init(err)))
+		return -1;
+	p.kernel = kernel;
+	p.firmware = firmware;
+	p.init = init;
+	*made = vm_template_get(&p, false, false, &t, &e) < 0;
+	qp_error_free(&e);
+	if (*made && vm_template_get(&p, true, false, &t, err) < 0)
+		return -1;
+	memcpy(key, t.key, 17);
+	return 0;
+}
+
 const struct pod_driver qp_vm_driver = {
 	.name = "vm",
 	.create = vm_create,
@@ -554,4 +583,7 @@ const struct pod_driver qp_vm_driver = {
 	.mem = vm_pod_mem,
 	.accel = vm_accel,
 	.replace = vm_replace,
+	.template_create = vm_template_create,
+	.template_list = vm_template_list,
+	.template_remove = vm_template_remove,
 };

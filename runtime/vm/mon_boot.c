@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -80,7 +81,27 @@ static int ctl_listen(struct vm_mon *m, qp_error **err)
 	return fd;
 }
 
-static unsigned long long mem_mib(const struct pod_spec *spec)
+/* The accel's bound, or $ENV (tests of the timeout paths). */
+static int guest_timeout_ms(bool kvm, const char *env)
+{
+	const char *t = getenv(env);
+
+	if (t && atoi(t) > 0)
+		return atoi(t);
+	return kvm ? HELLO_TIMEOUT_KVM_MS : HELLO_TIMEOUT_TCG_MS;
+}
+
+int vm_hello_timeout_ms(bool kvm)
+{
+	return guest_timeout_ms(kvm, "QPOD_VM_HELLO_TIMEOUT_MS");
+}
+
+int mon_start_timeout_ms(const struct vm_mon *m)
+{
+	return guest_timeout_ms(m->kvm, "QPOD_VM_START_TIMEOUT_MS");
+}
+
+unsigned long long vm_spec_mem_mib(const struct pod_spec *spec)
 {
 	const struct qp_resources *r = &spec->resources;
 	unsigned long long v;
@@ -104,18 +125,9 @@ static int state_dir_path(struct vm_mon *m, qp_error **err)
 	return 0;
 }
 
-int mon_guest_timeout_ms(const struct vm_mon *m, const char *env)
-{
-	const char *t = getenv(env);
-
-	if (t && atoi(t) > 0)
-		return atoi(t);
-	return m->kvm ? HELLO_TIMEOUT_KVM_MS : HELLO_TIMEOUT_TCG_MS;
-}
-
 static int wait_hello(struct vm_mon *m, qp_error **err)
 {
-	int timeout = mon_guest_timeout_ms(m, "QPOD_VM_HELLO_TIMEOUT_MS");
+	int timeout = vm_hello_timeout_ms(m->kvm);
 	struct qp_msg msg;
 
 	if (qp_chan_recv(m->chan, &msg, timeout, err) < 0) {
@@ -146,6 +158,72 @@ static int wait_hello(struct vm_mon *m, qp_error **err)
 	m->tl.guest_init_ns = msg.u.hello.init_ns;
 	m->tl.guest_hello_ns = msg.u.hello.hello_ns;
 	return 0;
+}
+
+/* A clone: load the template's state into the QEMU just started (paused,
+ * -incoming defer, its RAM the template's file mapped privately; the
+ * channel is connected first, so the guest's port stays open), let it
+ * run, and make it unique (CLONE: seed and clock); HELLO follows. */
+static int restore_clone(struct vm_mon *m, const struct vm_template *t, qp_error **err)
+{
+	_cleanup_close_ int fd = open(t->state, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct qp_msg clone = { .type = QP_MSG_CLONE };
+	struct timespec now;
+
+	if (fd < 0)
+		return qp_fail(err, errno, "template %s: open state", t->key);
+	if (vm_qmp_connect(m->pod->dirfd, &m->qmp, err) < 0 || vm_template_migrate(m->qmp, fd, true, err) < 0 ||
+	    vm_qmp_command(m->qmp, "{\"execute\":\"cont\"}", -1, NULL, 0, err) < 0)
+		return mon_with_qemu_log(m, err);
+	m->tl.restored = qp_now_ns();
+	clock_gettime(CLOCK_REALTIME, &now);
+	clone.u.clone.realtime_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	if (getrandom(clone.u.clone.seed, sizeof(clone.u.clone.seed), 0) != (ssize_t)sizeof(clone.u.clone.seed))
+		return qp_fail(err, errno, "getrandom");
+	int r = qp_chan_send(m->chan, &clone, QP_VM_SEND_TIMEOUT_MS, err);
+	explicit_bzero(clone.u.clone.seed, sizeof(clone.u.clone.seed));
+	return r < 0 ? qp_error_prefix(err, "template %s: CLONE", t->key) : 0;
+}
+
+/* Whether this pod boots as a clone (1), cold (0), or cannot boot (-1:
+ * --boot template and no template). */
+static int pick_template(struct vm_mon *m, const struct vm_qemu_opts *o, const char *init,
+			 struct vm_template *t, qp_error **err)
+{
+	enum qp_boot boot = m->pod->spec->opts.boot;
+	const struct vm_template_params p = { .kernel = o->kernel, .firmware = o->firmware, .init = init,
+					      .kvm = o->kvm, .vcpus = o->vcpus, .mem_mib = o->mem_mib };
+	const char *why = NULL;
+	qp_error *e = NULL;
+
+	if (boot == QP_BOOT_COLD)
+		return 0;
+	/* the clone's devices must be the template's: one rootfs share, no NIC */
+	if (o->tap_fd >= 0)
+		why = "a network interface";
+	else if (o->nshares)
+		why = "mounts of the spec's own";
+	if (why) {
+		if (boot == QP_BOOT_TEMPLATE)
+			return qp_error_set(err, QP_E_INVALID, 0,
+					    "--boot template: a pod with %s cannot be a clone of a template (yet); "
+					    "use --boot cold or auto", why);
+		qp_debug("vm %s: cold boot: a pod with %s", m->pod->id, why);
+		return 0;
+	}
+	/* auto: a template that cannot be made (a broken guest, a QEMU that
+	 * cannot save) costs a cold boot, which then says what is wrong; the
+	 * failure is remembered for a while (template.c) */
+	if (vm_template_get(&p, true, boot == QP_BOOT_AUTO, t, &e) < 0) {
+		if (boot == QP_BOOT_TEMPLATE) {
+			*err = e;
+			return -1;
+		}
+		qp_debug("vm %s: no template (%s): cold boot", m->pod->id, e && e->msg ? e->msg : "?");
+		qp_error_free(&e);
+		return 0;
+	}
+	return 1;
 }
 
 int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
@@ -203,7 +281,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	o.rootfs_ro = spec->root_readonly;
 	o.kvm = m->kvm;
 	o.vcpus = spec->opts.vcpus > 0 ? spec->opts.vcpus : 1;
-	o.mem_mib = mem_mib(spec);
+	o.mem_mib = vm_spec_mem_mib(spec);
 	o.tap_fd = tap;
 	o.mac = m->lease.mac;
 	if (vm_mounts_plan(spec, pod->rootfs, pod->dirfd, m->statedir, &m->mounts, err) < 0)
@@ -213,7 +291,15 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 		goto fail;
 	o.shares = m->mounts.shares;
 	o.nshares = m->mounts.nshares;
+	struct vm_template tpl;
+	int clone = pick_template(m, &o, init, &tpl, err);
+	if (clone < 0)
+		goto fail;
+spawn:
+	o.mem_path = clone ? tpl.mem : NULL;
+	o.incoming = clone;
 	unlinkat(pod->dirfd, QP_VM_CHAN_SOCK, 0);
+	unlinkat(pod->dirfd, QP_VM_QMP_SOCK, 0);
 	if ((m->qemu = vm_spawn_qemu(&o, err)) < 0)
 		goto fail;
 	m->tl.spawned = qp_now_ns();
@@ -227,9 +313,6 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	pod->state->pid_start = proc_start_time(getpid());
 	pod->state->vmm_pid = m->qemu;
 	pod->state->vmm_pid_start = proc_start_time(m->qemu);
-	/* the tap lives as long as QEMU's copy of the fd */
-	close(tap);
-	tap = -1;
 	if ((fd = chan_connect(m, err)) < 0)
 		goto fail;
 	if (!(m->chan = qp_chan_new(fd))) {
@@ -237,6 +320,26 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 		qp_fail(err, ENOMEM, "VM channel");
 		goto fail;
 	}
+	if (clone && restore_clone(m, &tpl, err) < 0) {
+		/* a template that does not restore (corrupted, another QEMU's)
+		 * is of no use to anyone: it goes, the next pod makes it anew */
+		vm_template_remove(tpl.key, NULL);
+		if (pod->spec->opts.boot == QP_BOOT_TEMPLATE) {
+			qp_error_prefix(err, "VM template %s did not restore (removed)", tpl.key);
+			goto fail;
+		}
+		/* auto: it costs this pod a cold boot, nothing else */
+		qp_warn("VM template %s did not restore (%s): removed; cold boot", tpl.key,
+			*err && (*err)->msg ? (*err)->msg : "?");
+		qp_error_free(err);
+		mon_qemu_discard(m);
+		m->tl.restored = 0;
+		clone = 0;
+		goto spawn;
+	}
+	/* the tap lives as long as QEMU's copy of the fd */
+	close(tap);
+	tap = -1;
 	if (wait_hello(m, err) < 0 || (m->listen_fd = ctl_listen(m, err)) < 0)
 		goto fail;
 	qp_debug("vm %s: hello after %.3f s of guest boot time (%s)", pod->id,
@@ -319,7 +422,7 @@ int vm_mon_run(struct vm_mon *m, qp_error **err)
 		return -1;
 	m->run_sent = true;
 	m->tl.run = qp_now_ns();
-	m->start_deadline = qp_now_ms() + mon_guest_timeout_ms(m, "QPOD_VM_START_TIMEOUT_MS");
+	m->start_deadline = qp_now_ms() + mon_start_timeout_ms(m);
 	return 0;
 }
 
@@ -331,7 +434,7 @@ int vm_mon_wait_started(struct vm_mon *m, qp_error **err)
 		if (left <= 0)
 			return qp_error_set(err, QP_E_TIMEOUT, 0,
 					    "the VM did not start the workload within %d ms of RUN",
-					    mon_guest_timeout_ms(m, "QPOD_VM_START_TIMEOUT_MS"));
+					    mon_start_timeout_ms(m));
 		int r = poll(&p, 1, (int)left);
 		if (r < 0 && errno != EINTR)
 			return qp_fail(err, errno, "poll the VM channel");

@@ -92,6 +92,27 @@ static void qemu_kill(struct vm_mon *m)
 		m->qemu_reaped = true;
 }
 
+void mon_qemu_discard(struct vm_mon *m)
+{
+	qemu_kill(m);
+	if (m->chan) {
+		close(m->chan->fd);
+		qp_chan_free(m->chan);
+		m->chan = NULL;
+	}
+	if (m->qemu_pidfd >= 0)
+		close(m->qemu_pidfd);
+	m->qemu_pidfd = -1;
+	vm_qmp_free(m->qmp);
+	m->qmp = NULL;
+	m->qemu = 0;
+	m->qemu_reaped = false;
+	m->qemu_status = 0;
+	m->reason[0] = '\0';
+	unlinkat(m->pod->dirfd, QP_VM_CHAN_SOCK, 0);
+	unlinkat(m->pod->dirfd, QP_VM_QMP_SOCK, 0);
+}
+
 /* Wait up to timeout_ms for QEMU to exit by itself, then kill it. */
 static void qemu_stop(struct vm_mon *m, int timeout_ms)
 {
@@ -209,7 +230,7 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 				 * pod ends with, whatever the channel says next */
 				qp_error_set(&m->exec_err, QP_E_TIMEOUT, 0,
 					     "the VM did not start the workload within %d ms of RUN",
-					     mon_guest_timeout_ms(m, "QPOD_VM_START_TIMEOUT_MS"));
+					     mon_start_timeout_ms(m));
 				mon_set_reason(m, "%s", m->exec_err ? m->exec_err->msg : "start timeout");
 				mon_answer_start(m, m->exec_err);
 				mon_begin_stop(m);

@@ -71,6 +71,9 @@ struct vm_mon {
 
 /* the monitor core (monitor.c): QEMU's lifecycle, stop reasons, pause, signals, the serve loop */
 void mon_begin_stop(struct vm_mon *m);
+/* Kill and reap QEMU and drop its channel and QMP connection, so that the
+ * boot can start QEMU again (a clone that could not be restored). */
+void mon_qemu_discard(struct vm_mon *m);
 void mon_set_reason(struct vm_mon *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mon_qemu_reason(struct vm_mon *m);
 bool mon_qemu_gone(struct vm_mon *m);
@@ -93,10 +96,9 @@ int mon_guest_input(struct vm_mon *m, qp_error **err);
 /* Answer the clients waiting for the start: done, or the error E. */
 void mon_answer_start(struct vm_mon *m, qp_error *e);
 
-/* How long the guest may take to say hello, and to answer RUN with
- * STARTED: the accel's bound, or $ENV (tests of the timeout paths)
- * (mon_boot.c). */
-int mon_guest_timeout_ms(const struct vm_mon *m, const char *env);
+/* How long the guest may take to answer RUN with STARTED: hello's bound,
+ * or $QPOD_VM_START_TIMEOUT_MS (tests) (mon_boot.c). */
+int mon_start_timeout_ms(const struct vm_mon *m);
 
 /* warm replace (mon_replace.c) */
 int mon_replace_begin(struct vm_mon *m, struct vm_client *c, const struct qp_msg *msg, qp_error **err);

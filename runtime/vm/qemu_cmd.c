@@ -3,7 +3,7 @@
  * A machine profile (microvm for the pods, pc for the traditional-VM
  * baseline) names the machine and the bus its devices sit on; the device
  * table names each device once per bus.  Both the pods (mon_boot.c) and
- * tools/traditional-vm.c build their QEMU through vm_spawn_qemu(), so the
+ * runtime/vm/tradvm/qpod-tradvm.c build their QEMU through vm_spawn_qemu(), so the
  * baseline differs from a pod only in what its profile says. */
 #include <errno.h>
 #include <fcntl.h>
@@ -149,6 +149,20 @@ static int build_argv(const struct vm_qemu_opts *o, struct qargv *a, qp_error **
 	}
 	add(a, "-m");
 	addf(a, "%lluM", o->mem_mib);
+	if (o->mem_path) {
+		_cleanup_free_ char *p = qemu_escape(o->mem_path);
+		if (!p)
+			a->oom = true;
+		add(a, "-object");
+		addf(a, "memory-backend-file,id=ram,size=%lluM,mem-path=%s,share=%s", o->mem_mib, p ? p : "",
+		     o->mem_shared ? "on" : "off");
+		add(a, "-machine");
+		add(a, "memory-backend=ram");
+	}
+	if (o->incoming) {
+		add(a, "-incoming");
+		add(a, "defer");
+	}
 	add(a, "-smp");
 	addf(a, "%d", o->vcpus);
 	if (pr->own_firmware || o->firmware) {

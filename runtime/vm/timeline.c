@@ -21,7 +21,11 @@ int vm_tl_phases(const struct vm_timeline *t, struct qp_phase out[VM_MAX_PHASES]
 		out[n++] = (struct qp_phase){ "network", qp_ms_between(t->prepared, t->network) };
 	if (t->spawned)
 		out[n++] = (struct qp_phase){ "vmm_spawn", qp_ms_between(t->network, t->spawned) };
-	if (kstart) {
+	if (t->restored) { /* a clone: no firmware, no kernel boot */
+		out[n++] = (struct qp_phase){ "restore", qp_ms_between(t->spawned, t->restored) };
+		if (t->hello)
+			out[n++] = (struct qp_phase){ "resume", qp_ms_between(t->restored, t->hello) };
+	} else if (kstart) {
 		out[n++] = (struct qp_phase){ "firmware", qp_ms_between(t->spawned, kstart) };
 		out[n++] = (struct qp_phase){ "kernel", (double)t->guest_init_ns / 1e6 };
 		out[n++] = (struct qp_phase){ "init", (double)(t->guest_hello_ns - t->guest_init_ns) / 1e6 };

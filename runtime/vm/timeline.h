@@ -13,6 +13,7 @@
 struct vm_timeline {
 	/* host, CLOCK_MONOTONIC ns; 0 = not reached */
 	long long request, prepared, network, spawned, hello, run, started, ended;
+	long long restored;     /* a clone: its template's state loaded */
 	/* guest CLOCK_BOOTTIME ns (0 = kernel start) */
 	uint64_t guest_init_ns, guest_hello_ns, guest_exec_ns;
 };
@@ -21,7 +22,9 @@ struct vm_timeline {
  * prepare, network, vmm_spawn, firmware (QEMU + firmware until the kernel
  * starts: with the system qboot.rom the earliest point visible), kernel,
  * init (init start to HELLO), workload (RUN to the workload exec'd), and
- * start_total (request to exec'd). */
+ * start_total (request to exec'd).  A clone of a template has restore
+ * (QEMU spawned to its state loaded) and resume (to the clone's HELLO)
+ * instead of firmware, kernel and init. */
 #define VM_MAX_PHASES 8
 int vm_tl_phases(const struct vm_timeline *t, struct qp_phase out[VM_MAX_PHASES]);
 

@@ -19,6 +19,7 @@
 #ifndef QPOD_VM_H
 #define QPOD_VM_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -148,6 +149,10 @@ struct vm_qemu_opts {
 	const unsigned char *mac; /* of the NIC, with tap_fd */
 	const struct vm_share *shares; /* more 9p shares (the spec's binds) */
 	size_t nshares;
+	const char *mem_path;   /* RAM is this file (templates); NULL: anonymous */
+	bool mem_shared;        /* mem_path mapped shared (a template being made),
+				 * else private, copy-on-write (a clone) */
+	bool incoming;          /* -incoming defer: wait for migrate-incoming */
 };
 
 /* Fork and exec QEMU ($QPOD_QEMU instead, for tests) with o's machine and
@@ -205,6 +210,11 @@ int vm_qmp_connect(int dirfd, struct vm_qmp **out, qp_error **err);
 /* Run a QMP command without arguments ("stop", "cont"); qemu's error text
  * becomes the error. */
 int vm_qmp_execute(struct vm_qmp *q, const char *command, qp_error **err);
+/* Run one QMP command given as a JSON object ({"execute": ...}); passfd >=
+ * 0 goes with it (SCM_RIGHTS, for "getfd"); status (may be NULL) gets the
+ * answer's "return"."status" string if it has one (query-migrate). */
+int vm_qmp_command(struct vm_qmp *q, const char *json, int passfd, char *status, size_t status_size,
+		   qp_error **err);
 void vm_qmp_free(struct vm_qmp *q);
 
 /* Build the RUN/EXEC fields from an OCI process (pointers into proc). */
@@ -226,5 +236,43 @@ int vm_ctl_call(int dirfd, const struct qp_msg *req, struct qp_msg *reply, char 
  * to it, and it is closed, once the guest has started the process. */
 int vm_ctl_exec(int dirfd, const struct qp_process *proc, int started_fd, int *status,
 		qp_error **err);
+
+/* The VM's RAM for a spec: its memory limit (rounded up to MiB, within
+ * bounds), 256 MiB without one (mon_boot.c). */
+unsigned long long vm_spec_mem_mib(const struct pod_spec *spec);
+/* How long a booting guest has to say HELLO ($QPOD_VM_HELLO_TIMEOUT_MS, for
+ * tests of that path; else 30 s under TCG, 10 s under KVM). */
+int vm_hello_timeout_ms(bool kvm);
+
+/* ---- template.c: VM templates (booted once, cloned by pods) ---- */
+
+/* What shapes a booted guest (a template's identity). */
+struct vm_template_params {
+	const char *kernel, *firmware, *init;
+	bool kvm;
+	int vcpus;
+	unsigned long long mem_mib;
+};
+struct vm_template {
+	char key[17];           /* 16 hex digits */
+	char dir[PATH_MAX + 24]; /* CACHE/templates/KEY */
+	char mem[PATH_MAX + 32], state[PATH_MAX + 32];
+};
+/* The template for p: a complete one of exactly p, or (create) made now,
+ * under its lock (one boot to HELLO, paused, saved).  QP_E_NOTFOUND
+ * without create.  A failed making is remembered (KEY.failed, its reason,
+ * for VM_TEMPLATE_RETRY_S): with skip_failed such a key fails at once. */
+#define VM_TEMPLATE_RETRY_S 600
+int vm_template_get(const struct vm_template_params *p, bool create, bool skip_failed,
+		    struct vm_template *out, qp_error **err);
+/* Save (incoming false: QMP migrate) or restore (migrate-incoming) the
+ * device state through fd, RAM excluded (x-ignore-shared), and wait until
+ * QEMU says completed. */
+int vm_template_migrate(struct vm_qmp *q, int fd, bool incoming, qp_error **err);
+/* Every template: its key, its meta line ("" if unreadable) and its RAM
+ * file's size (-1 if missing). */
+int vm_template_list(void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes),
+		     void *ctx, qp_error **err);
+int vm_template_remove(const char *key, qp_error **err);
 
 #endif

@@ -298,7 +298,7 @@ no_leftovers() {
 # ---- microVM tests ---------------------------------------------------------------
 # The guest kernel, and TCG unless QPOD_TEST_ACCEL=kvm|auto: /dev/kvm may open
 # and still not work (nested virtualisation).
-VM_KERNEL=${QPOD_KERNEL:-/var/cache/qpod/kernel/current/vmlinux}
+VM_KERNEL=${QPOD_KERNEL:-${QPOD_CACHE:-/var/cache/qpod}/kernel/current/vmlinux}
 
 vm_env() {
 	export QPOD_KERNEL=$VM_KERNEL

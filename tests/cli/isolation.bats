@@ -263,19 +263,111 @@ prun() {
 	assert_eq "$(qp list --quiet)" "" "pods left"
 }
 
-@test "a mount namespace joined by path: the pod's rootfs is built in it" {
-	# a namespace to join: a process of ours that sleeps in a new one
-	unshare --mount --propagation private sleep 60 &
-	local holder=$!
-	wait_for 100 sh -c "[ \"\$(readlink /proc/$holder/ns/mnt)\" != \"\$(readlink /proc/self/ns/mnt)\" ]"
-	make_bundle "$BUNDLE" "$(helper_args hostname) | .linux.namespaces = [.linux.namespaces[] | if .type == \"mount\" then .path = \"/proc/$holder/ns/mnt\" else . end]"
+# hold_ns NSFILE UNSHARE-OPTIONS...: a namespace to join, $HOLDER: a
+# process of ours that sleeps in a new one (NSFILE: its name in /proc/PID/ns)
+hold_ns() {
+	local f=$1
+	shift
+	unshare "$@" sleep 60 &
+	HOLDER=$!
+	wait_for 100 sh -c "[ \"\$(readlink /proc/$HOLDER/ns/$f)\" != \"\$(readlink /proc/self/ns/$f)\" ]"
+}
+
+# `qp run $ID --bundle $BUNDLE` under `run`, then the holder goes
+run_and_release() {
 	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
-	kill "$holder"
-	wait "$holder" 2>/dev/null || true
+	kill "$HOLDER"
+	wait "$HOLDER" 2>/dev/null || true
+}
+
+@test "a mount namespace joined by path: the pod's rootfs is built in it" {
+	hold_ns mnt --mount --propagation private
+	make_bundle "$BUNDLE" "$(helper_args hostname) | .linux.namespaces = [.linux.namespaces[] | if .type == \"mount\" then .path = \"/proc/$HOLDER/ns/mnt\" else . end]"
+	run_and_release
 	assert_status 0
-	# and no mount namespace at all is refused, not built in the host's
-	make_bundle "$BUNDLE" '.linux.namespaces = [.linux.namespaces[] | select(.type != "mount")]'
+}
+
+@test "time namespace: linux.timeOffsets shift the pod's boottime and monotonic clocks; exec joins it" {
+	[ -e /proc/self/ns/time ] || skip "this kernel has no time namespaces (Linux >= 5.6, CONFIG_TIME_NS)"
+	make_bundle "$BUNDLE" "$(helper_args sleep 60) | .linux.namespaces += [{\"type\": \"time\"}]
+		| .linux.timeOffsets = {\"boottime\": {\"secs\": 864000, \"nanosecs\": 7}, \"monotonic\": {\"secs\": 3600}}"
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+	local pid host_up
+	pid=$(pod_field "$ID" pid)
+	[ "$(readlink "/proc/$pid/ns/time")" != "$(readlink /proc/self/ns/time)" ] || flunk "the pod shares our time namespace"
+	# the kernel's record of the pod's offsets (clock ids: 1 monotonic, 7 boottime)
+	run --separate-stderr qp exec "$ID" cat /proc/self/timens_offsets
+	assert_status 0
+	grep -Eqx 'monotonic +3600 +0' <<<"$output" || flunk "monotonic offset: $output"
+	grep -Eqx 'boottime +864000 +7' <<<"$output" || flunk "boottime offset: $output"
+	# and the clock itself: uptime (boottime) is ten days ahead of ours
+	host_up=$(cut -d. -f1 /proc/uptime)
+	run --separate-stderr qp exec "$ID" cat /proc/uptime
+	assert_status 0
+	local up=${output%%.*}
+	[ "$up" -ge $((host_up + 864000)) ] && [ "$up" -lt $((host_up + 864000 + 600)) ] ||
+		flunk "uptime in the pod: $up, ours: $host_up (+864000 expected)"
+	# qpod itself, its hooks and its later children stay in our time namespace
+	[ "$(cut -d. -f1 /proc/uptime)" -lt $((host_up + 600)) ] || flunk "our own clock moved"
+	qp delete --force "$ID"
+}
+
+@test "no mount namespace (runc's behaviour): built in ours on a private bind, chroot()ed; exec enters it; delete leaves no mount" {
+	# a copy of the rootfs: its mounts are in our namespace while the pod runs
+	local rootfs=$TEST_DIR/rootfs
+	cp -a "$ROOTFS" "$rootfs"
+	make_bundle "$BUNDLE" ".root.path = \"$rootfs\" | $(helper_args sleep 60)
+		| .linux.namespaces = [.linux.namespaces[] | select(.type != \"mount\")]"
+	local ours before
+	ours=$(readlink /proc/self/ns/mnt)
+	before=$(findmnt -n -o PROPAGATION /)
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+	local pid
+	pid=$(pod_field "$ID" pid)
+	assert_eq "$(readlink "/proc/$pid/ns/mnt")" "$ours" "the pod's mount namespace"
+	assert_eq "$(readlink "/proc/$pid/root")" "$rootfs" "the pod's root"
+	grep -qF " $rootfs/proc " /proc/self/mountinfo || flunk "no proc of the pod's on $rootfs/proc in our namespace"
+	assert_eq "$(findmnt -n -o PROPAGATION /)" "$before" "propagation of our /"
+	# the masked paths are applied there too, and exec runs inside the root
+	run --separate-stderr qp exec "$ID" sh -c 'test -e /bin/qpod-testhelper && echo in-root; test -e /proc/self && echo proc; wc -c </proc/kcore 2>/dev/null || echo no-kcore'
+	assert_status 0
+	assert_eq "${lines[0]}" in-root
+	assert_eq "${lines[1]}" proc
+	[ "${lines[2]}" = 0 ] || [ "${lines[2]}" = no-kcore ] || flunk "/proc/kcore is not masked: ${lines[2]}"
+	qp delete --force "$ID"
+	! grep -qF " $rootfs" /proc/self/mountinfo || flunk "mounts left:" "$(grep -F " $rootfs" /proc/self/mountinfo)"
+}
+
+# refused_bundle JQ-FILTER NEEDLE: a bundle with the filter fails create
+# with one qpod error line containing NEEDLE
+refused_bundle() {
+	make_bundle "$BUNDLE" "$1"
 	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
 	assert_qpod_error 125
-	assert_contains "$stderr" "mount namespace"
+	assert_contains "$stderr" "$2"
+}
+
+@test "time namespace: offsets without a new time namespace, an unknown clock, bad nanosecs are refused" {
+	local need="linux.timeOffsets: need a new time namespace"
+	refused_bundle '.linux.timeOffsets = {"boottime": {"secs": 10}}' "$need"
+	refused_bundle '.linux.namespaces += [{"type": "time", "path": "/proc/self/ns/time"}] | .linux.timeOffsets = {"boottime": {"secs": 10}}' "$need"
+	refused_bundle '.linux.namespaces += [{"type": "time"}] | .linux.timeOffsets = {"realtime": {"secs": 10}}' 'unknown clock "realtime"'
+	refused_bundle '.linux.namespaces += [{"type": "time"}] | .linux.timeOffsets = {"monotonic": {"secs": 1, "nanosecs": 1000000000}}' \
+		"linux.timeOffsets.monotonic.nanosecs"
+	# a vm pod's clocks are the guest's: offsets cannot be applied there
+	refused_bundle '.annotations["qpod.mode"] = "vm" | .linux.namespaces += [{"type": "time"}] | .linux.timeOffsets = {"boottime": {"secs": 10}}' \
+		"linux.timeOffsets: not supported for vm pods"
+}
+
+@test "time namespace joined by path: the pod's uptime is the holder's" {
+	[ -e /proc/self/ns/time ] || skip "this kernel has no time namespaces (Linux >= 5.6, CONFIG_TIME_NS)"
+	hold_ns time --time --boottime 500000
+	make_bundle "$BUNDLE" ".process.args = [\"cat\", \"/proc/uptime\"] | .linux.namespaces += [{\"type\": \"time\", \"path\": \"/proc/$HOLDER/ns/time\"}]"
+	run_and_release
+	assert_status 0
+	local host_up
+	host_up=$(cut -d. -f1 /proc/uptime)
+	[ "${output%%.*}" -ge $((host_up + 500000 - 600)) ] || flunk "uptime in the pod: $output, ours: $host_up (+500000 expected)"
 }

@@ -42,6 +42,13 @@ static const struct qp_dev_rule deny_all = DENY('a', ANY, ANY, RWM);
 
 /* ------------------------------------------------------------- emulator */
 
+/* exception I of ST as a devices.list line */
+static const char *exc_str(const struct qp_dev_state *st, size_t i, char *buf)
+{
+	struct qp_dev_rule r = { true, st->exc[i].type, st->exc[i].major, st->exc[i].minor, st->exc[i].access };
+	return qp_dev_rule_str(&r, buf);
+}
+
 static void test_defaults(void **state)
 {
 	struct qp_dev_state st;
@@ -52,12 +59,20 @@ static void test_defaults(void **state)
 	assert_int_equal(qp_dev_state_build(&deny_all, 1, &st, &err), 0);
 	assert_false(st.default_allow);
 	assert_int_equal(st.n, qp_dev_n_defaults);
-	/* sorted by major, minor, type; '*' (-1) first */
-	struct qp_dev_rule first = { true, st.exc[0].type, st.exc[0].major, st.exc[0].minor, st.exc[0].access };
-	assert_string_equal(qp_dev_rule_str(&first, buf), "b *:* m");
-	struct qp_dev_rule last = { true, st.exc[st.n - 1].type, st.exc[st.n - 1].major,
-				    st.exc[st.n - 1].minor, st.exc[st.n - 1].access };
-	assert_string_equal(qp_dev_rule_str(&last, buf), "c 136:* rwm");
+	/* in runc's order of its AllowedDevices */
+	assert_string_equal(exc_str(&st, 0, buf), "c *:* m");
+	assert_string_equal(exc_str(&st, st.n - 1, buf), "c 10:200 rwm");
+	qp_dev_state_free(&st);
+	/* the spec's rules first, in the listed order (runtime-tools'
+	 * linux_cgroups_devices reads them so from devices.list) */
+	struct qp_dev_rule listed[] = { deny_all, { true, 'c', 10, 229, RWM },
+					{ true, 'b', 8, 20, QP_DEV_READ | QP_DEV_WRITE },
+					{ true, 'b', 10, 200, QP_DEV_READ } };
+	assert_int_equal(qp_dev_state_build(listed, 4, &st, &err), 0);
+	assert_string_equal(exc_str(&st, 0, buf), "c 10:229 rwm");
+	assert_string_equal(exc_str(&st, 1, buf), "b 8:20 rw");
+	assert_string_equal(exc_str(&st, 2, buf), "b 10:200 r");
+	assert_string_equal(exc_str(&st, 3, buf), "c *:* m");
 	qp_dev_state_free(&st);
 	/* no rules at all: still deny all but the defaults, as runc */
 	assert_int_equal(qp_dev_state_build(NULL, 0, &st, &err), 0);

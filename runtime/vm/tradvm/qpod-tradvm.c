@@ -1,4 +1,5 @@
-/* tools/traditional-vm.c — qpod-tradvm: boot the "traditional VM" baseline
+/* runtime/vm/tradvm/qpod-tradvm.c — qpod-tradvm (a program of its own,
+ * beside the VM driver whose QEMU code it shares): boot the "traditional VM" baseline
  * (QEMU -M pc, SeaBIOS, Debian's cloud kernel from tools/baseline-kernel.sh,
  * guest-init as /init with the kernel's virtio modules in the initramfs),
  * run one command through the qpod.0 channel and time it, N times.
@@ -24,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,7 @@
 #include "guest-init/channel.h"
 #include "guest-init/modules.h"
 #include "cli/cli.h"
+#include "util/cleanup.h"
 #include "util/error.h"
 #include "vm/vm.h"
 
@@ -196,7 +199,7 @@ out:
 int main(int argc, char **argv)
 {
 	const char *kernel = BASE "/vmlinuz", *modules = BASE "/modules",
-		   *rootfs = "/var/cache/qpod/rootfs-busybox", *init = "build/guest-init/qpod-init",
+		   *rootfs = "/var/cache/qpod/rootfs-busybox", *init = NULL,
 		   *cmdline = CMDLINE;
 	static const char *const deflt[] = { "/bin/true", NULL };
 	char dir[] = "/tmp/qpod-tradvm.XXXXXX", cwd[4096];
@@ -250,6 +253,33 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		qopts.kvm = kvm;
+	}
+	/* guest-init as qpod's pods find it (QPOD_GUEST_INIT, the build, the
+	 * installed tree) unless -i names one.  Run by qpod, QPOD_EXE_DIR is
+	 * qpod's; run by hand, it is derived from where this binary is: the
+	 * build's tools/ (build/) or PREFIX/lib/qpod (PREFIX/bin) */
+	_cleanup_free_ char *found_init = NULL;
+	char self[PATH_MAX];
+	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (!getenv("QPOD_EXE_DIR") && sl > 0) {
+		self[sl] = '\0';
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			slash = strrchr(self, '/');
+			if (slash && !strcmp(slash, "/tools")) {
+				*slash = '\0';
+			} else if (slash && !strcmp(slash, "/qpod") && (*slash = '\0', slash = strrchr(self, '/')) &&
+				   !strcmp(slash, "/lib")) {
+				strcpy(slash, "/bin");
+			}
+			setenv("QPOD_EXE_DIR", self, 1);
+		}
+	}
+	if (!init) {
+		if (!(found_init = vm_find_guest_init(&err)))
+			return qp_error_print(err);
+		init = found_init;
 	}
 	if (runs < 1 || runs > RUNS_MAX)
 		return fprintf(stderr, "qpod-tradvm: -n: 1..%d\n", RUNS_MAX), 2;

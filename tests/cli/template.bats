@@ -1,0 +1,178 @@
+#!/usr/bin/env bats
+# tests/cli/template.bats — VM templates (vm/template.c): `qpod template
+# list|create|rm`, pods started as clones (--boot template|auto|cold), what
+# makes a clone unique (RNG, clock, hostname), and the faults: a corrupted
+# or deleted template, a pod a template cannot serve, concurrent makers.
+# Each test has a private cache ($TCACHE, the guest kernel linked in), so
+# its templates are its own and go with it.
+
+load helpers
+
+setup() {
+	need_vm
+	setup_common
+	vm_env
+	TCACHE=$TEST_DIR/cache
+	mkdir -p "$TCACHE"
+	ln -s "$(dirname "$(dirname "$VM_KERNEL")")" "$TCACHE/kernel"
+}
+
+teardown() {
+	teardown_common
+}
+
+tq() { # qpod with the test's cache
+	QPOD_CACHE=$TCACHE "$QPOD" --root "$ROOT" "$@"
+}
+
+tpl_keys() {
+	tq template list | jq -r .key
+}
+
+# the pod's phases: a clone has restore/resume, a cold boot kernel/firmware
+timeline_of() { # STDERR-TEXT -> the JSON of its qpod-timeline line
+	sed -n 's/^qpod-timeline: //p' <<<"$1"
+}
+
+@test "template create, list, rm: one template per set of inputs, parseable output, clear errors" {
+	run --separate-stderr tq template list
+	assert_status 0
+	assert_eq "$output" "" "no template yet"
+	run --separate-stderr tq template create --memory 128M
+	assert_status 0
+	assert_eq "$(jq -r .made <<<"$output")" true "made"
+	local key
+	key=$(jq -r .key <<<"$output")
+	assert_match "$key" '^[0-9a-f]{16}$' "key"
+	run --separate-stderr tq template create --memory 128M
+	assert_eq "$(jq -r .made <<<"$output") $(jq -r .key <<<"$output")" "false $key" "the same inputs: the same template"
+	run --separate-stderr tq template create --memory 160M --vcpus 2
+	assert_status 0
+	[ "$(jq -r .key <<<"$output")" != "$key" ] || flunk "other memory and vCPUs gave the same key"
+	run --separate-stderr tq template list
+	assert_eq "$(jq -s length <<<"$output")" 2 "templates listed"
+	assert_contains "$(jq -r --arg k "$key" 'select(.key == $k) | "\(.mem_mb) \(.meta)"' <<<"$output")" "128 proto="
+	assert_contains "$output" "mem=160M vcpus=2"
+	# nothing half-made is left beside them
+	assert_eq "$(cd "$TCACHE/templates" && ls -A | grep -v -E '^[0-9a-f]{16}(\.lock)?$' || true)" "" "stray files"
+	run --separate-stderr tq template rm "$key"
+	assert_status 0
+	assert_not_contains "$(tpl_keys)" "$key" "after rm"
+	run --separate-stderr tq template rm "$key"
+	assert_qpod_error 125
+	assert_contains "$stderr" "no template $key"
+	run --separate-stderr tq template rm ../etc
+	assert_qpod_error 125
+	assert_contains "$stderr" "is not a template key"
+	run --separate-stderr tq template create --accel hvf
+	assert_qpod_error 125
+	assert_contains "$stderr" "--accel must be auto, kvm or tcg"
+	run --separate-stderr tq template frobnicate
+	assert_qpod_error 125
+	run --separate-stderr tq template
+	assert_qpod_error 125
+}
+
+@test "--boot template: the pod is a clone (restore, no kernel boot); output and exit status as a cold pod's" {
+	run --separate-stderr tq run --mode vm --boot template --rm --timeline "$ROOTFS" -- sh -c 'echo from-clone; echo err >&2; exit 7'
+	assert_status 7
+	assert_eq "$output" from-clone "stdout"
+	local tl
+	tl=$(timeline_of "$stderr")
+	jq -e '.restore > 0 and .resume >= 0 and .start_total > 0 and (has("kernel") | not)' <<<"$tl" >/dev/null ||
+		flunk "not a clone's timeline: $tl"
+	assert_eq "$(tpl_keys | wc -l)" 1 "the template made on first use"
+	run --separate-stderr tq run --mode vm --boot cold --rm --timeline "$ROOTFS" -- sh -c 'echo cold; exit 3'
+	assert_status 3
+	assert_eq "$output" cold
+	jq -e '.kernel > 0 and (has("restore") | not)' <<<"$(timeline_of "$stderr")" >/dev/null ||
+		flunk "--boot cold did not boot a kernel: $stderr"
+	# the default is auto: a clone, now that the template exists
+	run --separate-stderr tq run --mode vm --rm --timeline "$ROOTFS" -- true
+	assert_status 0
+	jq -e '.restore > 0' <<<"$(timeline_of "$stderr")" >/dev/null || flunk "auto did not clone: $stderr"
+}
+
+@test "clones are unique: their own random bytes, hostname and a corrected clock" {
+	tq template create >/dev/null
+	local a b now
+	a=$(tq run --mode vm --boot template --rm --hostname clone-a "$ROOTFS" -- sh -c 'hostname; head -c 16 /dev/urandom | od -An -tx1 | tr -d " \n"; echo; date +%s')
+	b=$(tq run --mode vm --boot template --rm --hostname clone-b "$ROOTFS" -- sh -c 'hostname; head -c 16 /dev/urandom | od -An -tx1 | tr -d " \n"; echo; date +%s')
+	now=$(date +%s)
+	assert_eq "$(sed -n 1p <<<"$a") $(sed -n 1p <<<"$b")" "clone-a clone-b" "hostnames"
+	[ "$(sed -n 2p <<<"$a")" != "$(sed -n 2p <<<"$b")" ] || flunk "two clones drew the same random bytes: $a / $b"
+	assert_match "$(sed -n 2p <<<"$a")" '^[0-9a-f]{32}$' "random bytes"
+	local t
+	t=$(sed -n 3p <<<"$b")
+	[ $((now - t)) -ge 0 ] && [ $((now - t)) -le 30 ] || flunk "the clone's clock says $t, the host's $now"
+}
+
+@test "a pod a template cannot serve: --boot template refuses it, auto boots it cold" {
+	mkdir -p "$TEST_DIR/share"
+	echo shared >"$TEST_DIR/share/f"
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .annotations["qpod.vm.boot"] = "template"
+		| .process.terminal = false | .process.args = ["cat", "/mnt/f"]
+		| .mounts += [{"destination": "/mnt", "type": "bind", "source": "'"$TEST_DIR/share"'", "options": ["rbind", "ro"]}]'
+	run --separate-stderr tq run --bundle "$BUNDLE" "$ID"
+	assert_qpod_error 125
+	assert_contains "$stderr" "cannot be a clone of a template"
+	[ ! -e "$ROOT/$ID" ] || flunk "state left"
+	jq '.annotations["qpod.vm.boot"] = "auto"' "$BUNDLE/config.json" >"$BUNDLE/c" && mv "$BUNDLE/c" "$BUNDLE/config.json"
+	run --separate-stderr tq run --bundle "$BUNDLE" "$ID"
+	assert_status 0
+	assert_eq "$output" shared
+	run --separate-stderr tq run --mode vm --boot sometimes --rm "$ROOTFS" -- true
+	assert_qpod_error 125
+	assert_contains "$stderr" "--boot must be auto, template or cold"
+}
+
+@test "faults: a corrupted template: auto boots cold, says so and remakes it; --boot template fails cleanly" {
+	local key
+	key=$(tq template create | jq -r .key)
+	head -c 4096 /dev/urandom >"$TCACHE/templates/$key/state"
+	run --separate-stderr tq run --mode vm --boot template --rm "$ROOTFS" -- echo never
+	assert_qpod_error 125
+	assert_contains "$stderr" "VM template $key did not restore (removed)"
+	[ "$output" = "" ] || flunk "it ran: $output"
+	assert_eq "$(ls "$ROOT" 2>/dev/null | grep -v '^\.' || true)" "" "state dirs left"
+	assert_eq "$(tpl_keys)" "" "the template that did not restore"
+	# again, and this time auto: a cold boot
+	key=$(tq template create | jq -r .key)
+	printf 'garbage' >"$TCACHE/templates/$key/state"
+	run --separate-stderr tq run --mode vm --rm --timeline "$ROOTFS" -- echo works
+	assert_status 0
+	assert_eq "$output" works
+	assert_contains "$stderr" "did not restore"
+	jq -e '.kernel > 0' <<<"$(timeline_of "$stderr")" >/dev/null || flunk "not a cold boot: $stderr"
+	# the bad template is gone; the next auto pod makes a good one and clones it
+	run --separate-stderr tq run --mode vm --rm --timeline "$ROOTFS" -- echo again
+	assert_status 0
+	assert_eq "$output" again
+	jq -e '.restore > 0' <<<"$(timeline_of "$stderr")" >/dev/null || flunk "not a clone: $stderr"
+	# a truncated RAM file is not a template at all: remade, not mapped
+	key=$(tpl_keys)
+	truncate -s 1M "$TCACHE/templates/$key/mem"
+	run --separate-stderr tq run --mode vm --boot template --rm "$ROOTFS" -- echo fine
+	assert_status 0
+	assert_eq "$output" fine
+	assert_eq "$(stat -c %s "$TCACHE/templates/$key/mem")" $((256 << 20)) "remade at full size"
+}
+
+@test "a template removed under running clones: they go on; concurrent first uses make one template" {
+	tq run -d --mode vm --boot template --name "$ID" "$ROOTFS" -- sh -c 'sleep 30' >/dev/null
+	tq template rm "$(tpl_keys)"
+	run --separate-stderr tq exec "$ID" sh -c 'echo alive; head -c 1000000 /dev/zero | wc -c'
+	assert_status 0
+	assert_eq "${lines[0]} ${lines[1]}" "alive 1000000" "the clone after rm"
+	tq delete --force "$ID"
+	# two pods at once, no template yet: both run, one template results
+	tq run --mode vm --boot template --rm "$ROOTFS" -- echo one >"$TEST_DIR/o1" 2>"$TEST_DIR/e1" &
+	local p1=$!
+	tq run --mode vm --boot template --rm "$ROOTFS" -- echo two >"$TEST_DIR/o2" 2>"$TEST_DIR/e2" &
+	local p2=$!
+	wait "$p1" || flunk "first: $(cat "$TEST_DIR/e1")"
+	wait "$p2" || flunk "second: $(cat "$TEST_DIR/e2")"
+	assert_eq "$(cat "$TEST_DIR/o1") $(cat "$TEST_DIR/o2")" "one two"
+	assert_eq "$(tpl_keys | wc -l)" 1 "templates after two concurrent first uses"
+	! pgrep -f -- "$TCACHE/templates" >/dev/null || flunk "a template's QEMU is left"
+}
