@@ -60,10 +60,10 @@ teardown() {
 	command -v python3 >/dev/null || skip "python3 is not installed (the fake QEMU)"
 	vm_env
 	run --separate-stderr env QPOD_QEMU="$FAKE_QEMU" FAKE_GUEST=hello QPOD_VM_START_TIMEOUT_MS=1500 \
-		timeout 60 "$QPOD" --root "$ROOT" run --mode vm --rm "$ROOTFS" -- true
+		timeout 60 "$QPOD" --root "$ROOT" run --mode vm --boot cold --rm "$ROOTFS" -- true
 	assert_qpod_error 125
 	assert_contains "$stderr" "the VM did not start the workload within 1500 ms of RUN"
-	make_bundle "$BUNDLE" '.annotations = {"qpod.mode": "vm"}'
+	make_bundle "$BUNDLE" '.annotations = {"qpod.mode": "vm", "qpod.vm.boot": "cold"}'
 	QPOD_QEMU="$FAKE_QEMU" FAKE_GUEST=hello QPOD_VM_START_TIMEOUT_MS=1500 \
 		timeout 60 "$QPOD" --root "$ROOT" run -d "$ID" --bundle "$BUNDLE" \
 		</dev/null >"$TEST_DIR/cmd.out" 2>"$TEST_DIR/cmd.err" && flunk "run -d succeeded"
@@ -78,7 +78,7 @@ teardown() {
 	command -v python3 >/dev/null || skip "python3 is not installed (the fake QEMU)"
 	vm_env
 	run --separate-stderr env QPOD_QEMU="$FAKE_QEMU" FAKE_GUEST=badstart \
-		timeout -k 5 60 "$QPOD" --root "$ROOT" run --mode vm --rm "$ROOTFS" -- true
+		timeout -k 5 60 "$QPOD" --root "$ROOT" run --mode vm --boot cold --rm "$ROOTFS" -- true
 	assert_qpod_error 125
 	assert_contains "$stderr" "out of range"
 	pgrep -f "$FAKE_QEMU" >/dev/null && flunk "fake qemu left running"
@@ -89,7 +89,7 @@ teardown() {
 	need_vm
 	command -v python3 >/dev/null || skip "python3 is not installed (the fake QEMU)"
 	vm_env
-	make_bundle "$BUNDLE" '.annotations = {"qpod.mode": "vm"}'
+	make_bundle "$BUNDLE" '.annotations = {"qpod.mode": "vm", "qpod.vm.boot": "cold"}'
 	QPOD_QEMU="$FAKE_QEMU" FAKE_GUEST=hello timeout 60 "$QPOD" --root "$ROOT" create "$ID" --bundle "$BUNDLE" \
 		</dev/null >"$TEST_DIR/pod.out" 2>"$TEST_DIR/pod.err" || flunk "create: $(cat "$TEST_DIR/pod.err")"
 	local mon

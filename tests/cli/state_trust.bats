@@ -144,7 +144,7 @@ assert_victim_untouched() {
 	NS=qpst$$$BATS_TEST_NUMBER
 	ip netns add "$NS"
 	mkdir -p "$TEST_DIR/cwd"
-	make_bundle "$BUNDLE" '.annotations = {"qpod.mode": "vm", "qpod.net": "bridge"}'
+	make_bundle "$BUNDLE" '.annotations = {"qpod.mode": "vm", "qpod.vm.boot": "cold", "qpod.net": "bridge"}'
 	cd "$TEST_DIR/cwd"
 	# a guest that says hello: create completes (the VM waits for RUN)
 	# (the monitor keeps the caller's stdio: files, not bats' pipes)
