@@ -9,11 +9,20 @@
 
 -include config.mk
 
-B := build
+# CFLAGS and LDFLAGS reach every binary: qpod, the unit tests, the test
+# helper, the bench tools and guest-init (which keeps -Os -s after them: its
+# size is boot time).  The static ones (helper, bench, guest-init) cannot
+# take a sanitizer; SANITIZE=1 (make check-sanitize, into build-san) adds
+# ASan+UBSan to the host binaries only.
+B ?= build
 WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wshadow -Wformat=2
 CFLAGS ?= -O2 -g
-QP_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fstack-protector-strong \
+ifeq ($(SANITIZE),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+endif
+QP_CFLAGS := $(CFLAGS) $(SAN_FLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fstack-protector-strong \
 	-D_FORTIFY_SOURCE=2 -include config.h -Iruntime -I. $(PKG_CFLAGS) -MMD -MP
+QP_LDFLAGS := $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS)
 
 # guest-init/: channel and tinyinit are shared with the runtime (modules.c is
 # in the library for its unit test); every other
@@ -33,7 +42,7 @@ BENCH_BINS := $(BENCH_TOOLS:%=$(B)/tools/bench/%)
 
 MANPAGE := $(B)/qpod.8
 
-.PHONY: all check demo bench clean distclean deps fuzz kernel install uninstall
+.PHONY: all check check-bins sanitize-bins demo bench clean distclean deps fuzz fuzz-bins kernel install uninstall
 all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(TRADVM) $(UNIT_BINS) $(BENCH_BINS) $(MANPAGE)
 
 deps:
@@ -59,32 +68,32 @@ $(B)/libqpod.a: $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(B)/qpod: $(B)/runtime/main.o $(B)/libqpod.a
-	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(QP_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(B)/tests/%: tests/unit/%.c $(B)/libqpod.a config.h
 	@mkdir -p $(dir $@)
-	$(CC) $(QP_CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(B)/libqpod.a $(PKG_LIBS) $(CMOCKA_LIBS)
+	$(CC) $(QP_CFLAGS) $(LDFLAGS) $(CMOCKA_CFLAGS) -o $@ $< $(B)/libqpod.a $(PKG_LIBS) $(CMOCKA_LIBS)
 
 # The multi-call helper that runs inside pods: static, no libc surprises.
 $(HELPER): tests/helper/testhelper.c
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -static -o $@ $<
+	$(CC) $(CFLAGS) -Wall -static $(LDFLAGS) -o $@ $<
 
 # The traditional-VM baseline runner (QEMU -M pc + Debian's cloud kernel).
 $(TRADVM): runtime/vm/tradvm/qpod-tradvm.c $(B)/libqpod.a config.h
 	@mkdir -p $(dir $@)
-	$(CC) $(QP_CFLAGS) -o $@ $< $(B)/libqpod.a $(PKG_LIBS)
+	$(CC) $(QP_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libqpod.a $(PKG_LIBS)
 
 # Workload benchmarks (tools/bench/README.md): static, so the same binary
 # runs on the host, in any rootfs and in a microVM guest.
 $(B)/tools/bench/%: tools/bench/%.c tools/bench/benchlib.c tools/bench/benchlib.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -static -std=gnu11 -D_GNU_SOURCE $(WARN) -o $@ $< tools/bench/benchlib.c -lm
+	$(CC) $(CFLAGS) -static -std=gnu11 -D_GNU_SOURCE $(WARN) $(LDFLAGS) -o $@ $< tools/bench/benchlib.c -lm
 
 # PID 1 of a microVM pod: static, small (musl when musl-gcc is installed).
 $(GUEST_INIT): $(GI_SRCS) $(wildcard guest-init/*.h) config.h
 	@mkdir -p $(dir $@)
-	$(GUEST_CC) -static -Os -s -std=gnu11 -D_GNU_SOURCE $(WARN) -Iruntime -I. -o $@ $(GI_SRCS) -pthread
+	$(GUEST_CC) $(CFLAGS) -static -Os -s -std=gnu11 -D_GNU_SOURCE $(WARN) -Iruntime -I. $(LDFLAGS) -o $@ $(GI_SRCS) -pthread
 
 # The microVM guest kernel, cached outside the clone by (version, fragment
 # hash): built once (~3 min on 2 cores), then "kernel up to date".
@@ -127,8 +136,8 @@ uninstall:
 
 check:
 	@tools/deps.sh
-	@$(MAKE) --no-print-directory all kernel
-	@tests/run.sh
+	@$(MAKE) --no-print-directory check-bins
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run.sh
 
 demo:
 	@tools/deps.sh
@@ -141,21 +150,50 @@ bench: all
 	@tools/bench-vm.sh 10
 	@tools/bench-all.sh 20
 
-fuzz: config.h
+# Fuzz targets (tests/fuzz/fuzz_*.c, libFuzzer + ASan + UBSan), each with
+# its seed corpus in tests/fuzz/corpus/NAME (committed; new finds go to a
+# scratch dir, never into the clone).  make check runs
+# each for FUZZ_SECONDS (default 2: tests/run.sh's "fuzz/" lines); make
+# fuzz runs them FUZZ_LONG (300 s each); tests/fuzz/run.sh sets each
+# target's -max_len (the channel's: a whole 64 KiB frame).
+FUZZ_CC := $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-D_GNU_SOURCE -include config.h -Iruntime -I. $(PKG_CFLAGS)
+FUZZ_UTIL := $(wildcard runtime/util/*.c)
+FUZZ_SPEC_SRCS := $(wildcard runtime/spec/*.c) $(FUZZ_UTIL)
+FUZZ_TARGETS := spec resources channel state ipam result
+fuzz_srcs_spec := $(FUZZ_SPEC_SRCS)
+fuzz_srcs_resources := $(FUZZ_SPEC_SRCS)
+fuzz_srcs_channel := guest-init/channel.c runtime/util/error.c runtime/util/log.c
+fuzz_srcs_state := runtime/state.c runtime/oci_state.c $(FUZZ_SPEC_SRCS)
+fuzz_srcs_ipam := runtime/net/ipam.c runtime/state.c runtime/oci_state.c $(FUZZ_SPEC_SRCS)
+fuzz_srcs_result := $(wildcard runtime/result/*.c) $(FUZZ_UTIL)
+FUZZ_SECONDS ?= 2
+FUZZ_LONG ?= 300
+
+.SECONDEXPANSION:
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(fuzz_srcs_$$*) config.h $(wildcard runtime/*.h runtime/*/*.h guest-init/*.h)
 	@test "$(CLANG)" != no || { echo "qpod: fuzz: clang not found (apt-get install clang)"; exit 1; }
-	@mkdir -p $(B)/fuzz
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -include config.h \
-		-Iruntime -I. $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_spec tests/fuzz/fuzz_spec.c \
-		$(wildcard runtime/spec/*.c runtime/util/*.c) $(PKG_LIBS)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -include config.h \
-		-Iruntime -I. $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_resources tests/fuzz/fuzz_resources.c \
-		$(wildcard runtime/spec/*.c runtime/util/*.c) $(PKG_LIBS)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -include config.h \
-		-Iruntime -I. $(PKG_CFLAGS) -o $(B)/fuzz/fuzz_channel tests/fuzz/fuzz_channel.c \
-		guest-init/channel.c runtime/util/error.c runtime/util/log.c $(PKG_LIBS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -o $@ $< $(fuzz_srcs_$*) $(PKG_LIBS)
+
+fuzz-bins: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
+
+fuzz: fuzz-bins
+	@tests/fuzz/run.sh $(B)/fuzz $(FUZZ_LONG) $(FUZZ_TARGETS)
+
+# The host binaries with ASan+UBSan, in build-san: tests/run.sh runs the
+# unit tests and a subset of the CLI tests on them (its "san/" lines).
+sanitize-bins: $(B)/qpod $(HELPER) $(GUEST_INIT) $(UNIT_BINS)
+
+check-bins: all kernel
+	@mkdir -p build-san
+	@$(MAKE) --no-print-directory B=build-san SANITIZE=1 sanitize-bins >build-san/build.log 2>&1 || \
+		{ tail -20 build-san/build.log; echo "qpod: check: the sanitized build failed"; exit 1; }
+	@if [ "$(CLANG)" != no ]; then $(MAKE) --no-print-directory fuzz-bins >$(B)/fuzz-build.log 2>&1 || \
+		{ tail -20 $(B)/fuzz-build.log; echo "qpod: check: the fuzz targets failed to build"; exit 1; }; fi
 
 clean:
-	rm -rf $(B)
+	rm -rf $(B) build-san
 distclean: clean
 	rm -rf config.mk config.h config.log config.status configure autom4te.cache aclocal.m4
 

@@ -233,7 +233,8 @@ static void put(struct wr *w, const void *src, size_t n)
 		w->full = true;
 		return;
 	}
-	memcpy(w->p + w->off, src, n);
+	if (n) /* an empty field may have no bytes at all (src NULL) */
+		memcpy(w->p + w->off, src, n);
 	w->off += n;
 }
 

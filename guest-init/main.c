@@ -679,6 +679,8 @@ static void relay_output(int *fd, uint16_t type)
 }
 
 /* The exec pipe: EOF alone means exec succeeded; a report means it failed. */
+static void relay_event(struct relay *rl);
+
 static void relay_exec(struct relay *rl)
 {
 	struct workload *w = rl->w;
@@ -688,6 +690,11 @@ static void relay_exec(struct relay *rl)
 	if (r < 0)
 		return;
 	close_fd(&w->exec_r);
+	/* on_spawn closes its end of the exec pipe before it posts the spawn
+	 * event, and one poll can see both: the pid first (the event is on
+	 * its way, the child exists), or STARTED would carry pid -1 */
+	while (w->pid <= 0 && !rl->exited)
+		relay_event(rl);
 	if (r == 0) {
 		struct qp_msg m = { .type = QP_MSG_STARTED };
 		m.u.started.pid = (uint32_t)w->pid;

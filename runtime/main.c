@@ -81,6 +81,18 @@ int main(int argc, char **argv)
 			snprintf(user_root, sizeof(user_root), "/tmp/qpod-%u", (unsigned)geteuid());
 		cli.root = user_root;
 	}
+	/* resolved once, absolutely: a VM pod's monitor chdir("/")s, and its
+	 * state and its lease must not end up under two different roots */
+	char abs_root[4096];
+	if (cli.root[0] != '/') {
+		char cwd[4096];
+		if (!getcwd(cwd, sizeof(cwd)) ||
+		    (size_t)snprintf(abs_root, sizeof(abs_root), "%s/%s", cwd, cli.root) >= sizeof(abs_root)) {
+			fprintf(stderr, "qpod: --root \"%s\": cannot make it absolute\n", cli.root);
+			return QP_EXIT_FAILURE;
+		}
+		cli.root = abs_root;
+	}
 	if (strcmp(log_format, "text") && strcmp(log_format, "json")) {
 		fprintf(stderr, "qpod: --log-format must be text or json\n");
 		return QP_EXIT_FAILURE;

@@ -136,6 +136,8 @@ int pod_create(int rootfd, const char *root, const char *id, struct pod_spec *sp
 	if ((pod->dirfd = state_claim(rootfd, id, err)) < 0)
 		goto fail;
 	claimed = true;
+	pod->creator = true;
+	pod->lock = QP_LOCK_EXCLUSIVE;
 
 	pod->state = calloc(1, sizeof(*pod->state));
 	if (!pod->state || !(pod->state->id = strdup(id)) || !(pod->state->rootfs = strdup(rootfs)) ||
@@ -155,6 +157,7 @@ int pod_create(int rootfd, const char *root, const char *id, struct pod_spec *sp
 		goto fail_stopped;
 	pod->t_created = qp_now_ns();
 	pod->state->status = QP_STATUS_CREATED;
+	pod->creator = false;
 	if (state_save(pod->dirfd, pod->state, err) < 0)
 		goto fail_destroy;
 	if (io->pid_file && pod_write_pid_file(io->pid_file, pod->state->pid, err) < 0)
@@ -182,7 +185,7 @@ fail:
 	return -1;
 }
 
-int pod_open(int rootfd, const char *root, const char *id, bool exclusive, struct pod **out,
+int pod_open(int rootfd, const char *root, const char *id, int lock, struct pod **out,
 	     qp_error **err)
 {
 	struct pod *pod = pod_alloc(rootfd, root, id);
@@ -191,7 +194,8 @@ int pod_open(int rootfd, const char *root, const char *id, bool exclusive, struc
 
 	if (!pod)
 		return qp_fail(err, ENOMEM, "open pod");
-	if ((pod->dirfd = state_open(rootfd, id, exclusive, err)) < 0 ||
+	pod->lock = lock;
+	if ((pod->dirfd = state_open(rootfd, id, lock, err)) < 0 ||
 	    state_load(pod->dirfd, &pod->state, err) < 0)
 		goto fail;
 	if (!(pod->drv = driver_for_mode(pod->state->mode, err)))
@@ -199,7 +203,7 @@ int pod_open(int rootfd, const char *root, const char *id, bool exclusive, struc
 	if (pod->state->rootfs && !(pod->rootfs = strdup(pod->state->rootfs)))
 		goto oom;
 	if (state_read_file(pod->dirfd, CONFIG_COPY, QP_SPEC_MAX_FILE, &config, &len, err) < 0 ||
-	    spec_parse(config, len, &pod->spec, err) < 0)
+	    spec_parse(config, len, &pod->spec, err) < 0 || pod_check_identity(pod, err) < 0)
 		goto fail;
 	*out = pod;
 	return 0;
@@ -212,9 +216,14 @@ fail:
 
 enum qp_status pod_status(struct pod *pod)
 {
-	if (pod->state->status == QP_STATUS_CREATING)
-		return state_pid_alive(pod->state) || !pod->state->pid ? QP_STATUS_CREATING
-								       : QP_STATUS_STOPPED;
+	/* creating while its creator holds the lock; a creation whose
+	 * creator is gone (we hold the lock, or nobody does) has ended, and
+	 * every command says so alike: stopped */
+	if (pod->state->status == QP_STATUS_CREATING) {
+		bool creating = pod->creator ||
+				(pod->lock == QP_LOCK_NONE && state_lock_busy(pod->dirfd));
+		return creating ? QP_STATUS_CREATING : QP_STATUS_STOPPED;
+	}
 	return pod->drv->status(pod);
 }
 
@@ -231,8 +240,13 @@ int pod_start(struct pod *pod, qp_error **err)
 		return -1;
 	}
 	pod->state->status = QP_STATUS_RUNNING;
-	if (state_save(pod->dirfd, pod->state, err) < 0)
-		return -1;
+	if (state_save(pod->dirfd, pod->state, err) < 0) {
+		/* it runs, but its state cannot say so (a full file system):
+		 * stopped, so that the failure start reports is the truth */
+		pod->drv->kill(pod, SIGKILL, true, NULL);
+		return qp_error_prefix(err, "pod \"%s\" stopped: its state could not be recorded",
+				       pod->id);
+	}
 	/* runtime-spec 1.2: a failed poststart hook is a warning */
 	pod_hooks_warn(pod, QP_HOOK_POSTSTART, QP_STATUS_RUNNING, pod->state->pid);
 	return 0;

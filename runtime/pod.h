@@ -36,6 +36,8 @@ struct pod {
 	/* driver-private, valid in the creating process only */
 	int sync_fd;                  /* container: child's sync socket, -1 if none */
 	int wait_fd;                  /* pidfd or similar for drv->wait_fd */
+	int lock;                     /* enum qp_lock held on dirfd */
+	bool creator;                 /* this process is creating the pod */
 	bool building;                /* drv->create got as far as a pod process
 				       * (clone, VMM fork): a failed create then
 				       * runs the poststop hooks, as a delete would */
@@ -45,9 +47,14 @@ struct pod {
 /* On success the pod owns spec; on failure the caller still does. */
 int pod_create(int rootfd, const char *root, const char *id, struct pod_spec *spec, const char *bundle,
 	       const char *rootfs, const struct pod_io *io, struct pod **out, qp_error **err);
-/* exclusive: lock the pod for a change (start, delete) rather than shared. */
-int pod_open(int rootfd, const char *root, const char *id, bool exclusive, struct pod **out,
+/* lock: an enum qp_lock (state.h); true = exclusive, for a change (start,
+ * delete), false = shared. */
+int pod_open(int rootfd, const char *root, const char *id, int lock, struct pod **out,
 	     qp_error **err);
+/* pod_open's check that the state's ID, cgroup and pids are the pod's own
+ * (pod_identity.c): a pid that is not is forgotten, a wrong ID or cgroup
+ * refused. */
+int pod_check_identity(struct pod *pod, qp_error **err);
 int pod_start(struct pod *pod, qp_error **err);
 /* Wait for the pod's init (only the parent can); forwards SIGINT/SIGTERM/...
  * to the pod meanwhile. Returns the exit code qpod should exit with. */

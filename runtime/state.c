@@ -56,6 +56,27 @@ int state_validate_id(const char *id, qp_error **err)
 	return 0;
 }
 
+/* The root, a pod dir and each file read back from it must be the caller's
+ * and writable by nobody else, as a careful daemon checks its run directory:
+ * whoever could write there could plant a state naming another's process
+ * or cgroup for `delete --force` to kill. */
+int state_check_private(int fd, const char *what, qp_error **err)
+{
+	struct stat s;
+
+	if (fstat(fd, &s) < 0)
+		return qp_fail(err, errno, "stat %s", what);
+	if (s.st_uid != geteuid())
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "%s is owned by uid %u, not by the caller (uid %u): refused", what,
+				    (unsigned)s.st_uid, (unsigned)geteuid());
+	if (s.st_mode & (S_IWGRP | S_IWOTH))
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "%s is writable by group or others (mode %04o): refused", what,
+				    (unsigned)(s.st_mode & 07777));
+	return 0;
+}
+
 int state_root_open(const char *root, qp_error **err)
 {
 	_cleanup_free_ char *copy = strdup(root);
@@ -77,6 +98,13 @@ int state_root_open(const char *root, qp_error **err)
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return qp_fail(err, errno, "open state root \"%s\"", root);
+	char what[64];
+	char shown[QP_SHOWN_MAX];
+	snprintf(what, sizeof(what), "state root \"%s\"", qp_shown(root, shown));
+	if (state_check_private(fd, what, err) < 0) {
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
@@ -124,7 +152,16 @@ int state_claim(int rootfd, const char *id, qp_error **err)
 	return steal_fd(&fd);
 }
 
-int state_open(int rootfd, const char *id, bool exclusive, qp_error **err)
+bool state_lock_busy(int dirfd)
+{
+	_cleanup_close_ int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	/* a new open file description: its lock is not ours; exclusive, as
+	 * a creator runs its hooks under a shared lock */
+	return fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+}
+
+int state_open(int rootfd, const char *id, int lock, qp_error **err)
 {
 	_cleanup_close_ int fd = -1;
 
@@ -136,7 +173,10 @@ int state_open(int rootfd, const char *id, bool exclusive, qp_error **err)
 			return qp_error_set(err, QP_E_NOTFOUND, 0, "pod \"%s\" does not exist", id);
 		return qp_fail(err, errno, "open state dir of \"%s\"", id);
 	}
-	if (state_lock(fd, id, exclusive, err) < 0)
+	char what[QP_ID_MAX + 32];
+	snprintf(what, sizeof(what), "the state dir of \"%s\"", id);
+	if (state_check_private(fd, what, err) < 0 ||
+	    (lock != QP_LOCK_NONE && state_lock(fd, id, lock == QP_LOCK_EXCLUSIVE, err) < 0))
 		return -1;
 	/* deleted while we waited for the lock? */
 	if (faccessat(fd, ".", F_OK, 0) < 0 || fstatat(rootfd, id, &(struct stat){0}, AT_SYMLINK_NOFOLLOW) < 0)
@@ -233,10 +273,17 @@ int state_write_file(int dirfd, const char *name, const char *data, size_t len, 
 
 int state_read_file(int dirfd, const char *name, size_t max, char **out, size_t *len, qp_error **err)
 {
-	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
 	if (fd < 0)
 		return qp_fail(err, errno, "read %s", name);
+	struct stat sb;
+	if (fstat(fd, &sb) < 0)
+		return qp_fail(err, errno, "read %s", name);
+	if (!S_ISREG(sb.st_mode))
+		return qp_error_set(err, QP_E_INVALID, 0, "read %s: not a regular file", name);
+	if (state_check_private(fd, name, err) < 0)
+		return -1;
 	if (qp_read_all(fd, max, out, len) < 0) {
 		if (errno == EFBIG)
 			return qp_error_set(err, QP_E_INVALID, 0, "read %s: larger than %zu bytes", name, max);
@@ -289,14 +336,25 @@ static int dup_opt(const char *s, char **out)
 int state_load(int dirfd, struct pod_state **out, qp_error **err)
 {
 	_cleanup_free_ char *text = NULL;
+	size_t len;
+
+	if (state_read_file(dirfd, STATE_FILE, STATE_MAX, &text, &len, err) < 0)
+		return -1;
+	return state_parse(text, len, out, err);
+}
+
+int state_parse(const char *text, size_t len, struct pod_state **out, qp_error **err)
+{
 	struct pod_state *st;
 	yajl_val root = NULL, ann;
 	long long v;
 	const char *s;
 	int ret = -1;
 
-	if (state_read_file(dirfd, STATE_FILE, STATE_MAX, &text, NULL, err) < 0)
-		return -1;
+	if (len > STATE_MAX)
+		return qp_error_set(err, QP_E_INVALID, 0, "state.json: larger than %u bytes", STATE_MAX);
+	if (strlen(text) != len)
+		return qp_error_set(err, QP_E_INVALID, 0, "state.json: contains a NUL byte");
 	if (qp_json_parse(text, "state.json", &root, err) < 0)
 		return -1;
 	st = calloc(1, sizeof(*st));
@@ -409,10 +467,11 @@ int state_list(int rootfd, char ***ids, qp_error **err)
 		}
 		if (faccessat(dirfd(d), de->d_name, F_OK, 0) < 0)
 			continue;
-		/* only directories that hold a state file or are being created */
+		/* only directories that hold a state file (even one that cannot
+		 * be read: list shows it broken) */
 		char probe[QP_ID_MAX + 32];
 		snprintf(probe, sizeof(probe), "%s/" STATE_FILE, de->d_name);
-		if (faccessat(dirfd(d), probe, F_OK, 0) < 0)
+		if (faccessat(dirfd(d), probe, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (!(v[n++] = strdup(de->d_name)))
 			goto oom;

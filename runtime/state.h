@@ -56,15 +56,26 @@ struct pod_state {
  * control characters or bytes outside printable ASCII [A-Za-z0-9_.+-:@]. */
 int state_validate_id(const char *id, qp_error **err);
 
-/* Create (mkdir -p, 0700) and open the root directory. Returns an fd. */
+/* Refuse (QP_E_INVALID) an open file or dir not owned by the caller or
+ * writable by group or others; WHAT names it in the error. */
+int state_check_private(int fd, const char *what, qp_error **err);
+/* Create (mkdir -p, 0700) and open the root directory, which must pass
+ * state_check_private. Returns an fd. */
 int state_root_open(const char *root, qp_error **err);
 /* Atomically claim ID: returns the pod dir fd (locked), or -1 with
  * QP_E_EXISTS if the ID is in use. */
 int state_claim(int rootfd, const char *id, qp_error **err);
-/* Open and lock an existing pod dir; QP_E_NOTFOUND if unknown.  Readers
- * (state, ps, list, kill, exec) take the lock shared, changers (start,
- * delete) exclusive; a foreground `run` drops it while it waits. */
-int state_open(int rootfd, const char *id, bool exclusive, qp_error **err);
+/* How a pod dir is opened: changers (start, delete) lock it exclusive,
+ * readers that act (ps, kill, exec) shared; `state` and `list` take no lock
+ * at all (every state file is replaced atomically, so a reader never sees
+ * half of one) and so never wait for a slow create or start. */
+enum qp_lock { QP_LOCK_SHARED = 0, QP_LOCK_EXCLUSIVE = 1, QP_LOCK_NONE = 2 };
+/* Open (and lock, as LOCK says) an existing pod dir; QP_E_NOTFOUND if
+ * unknown.  A foreground `run` drops its lock while it waits. */
+int state_open(int rootfd, const char *id, int lock, qp_error **err);
+/* True if a qpod process holds the pod dir's lock (a create, start or
+ * delete under way, or a reader for a moment); false if it is free. */
+bool state_lock_busy(int dirfd);
 /* (Re)lock an open pod dir; exclusive = false for a shared lock. */
 int state_lock(int dirfd, const char *id, bool exclusive, qp_error **err);
 /* Remove the pod dir and everything in it. */
@@ -75,6 +86,8 @@ int state_remove(int rootfd, const char *id, qp_error **err);
 
 int state_save(int dirfd, const struct pod_state *st, qp_error **err);
 int state_load(int dirfd, struct pod_state **out, qp_error **err);
+/* The parser behind state_load: TEXT (NUL-terminated, LEN bytes) -> *out. */
+int state_parse(const char *text, size_t len, struct pod_state **out, qp_error **err);
 void state_free(struct pod_state *st);
 
 /* Write / read a whole small file in the pod dir (atomic write: tmp+rename). */

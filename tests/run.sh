@@ -4,12 +4,19 @@
 #      ${QPOD_CACHE:-/var/cache/qpod}/rootfs-busybox),
 #   2. runs every unit test binary build/tests/test_* (cmocka, TAP output),
 #   3. runs every CLI test file tests/cli/*.bats (bats-core, TAP output),
+#   4. when build-san/ holds the ASan+UBSan build (make check makes it):
+#      the unit tests and the CLI files in $QPOD_SAN_CLI on it ("san/..."),
+#      and checks that no sanitizer wrote a log into the test rootfs,
+#   5. when build/fuzz/ holds the fuzz targets: each for $FUZZ_SECONDS
+#      (default 2) from its seed corpus ("fuzz/..."),
 # one progress line per file, then each failure with its diagnostics, and
 # last exactly one line "N passed, M failed" (", K skipped" when K > 0).
 # Exit status 1 if anything failed; a runner that crashed, timed out or
 # reported fewer tests than it planned counts as one failure.
 #
 # Usage: tests/run.sh [PATTERN]   only files whose name contains PATTERN
+# (stages 4 and 5 run with no PATTERN, or one that starts "san" or "fuzz"
+# and is part of their label: "san", "san/cli", "fuzz/fuzz_ipam")
 # Environment: QPOD_CACHE, BUILD (default build), QPOD_TEST_TIMEOUT (seconds
 # per file, default 600).
 set -uo pipefail
@@ -149,6 +156,56 @@ if [ ${#bats_files[@]} -gt 0 ]; then
 		done
 	fi
 fi
+
+# ---- the sanitized build (ASan+UBSan): units and a CLI subset ----
+# Reports go to stderr (log_path=stderr), never to a file: the in-pod init
+# is qpod itself, and a log path would resolve inside the pod's rootfs.
+# Any report fails its command (halt_on_error, no UBSan recovery), hence
+# its test.
+stage_matches() {
+	[ -z "$PATTERN" ] || { [[ $PATTERN == san* || $PATTERN == fuzz* ]] && [[ $1 == *"$PATTERN"* ]]; }
+}
+SAN_BUILD=$REPO/build-san
+# the subset: bad input, and isolation (its --init runs the sanitized init
+# as the pod's PID 1); test_netlink (30 s of 1100 taps) runs unsanitized only
+SAN_CLI=${QPOD_SAN_CLI:-bad_input isolation}
+SAN_UNIT_SKIP=${QPOD_SAN_UNIT_SKIP:-test_netlink}
+if [ -x "$SAN_BUILD/qpod" ]; then
+	export ASAN_OPTIONS=log_path=stderr:halt_on_error=1:detect_leaks=0:detect_stack_use_after_return=0
+	export UBSAN_OPTIONS=log_path=stderr:halt_on_error=1:print_stacktrace=1
+	for t in "$SAN_BUILD"/tests/test_*; do
+		[ -x "$t" ] || continue
+		[[ " $SAN_UNIT_SKIP " == *" $(basename "$t") "* ]] && continue
+		stage_matches "san/unit/$(basename "$t")" || continue
+		ran=$((ran + 1))
+		CMOCKA_MESSAGE_OUTPUT=TAP run_one "san/unit/$(basename "$t")" "$t"
+	done
+	san_cli=0
+	for f in $SAN_CLI; do
+		stage_matches "san/cli/$f.bats" || continue
+		ran=$((ran + 1)) san_cli=1
+		run_one "san/cli/$f.bats" env QPOD="$SAN_BUILD/qpod" QPOD_BUILD="$SAN_BUILD" \
+			"$BATS" --tap "tests/cli/$f.bats"
+	done
+	if [ "$san_cli" = 1 ]; then
+		logs=$(find "$QPOD_ROOTFS" -xdev \( -name 'asan.*' -o -name 'ubsan.*' -o -name '*.sanitizer*' \) 2>/dev/null)
+		if [ -n "$logs" ]; then
+			echo "FAIL san: sanitizer logs in the test rootfs"
+			echo "$logs" | add_failure "san: sanitizer logs written into the pod's rootfs"
+			failed=$((failed + 1))
+		fi
+	fi
+	unset ASAN_OPTIONS UBSAN_OPTIONS
+fi
+
+# ---- fuzz targets, briefly, from the committed seed corpus ----
+for t in "$BUILD"/fuzz/fuzz_*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	stage_matches "fuzz/$name" || continue
+	ran=$((ran + 1))
+	run_one "fuzz/$name" tests/fuzz/run.sh "$BUILD/fuzz" "${FUZZ_SECONDS:-2}" "${name#fuzz_}"
+done
 
 if [ "$ran" -eq 0 ] && [ "$failed" -eq 0 ]; then
 	echo "no test files${PATTERN:+ match \"$PATTERN\"} (build first: make)"

@@ -5,7 +5,10 @@
  * state file, or status "creating" with no live process, and nobody holding
  * its lock) is destroyed like `delete --force`; then every network link,
  * address and IPAM lease whose pod no longer exists is removed.  Pods that
- * exist — running or stopped — are left alone. */
+ * exist — running or stopped — are left alone, and so is a pod whose state
+ * cannot be read (damaged, oversized, a symlink): gc cannot tell what it
+ * runs, so it kills nothing of it and keeps its dir, its cgroup and its
+ * leases; it names it on stdout instead. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,44 +25,48 @@
 #include "util/cleanup.h"
 #include "util/strv.h"
 
-/* true if nobody holds the dir's lock and its creation never finished */
-static bool abandoned(int rootfd, const char *id)
+enum verdict {
+	KEEP,        /* a pod, or being worked on, or not qpod's */
+	NO_STATE,    /* claimed, but its creator died before the first state
+		      * write: nothing else of it can exist yet (the cgroup
+		      * path is saved before the cgroup is made) */
+	ABANDONED,   /* status "creating", no live process, nobody on it */
+	UNREADABLE,  /* a state file that cannot be read: left alone */
+};
+
+static enum verdict judge(int rootfd, const char *id, qp_error **why)
 {
 	_cleanup_close_ int fd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	struct pod_state *st = NULL;
-	bool dead;
+	struct pod *pod = NULL;
+	enum verdict v;
 
 	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
-		return false; /* gone, or a qpod process is working on it */
+		return KEEP; /* gone, or a qpod process is working on it */
 	/* only what qpod provably made: its mark, written at the claim */
 	if (faccessat(fd, QP_POD_MARKER, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
-		return false;
-	if (state_load(fd, &st, NULL) < 0)
-		return true;  /* claimed, but killed before the first state write */
-	dead = st->status == QP_STATUS_CREATING && !state_pid_alive(st);
-	state_free(st);
-	return dead;
+		return KEEP;
+	if (faccessat(fd, "state.json", F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+		return NO_STATE;
+	/* the whole pod as every command reads it (state, config, identity) */
+	if (pod_open(rootfd, NULL, id, QP_LOCK_NONE, &pod, why) < 0)
+		return UNREADABLE;
+	v = pod->state->status == QP_STATUS_CREATING && !state_pid_alive(pod->state) ? ABANDONED
+										   : KEEP;
+	pod_free(pod);
+	return v;
 }
 
-static int remove_abandoned(struct qp_cli *cli, const char *id, qp_error **err)
+static int remove_abandoned(struct qp_cli *cli, const char *id, enum verdict v, qp_error **err)
 {
 	struct pod *pod = NULL;
 
-	if (pod_open(cli->rootfd, cli->root, id, true, &pod, NULL) == 0) {
+	if (v == ABANDONED) {
+		if (pod_open(cli->rootfd, cli->root, id, true, &pod, err) < 0)
+			return -1;
 		int r = pod->drv->destroy(pod, err);
 		pod_free(pod);
 		if (r < 0)
 			return -1;
-	} else {
-		/* no usable state: the only resource that can exist is the
-		 * default cgroup (network leases are handled by the net gc) */
-		char path[QP_ID_MAX + 8];
-		struct qp_cgroup *cg = NULL;
-		snprintf(path, sizeof(path), QP_CGROUP_DEFAULT_PARENT "/%s", id);
-		if (qp_cgroup_open(path, &cg, NULL) == 0) {
-			qp_cgroup_destroy(cg, NULL);
-			qp_cgroup_free(cg);
-		}
 	}
 	return state_remove(cli->rootfd, id, err);
 }
@@ -97,8 +104,13 @@ int cmd_gc(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		}
 		if (de->d_type != DT_DIR || state_validate_id(de->d_name, NULL) < 0)
 			continue;
-		if (abandoned(cli->rootfd, de->d_name)) {
-			if (remove_abandoned(cli, de->d_name, err) < 0) {
+		qp_error *why = NULL;
+		enum verdict v = judge(cli->rootfd, de->d_name, &why);
+		if (v == UNREADABLE)
+			printf("left alone: pod \"%s\": %s\n", de->d_name, why ? why->msg : "unreadable");
+		qp_error_free(&why);
+		if (v == NO_STATE || v == ABANDONED) {
+			if (remove_abandoned(cli, de->d_name, v, err) < 0) {
 				r = -1;
 				break;
 			}

@@ -1,4 +1,7 @@
-/* runtime/cli/cmd_list.c — `qpod list [--format table|json]`. */
+/* runtime/cli/cmd_list.c — `qpod list [--format table|json]`.  No pod's
+ * lock is taken (list never waits for a slow create or start); a pod whose
+ * state cannot be read (damaged, oversized, a symlink) is listed as
+ * "broken", with the reason in the JSON form's "error", never left out. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +10,22 @@
 #include "pod.h"
 #include "util/json.h"
 #include "util/strv.h"
+
+static void list_broken(yajl_gen g, bool quiet, const char *id, const char *why)
+{
+	if (g) {
+		yajl_gen_map_open(g);
+		qp_json_kstr(g, "id", id);
+		qp_json_kint(g, "pid", 0);
+		qp_json_kstr(g, "status", "broken");
+		qp_json_kstr(g, "error", why);
+		yajl_gen_map_close(g);
+	} else if (quiet) {
+		printf("%s\n", id);
+	} else {
+		printf("%-24s %-8d %-9s %-10s %s\n", id, 0, "broken", "-", "-");
+	}
+}
 
 const struct option cli_opts_list[] = { { "format", required_argument, NULL, 'f' },
 				      { "quiet", no_argument, NULL, 'q' },
@@ -47,8 +66,13 @@ int cmd_list(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	}
 	for (size_t i = 0; ids[i]; i++) {
 		struct pod *pod = NULL;
-		if (pod_open(cli->rootfd, cli->root, ids[i], false, &pod, NULL) < 0)
-			continue; /* deleted meanwhile, or half-created: not listed */
+		qp_error *why = NULL;
+		if (pod_open(cli->rootfd, cli->root, ids[i], QP_LOCK_NONE, &pod, &why) < 0) {
+			if (why && why->code != QP_E_NOTFOUND) /* else: deleted meanwhile */
+				list_broken(g, quiet, ids[i], why->msg);
+			qp_error_free(&why);
+			continue;
+		}
 		enum qp_status s = pod_status(pod);
 		pid_t pid = s == QP_STATUS_STOPPED ? 0 : pod->state->pid;
 		if (json) {

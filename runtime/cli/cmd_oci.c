@@ -14,7 +14,7 @@
 
 /* Parse --help and the options in `longopts` (before or after the ID:
  * getopt permutes), then the one ID. */
-static int open_one(struct qp_cli *cli, int argc, char **argv, bool exclusive, const char *usage,
+static int open_one(struct qp_cli *cli, int argc, char **argv, int lock, const char *usage,
 		    const char *about, const struct option *longopts, const char *shortopts,
 		    int (*on_opt)(int c, const char *arg, void *ctx, qp_error **err), void *ctx,
 		    struct pod **pod, qp_error **err)
@@ -33,7 +33,7 @@ static int open_one(struct qp_cli *cli, int argc, char **argv, bool exclusive, c
 	}
 	if (cli_one_id(argc, argv, optind, &id, err) < 0 || cli_root(cli, err) < 0)
 		return -1;
-	return pod_open(cli->rootfd, cli->root, id, exclusive, pod, err);
+	return pod_open(cli->rootfd, cli->root, id, lock, pod, err);
 }
 
 /* the --help texts after the usage line */
@@ -96,13 +96,14 @@ int cmd_state(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 {
 	struct pod *pod = NULL;
 	char *text = NULL;
-	int r = open_one(cli, argc, argv, false, "state ID", state_about, cli_opts_help_only, "h", NULL, NULL, &pod, err);
+	int r = open_one(cli, argc, argv, QP_LOCK_NONE, "state ID", state_about, cli_opts_help_only, "h", NULL, NULL, &pod, err);
 
 	if (r < 0)
 		return qp_error_prefix(err, "state");
 	enum qp_status s = pod_status(pod);
 	yajl_gen g = qp_json_gen_new(true);
 	yajl_gen_map_open(g);
+	/* runc's: a pod still being created (its hooks asking) is "created" */
 	struct qp_oci_state oci = pod_oci_state(pod, s == QP_STATUS_CREATING ? QP_STATUS_CREATED : s,
 						s == QP_STATUS_STOPPED ? 0 : pod->state->pid);
 	qp_oci_state_put(g, &oci, false);

@@ -3,6 +3,7 @@
  *             run ID --bundle DIR [--detach] [--pid-file F] [--console-socket S]
  *   friendly: run [OPTIONS] ROOTFS -- CMD ARGS...
  * The friendly form builds a spec from spec_default() plus its flags. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -224,9 +225,19 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, bool create_onl
 			o->env[o->n_env] = NULL;
 			break;
 		}
-		default:
-			return qp_error_set(err, QP_E_INVALID, 0, "unknown option \"%s\" (see qpod run --help)",
-					    argv[optind - 1]);
+		default: {
+			/* an unknown letter of a group ("-rf") is named itself:
+			 * argv[optind - 1] may be the word before the group */
+			const char *cmd = create_only ? "create" : "run";
+			if (optopt > 0 && optopt < 128 && strchr("b:de:w:u:h", optopt))
+				return qp_error_set(err, QP_E_INVALID, 0, "option -%c needs a value (see qpod %s --help)",
+						    optopt, cmd);
+			if (optopt > 0 && optopt < 128 && isgraph(optopt))
+				return qp_error_set(err, QP_E_INVALID, 0, "unknown option \"-%c\" (see qpod %s --help)",
+						    optopt, cmd);
+			return qp_error_set(err, QP_E_INVALID, 0, "unknown option \"%s\" (see qpod %s --help)",
+					    argv[optind - 1], cmd);
+		}
 		}
 	}
 	return 0;

@@ -22,6 +22,8 @@ struct qp_child_ctx {
 	int preserve_fds;     /* --preserve-fds: fds 3..3+N-1 go to the workload */
 	bool no_pivot;        /* --no-pivot */
 	bool no_new_keyring;  /* --no-new-keyring */
+	void *stack;          /* the clone's stack (for ASan: see qp_container_child) */
+	size_t stack_size;
 };
 
 /* Entry point of the cloned child; never returns normally. */

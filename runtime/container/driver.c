@@ -263,6 +263,8 @@ static int ct_create(struct pod *pod, qp_error **err)
 		leave_for_clone(&pidns_back, QP_NS_PID);
 		goto fail;
 	}
+	ctx.stack = stack;
+	ctx.stack_size = CHILD_STACK;
 	pid = clone(qp_container_child, (char *)stack + CHILD_STACK, flags | SIGCHLD, &ctx);
 	int clone_errno = errno;
 	leave_for_clone(&timens_back, QP_NS_TIME);

@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/close_range.h>
@@ -201,6 +202,9 @@ int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *statu
 		*status = 0;
 		return 0;
 	}
+	/* running: the pod's lock is not held for the exec's life, or a
+	 * delete --force would wait for its end (the exec dies with the pod) */
+	flock(pod->dirfd, LOCK_UN);
 	if (waitpid(child, &st, 0) < 0)
 		return qp_fail(err, errno, "wait for exec");
 	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -115,6 +116,9 @@ int vm_ctl_exec(int dirfd, const struct qp_process *proc, int started_fd, int *s
 			r = -1;
 			goto out;
 		case QP_MSG_EXEC_STARTED:
+			/* running: the pod's lock is not held for the exec's
+			 * life, or a delete --force would wait for its end */
+			flock(dirfd, LOCK_UN);
 			if (started_fd >= 0) {
 				qp_report_ok(started_fd, "started");
 				close(started_fd);

@@ -279,7 +279,7 @@ static int vm_start(struct pod *pod, qp_error **err)
 	struct qp_msg req = { .type = QP_MSG_CTL_START };
 
 	if (self_mon)
-		return vm_mon_run(self_mon, err);
+		return vm_mon_run(self_mon, err) < 0 ? -1 : vm_mon_wait_started(self_mon, err);
 	return vm_ctl_call(pod->dirfd, &req, NULL, NULL, START_TIMEOUT_MS, err);
 }
 
@@ -292,6 +292,9 @@ static enum qp_status vm_status(struct pod *pod)
 			if (state_read_file(pod->dirfd, QP_VM_STOPPED, 512, &text, &len, NULL) == 0) {
 				text[strcspn(text, "\n")] = '\0';
 				pod->state->stop_reason = text;
+			} else if (pod->state->pid) {
+				/* it ended without writing why: it was killed */
+				pod->state->stop_reason = strdup("the pod's VM monitor died");
 			}
 		}
 		return QP_STATUS_STOPPED;
@@ -362,8 +365,9 @@ static int vm_destroy(struct pod *pod, qp_error **err)
 				    pod->state->vmm_pid);
 	/* a detached monitor writes its last files after QEMU ends, then
 	 * removes ctl.sock: wait for that (bounded) before the dir goes */
-	for (int i = 0; i < 400 && faccessat(pod->dirfd, QP_VM_CTL_SOCK, F_OK, AT_SYMLINK_NOFOLLOW) == 0; i++)
-		usleep(5000);
+	for (int i = 0; i < 400 && state_pid_alive(pod->state) && pod->state->pid != getpid() &&
+			faccessat(pod->dirfd, QP_VM_CTL_SOCK, F_OK, AT_SYMLINK_NOFOLLOW) == 0; i++)
+		usleep(5000); /* (a dead monitor removes nothing: no wait) */
 	if (pod_net_config(pod, &net, NULL) && qp_net_detach(&net, pod->id, err) < 0)
 		return -1;
 	unlinkat(pod->dirfd, QP_VM_CHAN_SOCK, 0);

@@ -81,13 +81,24 @@ static int ctl_listen(struct vm_mon *m, qp_error **err)
 	return fd;
 }
 
-int vm_hello_timeout_ms(bool kvm)
+/* The accel's bound, or $ENV (tests of the timeout paths). */
+static int guest_timeout_ms(bool kvm, const char *env)
 {
-	const char *t = getenv("QPOD_VM_HELLO_TIMEOUT_MS"); /* tests of the timeout path */
+	const char *t = getenv(env);
 
 	if (t && atoi(t) > 0)
 		return atoi(t);
 	return kvm ? HELLO_TIMEOUT_KVM_MS : HELLO_TIMEOUT_TCG_MS;
+}
+
+int vm_hello_timeout_ms(bool kvm)
+{
+	return guest_timeout_ms(kvm, "QPOD_VM_HELLO_TIMEOUT_MS");
+}
+
+int mon_start_timeout_ms(const struct vm_mon *m)
+{
+	return guest_timeout_ms(m->kvm, "QPOD_VM_START_TIMEOUT_MS");
 }
 
 unsigned long long vm_spec_mem_mib(const struct pod_spec *spec)
@@ -411,5 +422,28 @@ int vm_mon_run(struct vm_mon *m, qp_error **err)
 		return -1;
 	m->run_sent = true;
 	m->tl.run = qp_now_ns();
+	m->start_deadline = qp_now_ms() + mon_start_timeout_ms(m);
+	return 0;
+}
+
+int vm_mon_wait_started(struct vm_mon *m, qp_error **err)
+{
+	while (!m->started && !m->exec_err && !m->exited && !m->chan->broken) {
+		long long left = m->start_deadline - qp_now_ms();
+		struct pollfd p = { .fd = m->chan->fd, .events = POLLIN };
+		if (left <= 0)
+			return qp_error_set(err, QP_E_TIMEOUT, 0,
+					    "the VM did not start the workload within %d ms of RUN",
+					    mon_start_timeout_ms(m));
+		int r = poll(&p, 1, (int)left);
+		if (r < 0 && errno != EINTR)
+			return qp_fail(err, errno, "poll the VM channel");
+		/* a malformed answer (or the channel's end) fails the start:
+		 * left to vm_mon_serve, it would wait on a dead channel */
+		if (r > 0 && mon_guest_input(m, err) < 0) {
+			mon_set_reason(m, "%s", err && *err ? (*err)->msg : "VM channel failed");
+			return qp_error_prefix(err, "the VM failed before the workload started");
+		}
+	}
 	return 0;
 }

@@ -35,7 +35,7 @@ static void clean_text(const char *s, char *out, size_t size)
 	out[i] = '\0';
 }
 
-static void answer_start(struct vm_mon *m, qp_error *e)
+void mon_answer_start(struct vm_mon *m, qp_error *e)
 {
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		struct vm_client *c = &m->cl[i];
@@ -72,7 +72,7 @@ static int guest_message(struct vm_mon *m, const struct qp_msg *msg, qp_error **
 		/* now, for `qpod state`; with create + start, the request is
 		 * create's, so start_total includes the wait for start */
 		vm_tl_save(m->pod->dirfd, &m->tl);
-		answer_start(m, NULL);
+		mon_answer_start(m, NULL);
 		return 0;
 	case QP_MSG_EXIT:
 		if (m->replacing) {
@@ -94,7 +94,7 @@ static int guest_message(struct vm_mon *m, const struct qp_msg *msg, qp_error **
 			if (m->replacing)
 				mon_replace_done(m, m->exec_err);
 			else
-				answer_start(m, m->exec_err);
+				mon_answer_start(m, m->exec_err);
 			return 0;
 		}
 		if (msg->u.error.code == QP_PERR_STATE) {

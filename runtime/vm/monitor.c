@@ -222,6 +222,21 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 			} else
 				timeout = (int)left;
 		}
+		/* a guest that never answers RUN: a bounded, stated wait */
+		if (m->run_sent && !m->started && !m->exited && !m->stopping && !m->exec_err) {
+			long long left = m->start_deadline - qp_now_ms();
+			if (left <= 0) {
+				/* kept as the workload's failure: it is what the
+				 * pod ends with, whatever the channel says next */
+				qp_error_set(&m->exec_err, QP_E_TIMEOUT, 0,
+					     "the VM did not start the workload within %d ms of RUN",
+					     mon_start_timeout_ms(m));
+				mon_set_reason(m, "%s", m->exec_err ? m->exec_err->msg : "start timeout");
+				mon_answer_start(m, m->exec_err);
+				mon_begin_stop(m);
+			} else
+				timeout = (int)left;
+		}
 		if (m->stopping) {
 			long long left = m->stop_deadline - qp_now_ms();
 			if (left <= 0) {

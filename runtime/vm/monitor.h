@@ -55,6 +55,7 @@ struct vm_mon {
 	bool run_sent, started, exited, over, stopping;
 	int exit_code;
 	long long stop_deadline;
+	long long start_deadline; /* RUN sent: STARTED (or an error) by then */
 	uint32_t next_exec;
 	qp_error *exec_err;     /* the workload could not be executed */
 	char reason[256];       /* why the VM stopped, once known */
@@ -92,6 +93,12 @@ void mon_client_accept(struct vm_mon *m);
 
 /* the guest-message relay (mon_guest.c) */
 int mon_guest_input(struct vm_mon *m, qp_error **err);
+/* Answer the clients waiting for the start: done, or the error E. */
+void mon_answer_start(struct vm_mon *m, qp_error *e);
+
+/* How long the guest may take to answer RUN with STARTED: hello's bound,
+ * or $QPOD_VM_START_TIMEOUT_MS (tests) (mon_boot.c). */
+int mon_start_timeout_ms(const struct vm_mon *m);
 
 /* warm replace (mon_replace.c) */
 int mon_replace_begin(struct vm_mon *m, struct vm_client *c, const struct qp_msg *msg, qp_error **err);

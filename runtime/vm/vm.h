@@ -174,6 +174,10 @@ struct vm_mon;
 int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err);
 /* Send RUN (the pod's process).  Its outcome arrives in vm_mon_serve. */
 int vm_mon_run(struct vm_mon *m, qp_error **err);
+/* After vm_mon_run in the creating process (a foreground run): wait until
+ * the guest answers RUN (STARTED, or its exec error, which vm_mon_serve
+ * then reports), bounded; QP_E_TIMEOUT if it does not. */
+int vm_mon_wait_started(struct vm_mon *m, qp_error **err);
 /* Serve until the VM is over: guest messages, ctl clients, and signals on
  * sigfd (>= 0: forwarded to the workload).  *code = the workload's exit
  * code.  Returns -1 if it could not run or the VM died without an exit

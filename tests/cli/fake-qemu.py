@@ -10,6 +10,9 @@ FAKE_GUEST selects the behaviour once qpod connects to the channel socket
   endless   a header for 100 bytes, then 10 bytes, then silence
   silent    nothing at all (the hello timeout)
   badtype   a well-formed frame of a type the guest may not send (RUN)
+  hello     a valid HELLO, then no answer to anything (RUN included)
+  badstart  a valid HELLO; RUN answered by a STARTED whose pid is out of
+            range (what guest-init's spawn race once sent)
 Afterwards it waits until killed, like a VM that hangs."""
 import os
 import socket
@@ -46,8 +49,17 @@ def main():
         conn.sendall(struct.pack("<IHHI", MAGIC, 1, 1, 100) + b"x" * 10)
     elif mode == "badtype":
         conn.sendall(frame(2, b""))
+    elif mode in ("hello", "badstart"):
+        conn.sendall(frame(1, struct.pack("<HHIQQ", 1, 0, 0, 1000, 2000)))
+    # keep reading (a full socket buffer would block the host's writes)
+    conn.settimeout(None)
+    answered = False
     while True:
-        time.sleep(60)
+        if not conn.recv(65536):
+            time.sleep(60)
+        elif mode == "badstart" and not answered:
+            conn.sendall(frame(3, struct.pack("<IQQ", 0xFFFFFFFF, 1, 2)))
+            answered = True
 
 
 main()

@@ -1,0 +1,21 @@
+#!/usr/bin/env bats
+# tests/cli/build_flags.bats — CFLAGS and LDFLAGS reach every binary the
+# Makefile links (issue 15): qpod, a unit test, the in-pod test helper, a
+# bench tool and guest-init.  Reads `make -n -B` only; builds nothing.
+
+bats_require_minimum_version 1.5.0
+REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+
+@test "CFLAGS and LDFLAGS reach qpod, the unit tests, the test helper, the bench tools and guest-init" {
+	[ -f "$REPO/config.mk" ] || skip "not configured (make first)"
+	local b=$BATS_TEST_TMPDIR/b t line
+	run make -C "$REPO" -n B="$b" CFLAGS=-DQP_PROBE_CFLAGS LDFLAGS=-Wl,--qp-probe-ldflags \
+		"$b/qpod" "$b/tests/test_spec" "$b/tests/helper/qpod-testhelper" "$b/tools/bench/ctxsw" "$b/guest-init/qpod-init"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	for t in qpod tests/test_spec tests/helper/qpod-testhelper tools/bench/ctxsw guest-init/qpod-init; do
+		line=$(grep -F -- "-o $b/$t " <<<"$output" | head -1)
+		[ -n "$line" ] || { echo "no link line for $t"; return 1; }
+		[[ $line == *-DQP_PROBE_CFLAGS* ]] || { echo "CFLAGS missing for $t: $line"; return 1; }
+		[[ $line == *--qp-probe-ldflags* ]] || { echo "LDFLAGS missing for $t: $line"; return 1; }
+	done
+}
