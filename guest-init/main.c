@@ -628,6 +628,7 @@ struct relay {
 	uint8_t stdin_buf[QP_PROTO_MAX_PAYLOAD];
 	size_t stdin_off, stdin_len;
 	int stdin_eof, exited, exit_code, exit_sent;
+	int started_pending;   /* exec succeeded; STARTED waits for the pid */
 	int64_t drain_deadline;
 	int next;              /* a RUN after EXIT: the next workload (replace) */
 	struct qp_run next_run;
@@ -679,7 +680,15 @@ static void relay_output(int *fd, uint16_t type)
 }
 
 /* The exec pipe: EOF alone means exec succeeded; a report means it failed. */
-static void relay_event(struct relay *rl);
+static void send_started(struct workload *w)
+{
+	struct qp_msg m = { .type = QP_MSG_STARTED };
+
+	m.u.started.pid = (uint32_t)w->pid;
+	m.u.started.spawn_ns = w->spawn_ns;
+	m.u.started.exec_ns = gi_boot_ns();
+	gi_send_or_die(&m);
+}
 
 static void relay_exec(struct relay *rl)
 {
@@ -690,20 +699,17 @@ static void relay_exec(struct relay *rl)
 	if (r < 0)
 		return;
 	close_fd(&w->exec_r);
-	/* on_spawn closes its end of the exec pipe before it posts the spawn
-	 * event, and one poll can see both: the pid first (the event is on
-	 * its way, the child exists), or STARTED would carry pid -1 */
-	while (w->pid <= 0 && !rl->exited)
-		relay_event(rl);
-	if (r == 0) {
-		struct qp_msg m = { .type = QP_MSG_STARTED };
-		m.u.started.pid = (uint32_t)w->pid;
-		m.u.started.spawn_ns = w->spawn_ns;
-		m.u.started.exec_ns = gi_boot_ns();
-		gi_send_or_die(&m);
-	} else {
+	if (r != 0) {
 		send_error(QP_PERR_EXEC, errnum, "%s", text);
+		return;
 	}
+	/* on_spawn closes its end of the exec pipe before it posts the spawn
+	 * event, so the exec's EOF can come first: STARTED then waits for the
+	 * pid (relay_event), never blocking this loop, and never carries -1 */
+	if (w->pid > 0)
+		send_started(w);
+	else
+		rl->started_pending = 1;
 }
 
 static void relay_stdin_flush(struct relay *rl)
@@ -778,12 +784,18 @@ static void relay_message(struct relay *rl, const struct qp_msg *m)
 static void relay_event(struct relay *rl)
 {
 	struct event ev;
-	ssize_t n = read(rl->w->ev_r, &ev, sizeof(ev));
+	ssize_t n = read(rl->w->ev_r, &ev, sizeof(ev)); /* non-blocking */
 
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
 	if (n != sizeof(ev))
 		die("event pipe");
 	if (ev.kind == EV_SPAWNED) {
 		rl->w->pid = ev.a;
+		if (rl->started_pending) {
+			rl->started_pending = 0;
+			send_started(rl->w);
+		}
 	} else if (ev.kind == EV_OTHER_EXITED) {
 		gi_exec_reaped(ev.a, ev.b);
 	} else {
@@ -807,7 +819,7 @@ static void *relay_main(void *arg)
 		struct qp_msg m;
 		int r;
 
-		if (rl->exited && !rl->exit_sent && w->exec_r < 0 &&
+		if (rl->exited && !rl->exit_sent && w->exec_r < 0 && !rl->started_pending &&
 		    ((w->out_r < 0 && w->err_r < 0) || gi_mono_ms() >= rl->drain_deadline)) {
 			struct qp_msg ex = { .type = QP_MSG_EXIT };
 			ex.u.exit.code = rl->exit_code;
@@ -889,6 +901,10 @@ static void run_workload(void)
 	make_pipe(&wl.err_r, &wl.err_w);
 	make_pipe(&wl.exec_r, &wl.exec_w);
 	make_pipe(&wl.ev_r, &wl.ev_w);
+	/* events are read as they come, never waited for in a read (a poll
+	 * round may have seen one that is already consumed) */
+	if (fcntl(wl.ev_r, F_SETFL, O_NONBLOCK) < 0)
+		die("fcntl event pipe");
 	if ((wl.null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
 		die("open /dev/null");
 

@@ -239,7 +239,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	if (!m)
 		return qp_fail(err, ENOMEM, "vm");
 	m->pod = pod;
-	m->qemu_pidfd = m->listen_fd = -1;
+	m->qemu_pidfd = m->listen_fd = m->ready_fd = -1;
 	m->tl.request = qp_request_ns ? qp_request_ns : qp_now_ns();
 	if (spec->process.terminal) {
 		qp_error_set(err, QP_E_INVALID, 0, "vm pods have no terminal support yet");

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -35,9 +36,11 @@ const char *vm_mon_accel(const struct vm_mon *m)
 	return m->kvm ? "kvm" : "tcg";
 }
 
-int vm_mon_poll_fd(const struct vm_mon *m)
+int vm_mon_poll_fd(struct vm_mon *m)
 {
-	return m->chan->fd;
+	if (m->ready_fd < 0)
+		m->ready_fd = eventfd(1, EFD_CLOEXEC);
+	return m->ready_fd;
 }
 
 void mon_set_reason(struct vm_mon *m, const char *fmt, ...)
@@ -345,6 +348,8 @@ void vm_mon_free(struct vm_mon *m)
 		close(m->listen_fd);
 	if (m->qemu_pidfd >= 0)
 		close(m->qemu_pidfd);
+	if (m->ready_fd >= 0)
+		close(m->ready_fd);
 	vm_qmp_free(m->qmp);
 	vm_mounts_free(&m->mounts);
 	unlinkat(m->pod->dirfd, QP_VM_CHAN_SOCK, 0);

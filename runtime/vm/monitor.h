@@ -44,6 +44,7 @@ struct vm_mon {
 	char uts_hostname[QP_PROTO_MAX_HOSTNAME + 1]; /* of a UTS namespace joined by path */
 	pid_t qemu;
 	int qemu_pidfd;
+	int ready_fd;           /* vm_mon_poll_fd's eventfd, -1 until asked for */
 	bool kvm, qemu_reaped;
 	int qemu_status;
 	struct qp_chan *chan;

@@ -47,8 +47,34 @@
 #define TPL_STATE_MAX (64u << 20)
 #define TPL_CONNECT_MS 5000
 #define TPL_MIGRATE_MS 30000
+#define TPL_LOCK_WAIT_MS 120000
 static const char *const tpl_files[] = { "mem", "state", "meta", QP_VM_INITRD, QP_VM_CHAN_SOCK,
 					 QP_VM_QMP_SOCK, QP_VM_QEMU_LOG, NULL };
+
+/* the key's lock, waited for a bounded while (another qpod may be making
+ * the template: one boot and a save) */
+static int lock_key(int tdir, const char *name, qp_error **err)
+{
+	long long deadline = qp_now_ms() + TPL_LOCK_WAIT_MS;
+	int fd = openat(tdir, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return qp_fail(err, errno, "template: lock %s", name);
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			int e = errno;
+			close(fd);
+			return qp_fail(err, e, "template: lock %s", name);
+		}
+		if (qp_now_ms() > deadline) {
+			close(fd);
+			return qp_error_set(err, QP_E_TIMEOUT, 0, "template: %s held for over %d s by another qpod", name,
+					    TPL_LOCK_WAIT_MS / 1000);
+		}
+		usleep(20000);
+	}
+	return fd;
+}
 
 static int templates_dir(char *buf, size_t size, bool make, qp_error **err)
 {
@@ -344,11 +370,13 @@ int vm_template_get(const struct vm_template_params *p, bool create, bool skip_f
 	if (skip_failed && failed_recently(tdir, out->key, why, sizeof(why)))
 		return qp_error_set(err, QP_E_GENERIC, 0, "template %s failed recently: %s", out->key, why);
 	snprintf(lockname, sizeof(lockname), "%s.lock", out->key);
-	lock = openat(tdir, lockname, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (lock < 0 || flock(lock, LOCK_EX) < 0)
-		return qp_fail(err, errno, "template: lock %s", lockname);
+	if ((lock = lock_key(tdir, lockname, err)) < 0)
+		return -1;
 	if (valid(tdir, out->key, desc, p->mem_mib)) /* made while we waited */
 		return 0;
+	/* the maker we waited for failed: do not fail again, as slowly */
+	if (skip_failed && failed_recently(tdir, out->key, why, sizeof(why)))
+		return qp_error_set(err, QP_E_GENERIC, 0, "template %s failed recently: %s", out->key, why);
 	remove_dir(tdir, out->key); /* stale or of other inputs */
 	snprintf(tmpname, sizeof(tmpname), ".tmp-%s-%d", out->key, (int)getpid());
 	snprintf(tmp, sizeof(tmp), "%s/%s", dir, tmpname);
@@ -425,9 +453,8 @@ int vm_template_remove(const char *key, qp_error **err)
 	    fstatat(tdir, key, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return qp_error_set(err, QP_E_NOTFOUND, 0, "no template %s", key);
 	snprintf(lockname, sizeof(lockname), "%s.lock", key);
-	lock = openat(tdir, lockname, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (lock < 0 || flock(lock, LOCK_EX) < 0)
-		return qp_fail(err, errno, "template: lock %s", lockname);
+	if ((lock = lock_key(tdir, lockname, err)) < 0)
+		return -1;
 	remove_dir(tdir, key);
 	snprintf(lockname, sizeof(lockname), "%s.failed", key);
 	unlinkat(tdir, lockname, 0);

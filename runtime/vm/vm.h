@@ -188,8 +188,11 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err);
 void vm_mon_free(struct vm_mon *m);
 pid_t vm_mon_qemu_pid(const struct vm_mon *m);
 const char *vm_mon_accel(const struct vm_mon *m);
-/* The fd that turns readable when the guest or a client has something. */
-int vm_mon_poll_fd(const struct vm_mon *m);
+/* An fd for pod_wait that is readable at once: everything the pod does is
+ * handled in vm_mon_serve (the guest's messages may already sit in the
+ * channel's buffer, read there while waiting for STARTED, so the channel's
+ * socket would never turn readable again: the pod hung after EXIT). */
+int vm_mon_poll_fd(struct vm_mon *m);
 /* A signal for the workload (before start: stop the VM). */
 int vm_mon_signal(struct vm_mon *m, int sig, qp_error **err);
 /* Pause (QMP "stop") or resume ("cont") the VM; QP_VM_PAUSED says which. */
