@@ -366,7 +366,8 @@ runtime_calls() {
 }
 
 @test "podman pause, unpause: the pod freezes and thaws" {
-	pm_run -d --name "$C" "$IMAGE" sh -c 'i=0; while :; do i=$((i+1)); echo $i >/tmp/n; sleep 0.05; done' >/dev/null
+	# the counter is renamed into place: a read never sees it half-written
+	pm_run -d --name "$C" "$IMAGE" sh -c 'i=0; while :; do i=$((i+1)); echo $i >/tmp/n.t; mv /tmp/n.t /tmp/n; sleep 0.05; done' >/dev/null
 	local pid a b
 	pid=$(pm_pid "$C")
 	run pm pause "$C"
