@@ -548,7 +548,6 @@ static int vm_template_create(const struct pod_spec *spec, char key[17], bool *m
 	struct vm_template_params p = { .vcpus = spec->opts.vcpus > 0 ? spec->opts.vcpus : 1,
 					.mem_mib = vm_spec_mem_mib(spec) };
 	struct vm_template t;
-	qp_error *e = NULL;
 
 	if (vm_pick_accel(spec->opts.accel, &p.kvm, err) < 0 ||
 	    !(firmware = vm_find_firmware(spec->opts.firmware, err)) || !(kernel = vm_find_kernel(err)) ||
@@ -557,9 +556,7 @@ static int vm_template_create(const struct pod_spec *spec, char key[17], bool *m
 	p.kernel = kernel;
 	p.firmware = firmware;
 	p.init = init;
-	*made = vm_template_get(&p, false, false, &t, &e) < 0;
-	qp_error_free(&e);
-	if (*made && vm_template_get(&p, true, false, &t, err) < 0)
+	if (vm_template_get(&p, true, false, &t, made, err) < 0)
 		return -1;
 	memcpy(key, t.key, 17);
 	return 0;

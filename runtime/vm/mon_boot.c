@@ -214,7 +214,7 @@ static int pick_template(struct vm_mon *m, const struct vm_qemu_opts *o, const c
 	/* auto: a template that cannot be made (a broken guest, a QEMU that
 	 * cannot save) costs a cold boot, which then says what is wrong; the
 	 * failure is remembered for a while (template.c) */
-	if (vm_template_get(&p, true, boot == QP_BOOT_AUTO, t, &e) < 0) {
+	if (vm_template_get(&p, true, boot == QP_BOOT_AUTO, t, NULL, &e) < 0) {
 		if (boot == QP_BOOT_TEMPLATE) {
 			*err = e;
 			return -1;

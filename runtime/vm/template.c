@@ -348,12 +348,14 @@ static void remember_failure(int tdir, const char *key, const qp_error *e)
 }
 
 int vm_template_get(const struct vm_template_params *p, bool create, bool skip_failed,
-		    struct vm_template *out, qp_error **err)
+		    struct vm_template *out, bool *made, qp_error **err)
 {
 	char desc[TPL_META_MAX], dir[PATH_MAX], lockname[64], tmp[PATH_MAX + 72], tmpname[64];
 	_cleanup_close_ int tdir = -1, lock = -1;
 	int r = -1;
 
+	if (made)
+		*made = false;
 	if (describe(p, desc, sizeof(desc), out->key, err) < 0 || templates_dir(dir, sizeof(dir), create, err) < 0)
 		return -1;
 	snprintf(out->dir, sizeof(out->dir), "%s/%s", dir, out->key);
@@ -401,6 +403,8 @@ int vm_template_get(const struct vm_template_params *p, bool create, bool skip_f
 		remove_dir(tdir, tmpname);
 		remember_failure(tdir, out->key, err ? *err : NULL);
 	} else {
+		if (made)
+			*made = true;
 		char name[64];
 		snprintf(name, sizeof(name), "%s.failed", out->key);
 		unlinkat(tdir, name, 0);

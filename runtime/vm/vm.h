@@ -264,10 +264,11 @@ struct vm_template {
 /* The template for p: a complete one of exactly p, or (create) made now,
  * under its lock (one boot to HELLO, paused, saved).  QP_E_NOTFOUND
  * without create.  A failed making is remembered (KEY.failed, its reason,
- * for VM_TEMPLATE_RETRY_S): with skip_failed such a key fails at once. */
+ * for VM_TEMPLATE_RETRY_S): with skip_failed such a key fails at once.
+ * *made (may be NULL): whether this call made it. */
 #define VM_TEMPLATE_RETRY_S 600
 int vm_template_get(const struct vm_template_params *p, bool create, bool skip_failed,
-		    struct vm_template *out, qp_error **err);
+		    struct vm_template *out, bool *made, qp_error **err);
 /* Save (incoming false: QMP migrate) or restore (migrate-incoming) the
  * device state through fd, RAM excluded (x-ignore-shared), and wait until
  * QEMU says completed. */
