@@ -135,7 +135,7 @@ static int describe(const struct vm_template_params *p, char *desc, size_t size,
 		return qp_fail(err, errno, "template: stat the kernel, firmware or guest-init");
 	if (qemu_id(qemu, sizeof(qemu)) < 0)
 		return qp_error_set(err, QP_E_NOTFOUND, 0, "template: %s not found", QEMU_BIN);
-	vm_read_cmdline(cmdline, sizeof(cmdline));
+	vm_guest_cmdline(cmdline, sizeof(cmdline), p->kvm, p->vcpus, true);
 	if ((size_t)snprintf(desc, size,
 			     "proto=%d kernel=%s firmware=%s init=%s qemu=%s mem=%lluM vcpus=%d accel=%s nic=%d "
 			     "shares=%u cmdline=%s",
@@ -270,7 +270,7 @@ static int make_in(int d, const char *tmp, const struct vm_template_params *p, c
 		.machine = VM_MACHINE_MICROVM, .statedir = tmp, .dirfd = d, .kernel = p->kernel,
 		.firmware = p->firmware, .rootfs = root, .rootfs_ro = true, .qmp = true, .kvm = p->kvm,
 		.vcpus = p->vcpus, .mem_mib = p->mem_mib, .tap_fd = -1, .mem_path = mem, .mem_shared = true,
-		.shares = shares, .nshares = p->nshares, .mac = template_mac,
+		.shares = shares, .nshares = p->nshares, .mac = template_mac, .template_boot = true,
 	};
 	struct vm_qmp *q = NULL;
 	struct qp_chan *ch = NULL;

@@ -122,6 +122,15 @@ void vm_mounts_unstage(int statefd);
 #define VM_CMDLINE_MAX 2048
 void vm_read_cmdline(char *out, size_t size);
 
+/* ---- tsc.c ---- */
+/* The host's TSC rate in kHz (0: not invariant or not measurable); cached
+ * per host boot in $QPOD_CACHE/tsc-khz. */
+long vm_host_tsc_khz(void);
+/* The line a pod's guest boots with: vm_read_cmdline's, plus under TCG the
+ * TSC's rate (tsc_early_khz=) and, for one vCPU except in a template's
+ * boot, nolapic_timer.  A template's key holds exactly this line. */
+void vm_guest_cmdline(char *out, size_t size, bool kvm, int vcpus, bool template_boot);
+
 /* ---- qemu_cmd.c: QEMU's command line and its start ---- */
 
 /* The machine profiles: a VM pod is a microvm (virtio-mmio devices, no
@@ -153,6 +162,7 @@ struct vm_qemu_opts {
 	bool mem_shared;        /* mem_path mapped shared (a template being made),
 				 * else private, copy-on-write (a clone) */
 	bool incoming;          /* -incoming defer: wait for migrate-incoming */
+	bool template_boot;     /* the boot of a template (vm_guest_cmdline) */
 };
 
 /* Fork and exec QEMU ($QPOD_QEMU instead, for tests) with o's machine and

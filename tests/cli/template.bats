@@ -212,3 +212,25 @@ other-file"
 	assert_eq "$(tpl_keys | wc -l)" 1 "templates after two concurrent first uses"
 	! pgrep -f -- "$TCACHE/templates" >/dev/null || flunk "a template's QEMU is left"
 }
+
+@test "TCG guests are told the TSC's rate: the tsc clocksource in cold boots and clones; clones idle on the LAPIC timer" {
+	grep -m1 '^flags' /proc/cpuinfo | grep -qw constant_tsc && grep -m1 '^flags' /proc/cpuinfo | grep -qw nonstop_tsc ||
+		skip "this host's TSC is not invariant (no constant_tsc/nonstop_tsc): qpod does not pass its rate"
+	[ "${QPOD_ACCEL:-}" = tcg ] || skip "a TCG test (QPOD_ACCEL=${QPOD_ACCEL:-auto}); under KVM the guest uses kvm-clock"
+	local cs=/sys/devices/system/clocksource/clocksource0/current_clocksource
+	local ce=/sys/devices/system/clockevents/clockevent0/current_device
+	run --separate-stderr tq run --mode vm --boot cold --rm "$ROOTFS" -- sh -c "cat $cs $ce /proc/cmdline"
+	assert_status 0
+	local khz
+	khz=$(awk '{print $2}' "$TCACHE/tsc-khz")
+	assert_match "$khz" '^[1-9][0-9]{5,7}$' "the measured rate, cached per boot"
+	assert_eq "$(awk '{print $1}' "$TCACHE/tsc-khz")" "$(cat /proc/sys/kernel/random/boot_id)" "the cache's boot id"
+	# tsc-early until the kernel's delayed switch to tsc (about a second in)
+	assert_match "${lines[0]}" '^tsc(-early)?$' "a cold boot's clocksource"
+	assert_eq "${lines[1]}" pit "a cold boot's clock events (one vCPU: no LAPIC calibration)"
+	assert_contains "${lines[2]}" "tsc_early_khz=$khz"
+	run --separate-stderr tq run --mode vm --boot template --rm "$ROOTFS" -- sh -c "cat $cs $ce"
+	assert_status 0
+	assert_match "${lines[0]}" '^tsc(-early)?$' "a clone's clocksource"
+	assert_eq "${lines[1]}" lapic "a clone's clock events"
+}
