@@ -351,15 +351,31 @@ static int make_in(int d, const char *tmp, const struct vm_template_params *p, c
 out:
 	vm_qmp_free(q);
 	qp_chan_free(ch);
+	int status = 0;
+	bool died = false;
 	if (qemu > 0) {
-		kill(qemu, SIGKILL);
-		waitpid(qemu, NULL, 0);
+		/* a failure may be QEMU's death: give it a moment to be reaped as such */
+		for (int i = 0; r < 0 && i < 40 && !died; i++) {
+			died = waitpid(qemu, &status, WNOHANG) == qemu;
+			if (!died)
+				usleep(5000);
+		}
+		if (!died) {
+			kill(qemu, SIGKILL);
+			waitpid(qemu, NULL, 0);
+		}
 	}
 	if (r < 0) {
 		char tail[256];
 		vm_qemu_log_tail(d, tail, sizeof(tail));
 		if (tail[0])
-			qp_error_prefix(err, "qemu: %s;", tail);
+			qp_error_prefix(err, "qemu: %s", tail);
+		/* SIGBUS: a page of the shared RAM file could not be allocated */
+		if (died && WIFSIGNALED(status))
+			qp_error_prefix(err, "template: qemu killed by signal %d%s", WTERMSIG(status),
+					WTERMSIG(status) == SIGBUS
+						? " (the template's RAM file could not grow: is the cache's file system full?)"
+						: "");
 	}
 	/* what only the making needed */
 	unlinkat(d, QP_VM_INITRD, 0);

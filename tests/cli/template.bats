@@ -2,7 +2,8 @@
 # tests/cli/template.bats — VM templates (vm/template.c): `qpod template
 # list|create|rm`, pods started as clones (--boot template|auto|cold), what
 # makes a clone unique (RNG, clock, hostname), and the faults: a corrupted
-# or deleted template, clones with mounts and with a NIC, concurrent makers.
+# or deleted template, a full cache, clones with mounts and with a NIC,
+# concurrent makers, the TSC rate TCG guests are told.
 # Each test has a private cache ($TCACHE, the guest kernel linked in), so
 # its templates are its own and go with it.
 
@@ -20,6 +21,8 @@ setup() {
 teardown() {
 	teardown_common
 	if [ -n "${NS:-}" ]; then ip netns del "$NS" 2>/dev/null || true; fi
+	# outside $TEST_DIR (removed above), unmounted once the pods are gone
+	if [ -n "${SMALL_MNT:-}" ]; then umount "$SMALL_MNT" && rmdir "$SMALL_MNT"; fi
 }
 
 tq() { # qpod with the test's cache
@@ -233,4 +236,23 @@ other-file"
 	assert_status 0
 	assert_match "${lines[0]}" '^tsc(-early)?$' "a clone's clocksource"
 	assert_eq "${lines[1]}" lapic "a clone's clock events"
+}
+
+@test "faults: a full cache file system while a template is made: --boot template fails saying so, auto boots cold; nothing left" {
+	local small
+	small=$(mktemp -d /tmp/qpod-small-cache.XXXXXX)
+	SMALL_MNT=$small
+	mount -t tmpfs -o size=8M tmpfs "$small"
+	ln -s "$(readlink "$TCACHE/kernel")" "$small/kernel"
+	run --separate-stderr env QPOD_CACHE="$small" "$QPOD" --root "$ROOT" run --mode vm --boot template --rm "$ROOTFS" -- echo never
+	assert_qpod_error 125
+	assert_contains "$stderr" "could not grow: is the cache's file system full?"
+	[ "$output" = "" ] || flunk "it ran: $output"
+	assert_eq "$(ls -A "$ROOT" | grep -v '^\.' || true)" "" "state dirs left"
+	assert_eq "$(ls -A "$small/templates" | grep -v '\.failed$\|\.lock$' || true)" "" "a half-made template left"
+	run --separate-stderr env QPOD_CACHE="$small" "$QPOD" --root "$ROOT" run --mode vm --rm --timeline "$ROOTFS" -- echo cold
+	assert_status 0
+	assert_eq "$output" cold
+	jq -e '.kernel > 0' <<<"$(timeline_of "$stderr")" >/dev/null || flunk "auto did not boot cold: $stderr"
+	! pgrep -f -- "$small/templates" >/dev/null || flunk "a template's QEMU is left"
 }
