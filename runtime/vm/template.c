@@ -384,6 +384,8 @@ out:
 	return r;
 }
 
+static int prune(void (*each)(void *ctx, const char *key), void *ctx, const char *keep, qp_error **err);
+
 /* KEY.failed: why the last making of KEY failed, if that was recently */
 static bool failed_recently(int tdir, const char *key, char *why, size_t size)
 {
@@ -479,26 +481,79 @@ int vm_template_get(const struct vm_template_params *p, bool create, bool skip_f
 		snprintf(name, sizeof(name), "%s.failed", out->key);
 		unlinkat(tdir, name, 0);
 	}
+	/* a new template often replaces one whose inputs changed (a rebuilt
+	 * kernel, an upgraded QEMU): those are of no use any more */
+	if (r == 0)
+		prune(NULL, NULL, out->key, NULL);
 	return r;
 }
 
-int vm_template_list(void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes),
-		     void *ctx, qp_error **err)
+/* The value of NAME= in a meta line (the fields in describe()'s order;
+ * cmdline, the last, runs to the end), at most size-1 bytes; false if
+ * missing. */
+static bool meta_field(const char *meta, const char *name, const char *next, char *out, size_t size)
 {
-	char dir[PATH_MAX];
-	_cleanup_close_ int tdir = -1;
-	DIR *dp;
+	char key[32], nkey[32];
+	const char *v, *end;
+
+	snprintf(key, sizeof(key), " %s=", name);
+	snprintf(nkey, sizeof(nkey), " %s=", next ? next : "");
+	if (!(v = strstr(meta, key)))
+		return false;
+	v += strlen(key);
+	end = next ? strstr(v, nkey) : v + strlen(v);
+	if (!end || (size_t)(end - v) >= size)
+		return false;
+	memcpy(out, v, (size_t)(end - v));
+	out[end - v] = '\0';
+	return true;
+}
+
+/* Can a pod still ask for this template?  Not when its protocol is
+ * another guest-init's, or one of its input files (kernel, firmware,
+ * guest-init, QEMU) changed or is gone: the key of every pod now holds the
+ * new file's identity.  (A template of another memory size, command line
+ * or QEMU on PATH is someone else's current one, and stays.) */
+static bool current(const char *meta)
+{
+	static const char *const files[][2] = {
+		{ "kernel", "firmware" }, { "firmware", "init" }, { "init", "qemu" }, { "qemu", "mem" }
+	};
+	char line[TPL_META_MAX + 2], id[PATH_MAX + 96], now[PATH_MAX + 96], proto[16];
+
+	/* " " first: meta_field looks for " NAME=" */
+	snprintf(line, sizeof(line), " %s", meta);
+	snprintf(now, sizeof(now), "%d", QP_PROTO_VERSION);
+	if (!meta_field(line, "proto", "kernel", proto, sizeof(proto)) || strcmp(proto, now))
+		return false;
+	for (size_t i = 0; i < QP_ARRAY_SIZE(files); i++) {
+		if (!meta_field(line, files[i][0], files[i][1], id, sizeof(id)))
+			return false;
+		char path[PATH_MAX + 96];
+		snprintf(path, sizeof(path), "%s", id);
+		for (int k = 0; k < 3; k++) { /* "path:ino:size:mtime" */
+			char *c = strrchr(path, ':');
+			if (c)
+				*c = '\0';
+		}
+		if (file_id(path, now, sizeof(now)) < 0 || strcmp(now, id))
+			return false;
+	}
+	return true;
+}
+
+/* calls each(key, d) for every template directory */
+static int each_template(int tdir, void (*fn)(void *ctx, int tdir, const char *key, int d, const char *meta),
+			 void *ctx, qp_error **err)
+{
+	DIR *dp = fdopendir(dup(tdir));
 	struct dirent *de;
 
-	if (templates_dir(dir, sizeof(dir), false, err) < 0)
-		return -1;
-	if ((tdir = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return errno == ENOENT ? 0 : qp_fail(err, errno, "open %s", dir);
-	if (!(dp = fdopendir(dup(tdir))))
-		return qp_fail(err, errno, "read %s", dir);
+	if (!dp)
+		return qp_fail(err, errno, "read the templates");
+	rewinddir(dp); /* the dup shares its offset with tdir */
 	while ((de = readdir(dp))) {
 		char meta[TPL_META_MAX] = "";
-		struct stat st;
 		if (de->d_name[0] == '.' || strchr(de->d_name, '.') || strlen(de->d_name) != 16)
 			continue;
 		_cleanup_close_ int d = openat(tdir, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -506,11 +561,138 @@ int vm_template_list(void (*each)(void *ctx, const char *key, const char *meta, 
 		ssize_t n = mf < 0 ? -1 : read(mf, meta, sizeof(meta) - 1);
 		meta[n > 0 ? n : 0] = '\0';
 		meta[strcspn(meta, "\n")] = '\0';
-		each(ctx, de->d_name, meta,
-		     d >= 0 && fstatat(d, "mem", &st, AT_SYMLINK_NOFOLLOW) == 0 ? (long long)st.st_size : -1);
+		fn(ctx, tdir, de->d_name, d, meta);
 	}
 	closedir(dp);
 	return 0;
+}
+
+static int open_templates(int *tdir, qp_error **err)
+{
+	char dir[PATH_MAX];
+
+	*tdir = -1;
+	if (templates_dir(dir, sizeof(dir), false, err) < 0)
+		return -1;
+	if ((*tdir = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : qp_fail(err, errno, "open %s", dir);
+	return 0;
+}
+
+struct list_ctx {
+	void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes, bool stale);
+	void *ctx;
+};
+
+static void list_one(void *ctx, int tdir, const char *key, int d, const char *meta)
+{
+	struct list_ctx *l = ctx;
+	struct stat st;
+
+	(void)tdir;
+	l->each(l->ctx, key, meta, d >= 0 && fstatat(d, "mem", &st, AT_SYMLINK_NOFOLLOW) == 0 ? (long long)st.st_size : -1,
+		!current(meta));
+}
+
+int vm_template_list(void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes, bool stale),
+		     void *ctx, qp_error **err)
+{
+	_cleanup_close_ int tdir = -1;
+	struct list_ctx l = { each, ctx };
+
+	if (open_templates(&tdir, err) < 0)
+		return -1;
+	return tdir < 0 ? 0 : each_template(tdir, list_one, &l, err);
+}
+
+struct prune_ctx {
+	void (*each)(void *ctx, const char *key);
+	void *ctx;
+	const char *keep; /* the key just made */
+};
+
+static void prune_one(void *ctx, int tdir, const char *key, int d, const char *meta)
+{
+	struct prune_ctx *pc = ctx;
+	char lockname[64];
+	int lock;
+
+	(void)d;
+	if ((pc->keep && !strcmp(key, pc->keep)) || current(meta))
+		return;
+	snprintf(lockname, sizeof(lockname), "%s.lock", key);
+	/* not waited for: a key being made or removed is someone's business */
+	lock = openat(tdir, lockname, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) < 0) {
+		if (lock >= 0)
+			close(lock);
+		return;
+	}
+	remove_dir(tdir, key);
+	snprintf(lockname, sizeof(lockname), "%s.failed", key);
+	unlinkat(tdir, lockname, 0);
+	snprintf(lockname, sizeof(lockname), "%s.lock", key);
+	unlinkat(tdir, lockname, 0);
+	close(lock);
+	if (pc->each)
+		pc->each(pc->ctx, key);
+}
+
+/* what is not a template: half-made ones of makers that died (.tmp-KEY-PID
+ * of a dead PID), failure notes past their time, locks of no template */
+static void prune_debris(int tdir)
+{
+	DIR *dp = fdopendir(dup(tdir));
+	struct dirent *de;
+	struct stat st;
+
+	if (!dp)
+		return;
+	rewinddir(dp); /* the dup shares its offset with tdir */
+	while ((de = readdir(dp))) {
+		const char *n = de->d_name;
+		char key[17];
+		int pid;
+		if (sscanf(n, ".tmp-%16[0-9a-f]-%d", key, &pid) == 2) {
+			if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH)
+				remove_dir(tdir, n);
+		} else if (strlen(n) == 16 + 7 && !strcmp(n + 16, ".failed")) {
+			if (fstatat(tdir, n, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mtime + VM_TEMPLATE_RETRY_S < time(NULL))
+				unlinkat(tdir, n, 0);
+		} else if (strlen(n) == 16 + 5 && !strcmp(n + 16, ".lock")) {
+			snprintf(key, sizeof(key), "%.16s", n);
+			if (fstatat(tdir, key, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+				int fd = openat(tdir, n, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+				/* unlinked only while held: a maker waiting at it keeps its own */
+				if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+				    fstatat(tdir, key, &st, AT_SYMLINK_NOFOLLOW) < 0)
+					unlinkat(tdir, n, 0);
+				if (fd >= 0)
+					close(fd);
+			}
+		}
+	}
+	closedir(dp);
+}
+
+static int prune(void (*each)(void *ctx, const char *key), void *ctx, const char *keep, qp_error **err)
+{
+	_cleanup_close_ int tdir = -1;
+	struct prune_ctx pc = { each, ctx, keep };
+
+	if (open_templates(&tdir, err) < 0)
+		return -1;
+	if (tdir < 0)
+		return 0;
+	if (each_template(tdir, prune_one, &pc, err) < 0)
+		return -1;
+	prune_debris(tdir);
+	return 0;
+}
+
+int vm_template_prune(void (*each)(void *ctx, const char *key), void *ctx, qp_error **err)
+{
+	return prune(each, ctx, NULL, err);
 }
 
 int vm_template_remove(const char *key, qp_error **err)

@@ -286,10 +286,15 @@ int vm_template_get(const struct vm_template_params *p, bool create, bool skip_f
  * device state through fd, RAM excluded (x-ignore-shared), and wait until
  * QEMU says completed. */
 int vm_template_migrate(struct vm_qmp *q, int fd, bool incoming, qp_error **err);
-/* Every template: its key, its meta line ("" if unreadable) and its RAM
- * file's size (-1 if missing). */
-int vm_template_list(void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes),
+/* Every template: its key, its meta line ("" if unreadable), its RAM
+ * file's size (-1 if missing) and whether it is stale (its inputs as they
+ * are now describe another template: a rebuilt kernel or guest-init, a new
+ * QEMU, another command line; no pod clones it again). */
+int vm_template_list(void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes, bool stale),
 		     void *ctx, qp_error **err);
+/* Remove the stale templates (under their locks; running clones keep
+ * their memory), half-made ones of dead makers and old failure notes. */
+int vm_template_prune(void (*each)(void *ctx, const char *key), void *ctx, qp_error **err);
 int vm_template_remove(const char *key, qp_error **err);
 
 #endif

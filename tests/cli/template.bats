@@ -256,3 +256,32 @@ other-file"
 	jq -e '.kernel > 0' <<<"$(timeline_of "$stderr")" >/dev/null || flunk "auto did not boot cold: $stderr"
 	! pgrep -f -- "$small/templates" >/dev/null || flunk "a template's QEMU is left"
 }
+
+@test "stale templates: list says which, prune removes only them and dead makers' debris, making a template prunes" {
+	cp "$VM_KERNEL" "$TEST_DIR/vmlinux"
+	local mine other
+	mine=$(QPOD_KERNEL=$TEST_DIR/vmlinux tq template create --memory 128M | jq -r .key)
+	other=$(tq template create --memory 128M | jq -r .key)
+	[ "$mine" != "$other" ] || flunk "two kernels, one key"
+	assert_eq "$(tq template list | jq -r 'select(.stale) | .key')" "" "stale before the kernel changed"
+	touch -d '1 minute ago' "$TEST_DIR/vmlinux" # a rebuilt kernel: another mtime
+	assert_eq "$(tq template list | jq -r 'select(.stale) | .key')" "$mine" "stale after"
+	mkdir "$TCACHE/templates/.tmp-${other}-999999999" # a maker that died (no such pid)
+	run --separate-stderr tq template prune
+	assert_status 0
+	assert_eq "$(jq -c .removed <<<"$output")" "[\"$mine\"]" "removed"
+	assert_eq "$(tpl_keys)" "$other" "what is left"
+	[ ! -e "$TCACHE/templates/.tmp-${other}-999999999" ] || flunk "a dead maker's directory is left"
+	# a pod of the changed kernel makes its new template, which prunes the old one
+	mine=$(QPOD_KERNEL=$TEST_DIR/vmlinux tq template create --memory 128M | jq -r .key)
+	touch -d '2 minutes ago' "$TEST_DIR/vmlinux"
+	run --separate-stderr env QPOD_KERNEL="$TEST_DIR/vmlinux" QPOD_CACHE="$TCACHE" "$QPOD" --root "$ROOT" \
+		run --mode vm --memory 128M --boot template --rm "$ROOTFS" -- echo ok
+	assert_status 0
+	assert_eq "$output" ok
+	assert_eq "$(tq template list | jq -r 'select(.stale) | .key')" "" "stale templates after a making"
+	assert_eq "$(tpl_keys | wc -l)" 2 "the other kernel's and the new one"
+	run --separate-stderr tq template prune extra
+	assert_qpod_error
+	assert_contains "$stderr" 'unexpected argument "extra"'
+}
