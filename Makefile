@@ -37,7 +37,7 @@ TRADVM := $(B)/tools/qpod-tradvm
 GUEST_INIT := $(B)/guest-init/qpod-init
 GUEST_CC ?= $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
 GI_SRCS := $(wildcard guest-init/*.c) runtime/util/error.c
-BENCH_TOOLS := ctxsw forkbench execbench syscallbench intbench fpbench stream netbench
+BENCH_TOOLS := ctxsw forkbench execbench syscallbench intbench fpbench stream netbench httpbench fileio
 BENCH_BINS := $(BENCH_TOOLS:%=$(B)/tools/bench/%)
 
 MANPAGE := $(B)/qpod.8

@@ -20,6 +20,7 @@ struct qp_bench_opts {
 	int runs, warmup;
 	const char *image;        /* absolute rootfs */
 	const char *memory;       /* --memory as given (e.g. "256M"), NULL = default */
+	long long memory_bytes;   /* the same in bytes (0 when memory is NULL) */
 	int vcpus;                /* 0 = default */
 	bool baseline;
 	const char *root;         /* private --root for the pods (made by the caller) */

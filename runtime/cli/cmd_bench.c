@@ -35,8 +35,9 @@ static const char usage[] =
 	"           container: the cgroup's memory usage of N idle pods\n"
 	"  workload the static benchmark tools (tools/bench) on the host, in a container\n"
 	"           and in a microVM: --targets host,container,vm (default all),\n"
-	"           --tests ctxsw,ctxsw8,fork,execve,syscall,int,fp,stream,tcp_rr,tcp_stream\n"
-	"           (default all), --duration SECONDS per run (default 2); --runs default 3,\n"
+	"           --tests ctxsw,ctxsw8,fork,execve,syscall,int,fp,stream,tcp_rr,tcp_stream,\n"
+	"           rr_idle,rr_busy_host,rr_busy_pod,http,file_write,file_read,file_copy,\n"
+	"           file_create,vol_write,vol_read,vol_copy,vol_create or all (default), --duration SECONDS per run (default 2); --runs default 3,\n"
 	"           vm --memory default 2G. The network tests run in a network namespace\n"
 	"           of the bench's own (server in the pod, client on the host).\n"
 	"Options:\n"
@@ -128,7 +129,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	bool warmup_set = false, runs_set = false;
 	const char *accel = "none";
 	const char *targets_arg = "host,container,vm", *tests_arg = NULL;
-	const char *targets[4] = { NULL }, *tests[16] = { NULL };
+	const char *targets[4] = { NULL }, *tests[32] = { NULL };
 	struct qp_workload_opts w = { .targets = targets, .tests = tests, .duration = 2 };
 	sigset_t old;
 	int c, ret = -1;
@@ -175,6 +176,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 				return qp_error_set(err, QP_E_INVALID, 0,
 						    "--memory %s is more than this host's RAM", optarg);
 			o.memory = optarg;
+			o.memory_bytes = mem;
 			break;
 		case 'c':
 			if (parse_int(optarg, "--vcpus", 1, 255, &o.vcpus, err) < 0)
@@ -197,10 +199,14 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 				    "bench: unknown scenario \"%s\" (start, replace, memory, workload)", scenario);
 	if (!strcmp(scenario, "workload")) {
 		static const char *const all_targets[] = { "host", "container", "vm", NULL };
-		if (split_list(targets_arg, all_targets, targets, 3, "--targets", err) < 0 ||
-		    split_list(tests_arg ? tests_arg : "ctxsw,ctxsw8,fork,execve,syscall,int,fp,stream,tcp_rr,tcp_stream",
-			       qp_workload_tests, tests, 15, "--tests", err) < 0)
+		if (split_list(targets_arg, all_targets, targets, 3, "--targets", err) < 0)
 			return -1;
+		if (!tests_arg || !strcmp(tests_arg, "all")) {
+			for (int i = 0; qp_workload_tests[i] && i < 31; i++)
+				tests[i] = qp_workload_tests[i];
+		} else if (split_list(tests_arg, qp_workload_tests, tests, 31, "--tests", err) < 0) {
+			return -1;
+		}
 		o.container = o.vm = false;
 		for (int i = 0; targets[i]; i++) {
 			o.container |= !strcmp(targets[i], "container");
