@@ -8,6 +8,8 @@
 # Sources are found by wildcard: a new .c under runtime/ joins the library.
 
 -include config.mk
+# the report's geometric mean (runtime/report/workload_index.c) needs libm
+PKG_LIBS += -lm
 
 # CFLAGS and LDFLAGS reach every binary: qpod, the unit tests, the test
 # helper, the bench tools and guest-init (which keeps -Os -s after them: its

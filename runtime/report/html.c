@@ -1,6 +1,8 @@
 /* runtime/report/html.c — one self-contained HTML page: per result file
  * its description, tables and charts (inline SVG).  Inline CSS only: no
  * scripts, no fonts, nothing fetched from anywhere. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/report.h"
@@ -50,6 +52,29 @@ static void about_table(FILE *out, const struct qp_table *t)
 	fputs("</table>\n", out);
 }
 
+/* workloads: the seeds' layout and the index, as the text report has them */
+static int workload_layout(FILE *out, const struct qp_bench_report *r, qp_error **err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (strcmp(r->scenario, "workload"))
+		return 0;
+	if (!(m = open_memstream(&text, &len)))
+		return qp_fail(err, errno, "report: memstream");
+	qp_workload_table(r, false, m);
+	if (fclose(m) != 0) {
+		free(text);
+		return qp_fail(err, ENOMEM, "report");
+	}
+	fputs("<h3>In the seeds' layout</h3>\n<pre>", out);
+	qp_put_xml_lines(out, text);
+	fputs("</pre>\n", out);
+	free(text);
+	return 0;
+}
+
 static int tables(FILE *out, const struct qp_bench_report *r, qp_error **err)
 {
 	struct qp_table t;
@@ -70,7 +95,7 @@ static int tables(FILE *out, const struct qp_bench_report *r, qp_error **err)
 		html_table(out, &t);
 	}
 	qp_table_free(&t);
-	return 0;
+	return workload_layout(out, r, err);
 }
 
 /* A heading people read: what was measured, on which pods; the file it
@@ -141,14 +166,7 @@ static int section(FILE *out, const struct qp_bench_report *r, size_t idx, const
 	qp_charts_free(&charts);
 	if (r->definitions) {
 		fputs("<h3>Measurement definitions</h3>\n<pre>", out);
-		/* keep the text's line breaks: escape it line by line */
-		for (const char *c = r->definitions; *c; c++) {
-			char one[2] = { *c, '\0' };
-			if (*c == '\n')
-				fputc('\n', out);
-			else
-				qp_put_xml(out, one);
-		}
+		qp_put_xml_lines(out, r->definitions);
 		fputs("</pre>\n", out);
 	}
 	fputs("</section>\n", out);
