@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "result/result.h"
 #include "util/error.h"
@@ -39,6 +40,18 @@ struct qp_child_out {
 int qp_bench_child(char *const argv[], double *ms, int *status, struct qp_child_out *o,
 		   qp_error **err);
 void qp_child_out_free(struct qp_child_out *o);
+/* The same in two halves, for children that run side by side: start one
+ * (capture: stdout and stderr into memfds, else /dev/null), then wait for
+ * it and collect what it wrote (o may be NULL).  finish must follow a
+ * successful start. */
+struct qp_child_run {
+	pid_t pid;
+	int fo, fe;
+	double t0;
+};
+int qp_bench_child_start(char *const argv[], struct qp_child_run *run, bool capture, qp_error **err);
+int qp_bench_child_finish(struct qp_child_run *run, double *ms, int *status, struct qp_child_out *o,
+			  qp_error **err);
 
 /* The JSON object on the first line of text that starts with prefix
  * (NULL: the first line), parsed (util/json.h bounds); NULL if there is

@@ -139,33 +139,16 @@ void wl_delete_pod(const struct wl *b, const char *id)
 	qp_bench_child((char *const *)argv, &ms, &status, NULL, NULL);
 }
 
-pid_t wl_spawn_quiet(const char *const *argv, qp_error **err)
+void wl_stop(struct qp_child_run *run)
 {
-	pid_t pid = fork();
+	double ms;
+	int status;
 
-	if (pid < 0) {
-		qp_fail(err, errno, "fork");
-		return -1;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		dup2(null, 0), dup2(null, 1), dup2(null, 2);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	return pid;
-}
-
-void wl_stop(pid_t pid)
-{
-	if (pid <= 0)
+	if (run->pid <= 0)
 		return;
-	kill(pid, SIGTERM);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	kill(run->pid, SIGTERM);
+	qp_bench_child_finish(run, &ms, &status, NULL, NULL);
+	run->pid = -1;
 }
 
 static int run_local(const struct wl *b, const char *target, const char *test, struct wl_values *vals,

@@ -43,9 +43,9 @@ int wl_run_tool(const char *const *argv, const char *what, const char *const *ex
 		struct wl_values *vals, qp_error **err);
 /* `qpod --root R delete --force id`, errors ignored (cleanup). */
 void wl_delete_pod(const struct wl *b, const char *id);
-/* fork and exec argv with stdio on /dev/null and signals unblocked: the pid */
-pid_t wl_spawn_quiet(const char *const *argv, qp_error **err);
-void wl_stop(pid_t pid);
+/* SIGTERM to a child started with qp_bench_child_start (pid > 0), and wait
+ * for it; pid -1 after. */
+void wl_stop(struct qp_child_run *run);
 
 bool wl_is_net(const char *test);
 int wl_run_net(const struct wl *b, const char *target, const char *test, struct wl_values *vals,

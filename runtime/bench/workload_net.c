@@ -149,20 +149,20 @@ int wl_run_net(const struct wl *b, const char *target, const char *test, struct 
 	const char *argv[64];
 	char path[4300], www[4300], addr[32] = "127.0.0.1";
 	bool host = !strcmp(target, "host"), burn = !strncmp(test, "rr_busy_", 8);
-	pid_t server = -1, eater = -1;
+	struct qp_child_run server = { .pid = -1 }, eater = { .pid = -1 };
 	int r = -1;
 
 	if (burn && start_burner(b, err) < 0)
 		goto out;
 	if (host) {
 		server_argv(b, target, test, argv, 0, path, sizeof(path), www, sizeof(www));
-		if ((server = wl_spawn_quiet(argv, err)) < 0)
+		if (qp_bench_child_start((char *const *)argv, &server, false, err) < 0)
 			goto out;
 		if (!strcmp(test, "rr_busy_pod")) {
 			char eat[4300];
 			const char *eargv[] = { wl_tool_path(b, target, "intbench", eat, sizeof(eat)), "--duration",
 						BURN_SECONDS, NULL };
-			if ((eater = wl_spawn_quiet(eargv, err)) < 0)
+			if (qp_bench_child_start((char *const *)eargv, &eater, false, err) < 0)
 				goto out;
 		}
 	} else {
@@ -182,8 +182,8 @@ int wl_run_net(const struct wl *b, const char *target, const char *test, struct 
 	}
 	r = client(b, test, addr, vals, err);
 out:
-	wl_stop(server);
-	wl_stop(eater);
+	wl_stop(&server);
+	wl_stop(&eater);
 	if (!host)
 		wl_delete_pod(b, SERVER_POD);
 	if (burn)
