@@ -91,4 +91,14 @@ extern const char *const qp_workload_tests[]; /* every test, NULL-terminated */
 int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_opts *w,
 		      struct qp_bench_report *r, qp_error **err);
 
+/* `qpod bench consolidate` (scenario_consolidate.c): N = 1..pods pods of
+ * each mode running the same mixed workload at once. */
+struct qp_consolidate_opts {
+	int pods;        /* the largest N */
+	double duration; /* seconds of each step's load */
+	long long reserve; /* bytes of MemAvailable that must remain (density's rule) */
+};
+int qp_bench_consolidate(const struct qp_bench_opts *o, const struct qp_consolidate_opts *c,
+			 struct qp_bench_report *r, qp_error **err);
+
 #endif

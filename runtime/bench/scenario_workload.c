@@ -168,8 +168,7 @@ static int run_local(const struct wl *b, const char *target, const char *test, s
 	return wl_run_tool(argv, test, NULL, vals, err);
 }
 
-/* Our own network namespace with lo up: the pods' bridge lives there. */
-static int private_netns(qp_error **err)
+int wl_private_netns(qp_error **err)
 {
 	struct ifreq ifr = { 0 };
 	int sk;
@@ -188,8 +187,7 @@ static int private_netns(qp_error **err)
 	return 0;
 }
 
-/* IMAGE copied to ROOT/.bench-image, the tools into its /bench. */
-static int make_image(struct wl *b, qp_error **err)
+int wl_make_image(struct wl *b, qp_error **err)
 {
 	char dst[4300];
 	double ms;
@@ -234,9 +232,9 @@ int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_op
 		return qp_error_set(err, QP_E_NOTFOUND, 0, "the benchmark tools are not built (%s; run make)", b.tools);
 	for (size_t t = 0; w->tests[t]; t++)
 		net |= wl_is_net(w->tests[t]);
-	if (net && private_netns(err) < 0)
+	if (net && wl_private_netns(err) < 0)
 		return -1;
-	if (make_image(&b, err) < 0)
+	if (wl_make_image(&b, err) < 0)
 		return -1;
 	for (size_t g = 0; w->targets[g]; g++)
 		for (size_t t = 0; w->tests[t]; t++)

@@ -47,7 +47,22 @@ void wl_delete_pod(const struct wl *b, const char *id);
  * for it; pid -1 after. */
 void wl_stop(struct qp_child_run *run);
 
+/* Our own network namespace with lo up: the pods' bridge lives there, and
+ * no packet reaches the machine's interfaces. */
+int wl_private_netns(qp_error **err);
+/* IMAGE copied to ROOT/.bench-image, the tools into its /bench, then
+ * wl_prepare_dirs; b->o and b->tools must be set. */
+int wl_make_image(struct wl *b, qp_error **err);
+
 bool wl_is_net(const char *test);
+/* The pod's address from the state root's IPAM file ("ADDR ID IFNAME"). */
+int wl_pod_addr(const struct wl *b, const char *id, char *addr, size_t size, qp_error **err);
+/* test's client against addr for b->dur seconds, retried until the server
+ * answers (up to 30 s).  http: requests/s, p50_us and p99_us; tcp_rr,
+ * tcp_stream: the rate; rr_*: only p50_us and p99_us (their rate is
+ * tcp_rr's); any other name: a TCP_RR rate, p50_us and p99_us. */
+int wl_net_client(const struct wl *b, const char *test, const char *addr, struct wl_values *vals,
+		  qp_error **err);
 int wl_run_net(const struct wl *b, const char *target, const char *test, struct wl_values *vals,
 	       qp_error **err);
 bool wl_is_file(const char *test);

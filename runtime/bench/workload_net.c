@@ -31,8 +31,7 @@ bool wl_is_net(const char *test)
 	return !strncmp(test, "tcp_", 4) || !strncmp(test, "rr_", 3) || !strcmp(test, "http");
 }
 
-/* The pod's address from the state root's IPAM file ("ADDR ID IFNAME"). */
-static int pod_addr(const struct wl *b, const char *id, char *addr, size_t size, qp_error **err)
+int wl_pod_addr(const struct wl *b, const char *id, char *addr, size_t size, qp_error **err)
 {
 	char path[4200], line[1200];
 	FILE *f;
@@ -110,9 +109,7 @@ static size_t server_argv(const struct wl *b, const char *target, const char *te
 	return n;
 }
 
-/* The client, retried until the server answers; rr_* keep only the
- * latency percentiles (their rate is tcp_rr's). */
-static int client(const struct wl *b, const char *test, const char *addr, struct wl_values *vals,
+int wl_net_client(const struct wl *b, const char *test, const char *addr, struct wl_values *vals,
 		  qp_error **err)
 {
 	static const char *const pct[] = { "p50_us", "p99_us", NULL };
@@ -126,7 +123,7 @@ static int client(const struct wl *b, const char *test, const char *addr, struct
 	snprintf(tool, sizeof(tool), "%s/%s", b->tools, http ? "httpbench" : "netbench");
 	for (int i = 0; i < NET_READY_TRIES; i++) {
 		qp_error *e = NULL;
-		if (wl_run_tool(http ? hargv : nargv, test, http || rr ? pct : NULL, vals, &e) == 0) {
+		if (wl_run_tool(http ? hargv : nargv, test, strncmp(test, "tcp_", 4) ? pct : NULL, vals, &e) == 0) {
 			if (rr) {
 				memmove(&vals->v[0], &vals->v[1], sizeof(vals->v[0]) * (size_t)(vals->n - 1));
 				vals->n--;
@@ -177,10 +174,10 @@ int wl_run_net(const struct wl *b, const char *target, const char *test, struct 
 				     test, target, status);
 			goto out;
 		}
-		if (pod_addr(b, SERVER_POD, addr, sizeof(addr), err) < 0)
+		if (wl_pod_addr(b, SERVER_POD, addr, sizeof(addr), err) < 0)
 			goto out;
 	}
-	r = client(b, test, addr, vals, err);
+	r = wl_net_client(b, test, addr, vals, err);
 out:
 	wl_stop(&server);
 	wl_stop(&eater);

@@ -52,18 +52,23 @@ static void about_table(FILE *out, const struct qp_table *t)
 	fputs("</table>\n", out);
 }
 
-/* workloads: the seeds' layout and the index, as the text report has them */
+/* workloads and consolidation: the seeds' layout (and the index), as the
+ * text report has them */
 static int workload_layout(FILE *out, const struct qp_bench_report *r, qp_error **err)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m;
 
-	if (strcmp(r->scenario, "workload"))
+	bool workload = !strcmp(r->scenario, "workload");
+	if (!workload && strcmp(r->scenario, "consolidate"))
 		return 0;
 	if (!(m = open_memstream(&text, &len)))
 		return qp_fail(err, errno, "report: memstream");
-	qp_workload_table(r, false, m);
+	if (workload)
+		qp_workload_table(r, false, m);
+	else
+		qp_consolidate_table(r, false, m);
 	if (fclose(m) != 0) {
 		free(text);
 		return qp_fail(err, ENOMEM, "report");
@@ -105,7 +110,8 @@ static void heading(FILE *out, const struct qp_bench_report *r)
 	static const struct {
 		const char *scenario, *name;
 	} names[] = { { "start", "Start latency" }, { "replace", "Replace" }, { "memory", "Memory" },
-		      { "density", "Density" }, { "workload", "Workloads" } };
+		      { "density", "Density" }, { "workload", "Workloads" },
+		      { "consolidate", "Consolidation" } };
 	const char *name = r->scenario;
 	char line[256];
 

@@ -94,6 +94,9 @@ void qp_charts_free(struct qp_charts *c);
  * host-normalised index under the tables. */
 void qp_workload_table(const struct qp_bench_report *r, bool markdown, FILE *f);
 
+/* A `bench consolidate` report in OpenVZ's layout (consolidate_table.c). */
+void qp_consolidate_table(const struct qp_bench_report *r, bool markdown, FILE *f);
+
 /* ---- workload_index.c ---- */
 /* true for times (unit ms/us/ns/s, or a metric ending in _ms/_us/_ns/_s) */
 bool qp_result_lower_is_better(const struct qp_bench_result *res);
