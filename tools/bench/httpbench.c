@@ -121,11 +121,15 @@ int main(int argc, char **argv)
 			_exit(0);
 		}
 	}
-	int failed = 0, status;
-	while (wait(&status) > 0)
-		failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	int failed = 0, killed = 0, status;
+	while (wait(&status) > 0) {
+		killed |= !WIFEXITED(status);
+		failed |= WIFEXITED(status) && WEXITSTATUS(status) != 0;
+	}
+	if (killed && !failed)
+		bench_error("client", "killed by a signal");
 	if (failed)
-		bench_error("client", "a client failed (see above)");
+		return 1; /* that client said why, in the one line of the contract */
 	for (long long i = 0; i < clients; i++) {
 		requests += cl[i].requests;
 		secs = cl[i].secs > secs ? cl[i].secs : secs;
