@@ -1,5 +1,5 @@
 /* runtime/bench/bench.h — the `qpod bench` scenarios (start, replace,
- * memory).  Each one drives this same qpod binary (and the baselines) as
+ * memory, workload, consolidate).  Each one drives this same qpod binary (and the baselines) as
  * child processes against a private state root, the way a user or a script
  * would, and fills a result report (result/result.h).  Measurement
  * definitions: ../shared/DESIGN.md and docs/REPORTS.md. */

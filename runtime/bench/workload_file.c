@@ -131,12 +131,10 @@ int wl_run_file(const struct wl *b, const char *target, const char *test, struct
 	const char *argv[48];
 	size_t n = 0;
 
-	if (host && vol)
-		snprintf(dir, sizeof(dir), "%s", b->vol);
+	if (host)
+		snprintf(dir, sizeof(dir), "%s%s", vol ? b->vol : b->img, vol ? "" : "/bench-io");
 	else
-		snprintf(dir, sizeof(dir), "%s/bench-io", host ? b->img : vol ? "/scratch" : "");
-	if (vol && !host)
-		snprintf(dir, sizeof(dir), "/scratch");
+		snprintf(dir, sizeof(dir), "%s", vol ? "/scratch" : "/bench-io");
 	if (!vol)
 		n = wl_target_prefix(b, target, argv, false, NULL);
 	const char *fargv[] = { wl_tool_path(b, target, "fileio", tool, sizeof(tool)), "--test", op, "--dir", dir,

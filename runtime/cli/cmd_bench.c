@@ -50,7 +50,7 @@ static const char usage[] =
 	"Options:\n"
 	"  --mode container|vm|both  (default: start both, replace and memory vm)\n"
 	"  --runs N         measured runs (default 20; memory: pods per size)\n"
-	"  --warmup N       unmeasured runs first (default 1; memory: none)\n"
+	"  --warmup N       unmeasured runs first (default 1; memory: none; not for workload)\n"
 	"  --image ROOTFS   the pods' rootfs (default " DEFAULT_IMAGE ")\n"
 	"  --memory SIZE    pod memory (vm: guest RAM; memory: the second size, default 512M)\n"
 	"  --vcpus N        vm pods' vCPUs\n"
@@ -220,6 +220,8 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		return qp_error_set(err, QP_E_INVALID, 0, "bench: --duration is for bench workload and consolidate");
 	if (pods_set && !consolidate)
 		return qp_error_set(err, QP_E_INVALID, 0, "bench: --pods is for bench consolidate");
+	if (!strcmp(scenario, "workload") && warmup_set)
+		return qp_error_set(err, QP_E_INVALID, 0, "bench workload: no --warmup (every run is measured)");
 	if (consolidate && (runs_set || warmup_set || baseline_set))
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "bench consolidate: no --runs, --warmup or --baseline (one measurement per number of pods)");
@@ -256,6 +258,8 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		o.vm = strcmp(mode, "container") != 0;
 	}
 	if (!strcmp(scenario, "memory") && !warmup_set)
+		o.warmup = 0;
+	if (!strcmp(scenario, "workload"))
 		o.warmup = 0;
 	if (consolidate) {
 		o.runs = 1;

@@ -144,6 +144,14 @@ setup() {
 	assert_qpod_error
 	run --separate-stderr "$QPOD" bench start --tests int
 	assert_qpod_error
+	# no warm-up runs: refused, not ignored
+	run --separate-stderr "$QPOD" bench workload --warmup 2
+	assert_qpod_error
+	assert_contains "$stderr" "no --warmup"
+	run --separate-stderr "$QPOD" bench workload --targets host --tests syscall --runs 1 --duration 0.1 --format json --image "$ROOTFS"
+	assert_status 0
+	jq -e '.params.warmup == 0 and .params.duration == 0.1' <<<"$output" >/dev/null || flunk "params: $output"
+
 	# the vm cannot start (no kernel): reported, and the host's figure is still there
 	run --separate-stderr env QPOD_KERNEL=/no/such/vmlinux "$QPOD" bench workload --targets host,vm --tests syscall \
 		--runs 1 --duration 0.2 --format json --image "$ROOTFS"
