@@ -245,14 +245,25 @@ static void drain_worker(struct run *run, struct worker *w)
 	finish_worker(run, w, NULL);
 }
 
-static bool reserve_crossed(struct run *run, int in_flight)
+bool qp_density_reserve_crossed(long long avail0_kb, long long count, bool vm, int64_t reserve,
+				int in_flight)
 {
 	long long avail = qp_host_mem_available_kb();
-	long long per = run->count ? (run->avail0 - avail) / run->count : 0;
+	long long per = count ? (avail0_kb - avail) / count : 0;
 
 	if (per <= 0)
-		per = run->o->vm ? FIRST_GUESS_VM_KB : FIRST_GUESS_CT_KB;
-	return avail - per * (in_flight + 1) < run->o->reserve / 1024;
+		per = vm ? FIRST_GUESS_VM_KB : FIRST_GUESS_CT_KB;
+	return avail - per * (in_flight + 1) < reserve / 1024;
+}
+
+int64_t qp_density_default_reserve(int64_t ram)
+{
+	return ram / 10 > (1LL << 30) ? ram / 10 : (1LL << 30);
+}
+
+static bool reserve_crossed(struct run *run, int in_flight)
+{
+	return qp_density_reserve_crossed(run->avail0, run->count, run->o->vm, run->o->reserve, in_flight);
 }
 
 static int start_loop(struct run *run, qp_error **err)

@@ -155,7 +155,7 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	if ((o.subnet || o.bridge) && strcmp(o.net, "bridge"))
 		return qp_error_set(err, QP_E_INVALID, 0, "density: --subnet and --bridge need --net bridge");
 	if (!reserve_set)
-		o.reserve = ram / 10 > (1LL << 30) ? ram / 10 : (1LL << 30);
+		o.reserve = qp_density_default_reserve(ram);
 	if (o.reserve >= ram)
 		return qp_error_set(err, QP_E_INVALID, 0, "density: --reserve %lld MB is not less than this host's RAM (%lld MB)",
 				    (long long)(o.reserve >> 20), (long long)(ram >> 20));
