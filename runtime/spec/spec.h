@@ -131,6 +131,17 @@ struct qp_dev_rule {
 	unsigned access;      /* QP_DEV_* bits */
 };
 
+/* linux.resources.blockIO: one device's weight (value; leaf 0 = none) or
+ * throttle rate (value: bytes or operations per second) */
+struct qp_blkio_dev {
+	int64_t major, minor;   /* 0..UINT32_MAX */
+	uint64_t value, leaf;
+};
+enum qp_blkio_throttle { QP_BLKIO_READ_BPS, QP_BLKIO_WRITE_BPS, QP_BLKIO_READ_IOPS, QP_BLKIO_WRITE_IOPS,
+			 QP_BLKIO_THROTTLES };
+/* their OCI names: throttleReadBpsDevice ... (spec/resources.c) */
+extern const char *const qp_blkio_throttle_keys[QP_BLKIO_THROTTLES];
+
 struct qp_kv {
 	char *key, *value;
 };
@@ -155,6 +166,14 @@ struct qp_resources {
 	char *cpuset_cpus, *cpuset_mems;
 	bool has_pids_limit;
 	int64_t pids_limit;            /* -1 / 0 = unlimited */
+	bool has_blkio_weight;
+	uint64_t blkio_weight;         /* 10..1000 (v1 blkio[.bfq].weight, v2 io[.bfq].weight) */
+	bool has_blkio_leaf_weight;
+	uint64_t blkio_leaf_weight;    /* 10..1000 (v1 blkio.leaf_weight only) */
+	struct qp_blkio_dev *blkio_weight_dev;
+	size_t n_blkio_weight_dev;
+	struct qp_blkio_dev *blkio_throttle[QP_BLKIO_THROTTLES];
+	size_t n_blkio_throttle[QP_BLKIO_THROTTLES];
 	struct qp_kv *unified;         /* linux.resources.unified: v2 file -> value */
 	size_t n_unified;
 	struct qp_dev_rule *dev_rules; /* linux.resources.devices, in order */

@@ -249,6 +249,9 @@ static int vm_create(struct pod *pod, qp_error **err)
 		if (pod->spec->time_offsets[c].set)
 			return qp_error_set(err, QP_E_INVALID, 0, "linux.timeOffsets: not supported for vm pods "
 					    "(the guest's clocks are its own)");
+	if (spec_resources_has_blkio(&pod->spec->resources))
+		return qp_error_set(err, QP_E_INVALID, 0, "linux.resources.blockIO: not supported for vm pods (the "
+				    "guest has no block device: its root and mounts are QEMU's 9p shares)");
 	if (refuse_guest_hooks(pod->spec, err) < 0 || cgroup_prepare(pod, err) < 0)
 		return -1;
 	pod->building = true;
