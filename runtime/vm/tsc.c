@@ -11,12 +11,15 @@
  * timers and a tickless idle.
  *
  * The rate is measured here against CLOCK_MONOTONIC_RAW (three 20 ms
- * windows, the median), only where the host's TSC is invariant
- * (constant_tsc and nonstop_tsc), and cached per host boot in
- * $QPOD_CACHE/tsc-khz ("BOOT_ID KHZ"), so it costs 60 ms once per boot. */
+ * windows, the median, rounded to the MHz), only where the host's TSC is
+ * invariant (constant_tsc and nonstop_tsc), and cached per host boot in
+ * $QPOD_CACHE/tsc-khz ("BOOT_ID KHZ"), so it costs 60 ms once per boot;
+ * one process measures (tsc-khz.lock), the others wait and read it. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -102,11 +105,23 @@ static long measure_khz(void)
 }
 #endif
 
+/* the cached rate of this boot, or 0 */
+static long cached_khz(const char *path, const char *boot)
+{
+	char line[128], cboot[64];
+	long khz;
+
+	if (read_line(path, line, sizeof(line)) && sscanf(line, "%63s %ld", cboot, &khz) == 2 && !strcmp(cboot, boot) &&
+	    khz > 0)
+		return khz;
+	return 0;
+}
+
 long vm_host_tsc_khz(void)
 {
 	static const char *const invariant[] = { "constant_tsc", "nonstop_tsc", NULL };
 	static long known = -1;
-	char boot[64], path[4096], line[128], cboot[64];
+	char boot[64], path[4096], lockpath[4200];
 	long khz;
 
 	if (known >= 0)
@@ -115,10 +130,18 @@ long vm_host_tsc_khz(void)
 	if (!cpu_has(invariant) || !read_line("/proc/sys/kernel/random/boot_id", boot, sizeof(boot)))
 		return 0;
 	snprintf(path, sizeof(path), "%s/" TSC_FILE, qp_cache_dir());
-	if (read_line(path, line, sizeof(line)) && sscanf(line, "%63s %ld", cboot, &khz) == 2 &&
-	    !strcmp(cboot, boot) && khz > 0)
+	if ((khz = cached_khz(path, boot)) > 0)
 		return known = khz;
-	if ((khz = measure_khz()) <= 0)
+	/* one measurer at a time: the rate is part of every template's key,
+	 * so concurrent first starts must agree on it */
+	snprintf(lockpath, sizeof(lockpath), "%s.lock", path);
+	_cleanup_close_ int lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (lock >= 0)
+		flock(lock, LOCK_EX);
+	if ((khz = cached_khz(path, boot)) > 0)
+		return known = khz;
+	/* to the MHz: a re-measurement after a reboot (±0.01 %) keeps the key */
+	if ((khz = (measure_khz() + 500) / 1000 * 1000) <= 0)
 		return 0;
 	/* best effort: a cache that cannot be written costs the next start 60 ms */
 	char tmp[4200];
