@@ -64,6 +64,10 @@ struct pod_driver {
 	int (*template_list)(void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes),
 			     void *ctx, qp_error **err);
 	int (*template_remove)(const char *key, qp_error **err);
+	/* Whether the VMM the state names, alive but outside the pod's cgroup,
+	 * is still the pod's by the driver's own proof (the libvirt backend's
+	 * QEMU, libvirtd's child, carries the domain's uuid); NULL: never. */
+	bool (*vmm_owned)(struct pod *pod);
 	/* The "linux" key and object of the OCI features document, written to
 	 * gen (a yajl_gen); NULL for a driver that adds nothing there. */
 	void (*features)(void *gen);

@@ -27,6 +27,7 @@
 #include "util/log.h"
 #include "util/report.h"
 #include "util/strv.h"
+#include "vm/libvirt.h"
 #include "vm/timeline.h"
 #include "vm/vm.h"
 
@@ -562,6 +563,18 @@ static int vm_template_create(const struct pod_spec *spec, char key[17], bool *m
 	return 0;
 }
 
+/* the libvirt backend's QEMU: the domain's uuid the monitor recorded is
+ * on its command line */
+static bool vm_vmm_owned(struct pod *pod)
+{
+	_cleanup_free_ char *uuid = NULL;
+	size_t len;
+
+	if (state_read_file(pod->dirfd, QP_VM_LV_UUID, QP_LIBVIRT_UUID_LEN + 1, &uuid, &len, NULL) < 0)
+		return false;
+	return vm_lv_is_domain_qemu(pod->state->vmm_pid, uuid);
+}
+
 const struct pod_driver qp_vm_driver = {
 	.name = "vm",
 	.create = vm_create,
@@ -583,4 +596,5 @@ const struct pod_driver qp_vm_driver = {
 	.template_create = vm_template_create,
 	.template_list = vm_template_list,
 	.template_remove = vm_template_remove,
+	.vmm_owned = vm_vmm_owned,
 };

@@ -95,6 +95,7 @@ static int lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail
 	char uuid[VIR_UUID_STRING_BUFLEN];
 
 	(void)conn;
+	qp_debug("libvirt: domain %s: lifecycle event %d detail %d", virDomainGetName(dom), event, detail);
 	if (event != VIR_DOMAIN_EVENT_STOPPED && event != VIR_DOMAIN_EVENT_CRASHED)
 		return 0;
 	if (virDomainGetUUIDString(dom, uuid) < 0 || strcmp(uuid, lv->uuid))
@@ -124,6 +125,11 @@ static int make_uuid(char out[QP_LIBVIRT_UUID_LEN + 1], qp_error **err)
 	return 0;
 }
 
+const char *vm_lv_uuid(const struct vm_lv *lv)
+{
+	return lv->uuid;
+}
+
 /* Does /proc/PID/cmdline hold "-uuid UUID" (libvirt passes the domain's)? */
 static bool cmdline_has_uuid(const char *pid, const char *uuid)
 {
@@ -131,6 +137,8 @@ static bool cmdline_has_uuid(const char *pid, const char *uuid)
 	_cleanup_close_ int fd = -1;
 	ssize_t n;
 
+	if (strlen(uuid) != QP_LIBVIRT_UUID_LEN)
+		return false;
 	snprintf(path, sizeof(path), "/proc/%s/cmdline", pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
 		return false;
@@ -139,6 +147,14 @@ static bool cmdline_has_uuid(const char *pid, const char *uuid)
 		if (!strcmp(p, "-uuid") && p + 6 < buf + n && !strcmp(p + 6, uuid))
 			return true;
 	return false;
+}
+
+bool vm_lv_is_domain_qemu(pid_t pid, const char *uuid)
+{
+	char p[24];
+
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	return pid > 0 && cmdline_has_uuid(p, uuid);
 }
 
 /* The domain's QEMU on this host: the process started with its UUID. */

@@ -36,6 +36,11 @@ char *vm_lv_domain_xml(const struct vm_qemu_opts *o, const char *name, const cha
  * handle; -1 with libvirt's error otherwise (nothing left behind). */
 pid_t vm_lv_start(const struct vm_qemu_opts *o, const char *name, const char *uri, const char *tap,
 		  struct vm_lv **out, qp_error **err);
+/* The domain's uuid (the monitor records it in QP_VM_LV_UUID). */
+#define QP_VM_LV_UUID "libvirt.uuid"
+const char *vm_lv_uuid(const struct vm_lv *lv);
+/* Is pid the QEMU of the domain with that uuid (its command line says so)? */
+bool vm_lv_is_domain_qemu(pid_t pid, const char *uuid);
 /* Destroy the domain (qpod's own stop: its reason is not an outside one). */
 void vm_lv_destroy(struct vm_lv *lv);
 /* Why the domain stopped, from libvirt's lifecycle event ("" if none came

@@ -257,7 +257,10 @@ static int mon_spawn_libvirt(struct vm_mon *m, const struct vm_qemu_opts *o, int
 	}
 	m->qemu = vm_lv_start(o, m->pod->id, vm_lv_uri(m->pod->spec->opts.libvirt_uri),
 			      m->has_net ? m->lease.ifname_host : "", &m->lv, err);
-	return m->qemu < 0 ? -1 : 0;
+	if (m->qemu < 0)
+		return -1;
+	/* the proof that this QEMU, outside the pod's cgroup, is the pod's */
+	return state_write_file(m->pod->dirfd, QP_VM_LV_UUID, vm_lv_uuid(m->lv), QP_LIBVIRT_UUID_LEN, err);
 }
 
 int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)

@@ -80,7 +80,7 @@ void mon_qemu_reason(struct vm_mon *m)
 	char tail[200];
 
 	if (m->lv) { /* no exit status of libvirtd's child: libvirt's event says */
-		vm_lv_stop_reason(m->lv, 1000, tail, sizeof(tail));
+		vm_lv_stop_reason(m->lv, 5000, tail, sizeof(tail));
 		mon_set_reason(m, "%s", tail[0] ? tail : "qemu (run by libvirtd) ended");
 		return;
 	}
