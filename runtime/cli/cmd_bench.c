@@ -50,6 +50,9 @@ static const char usage[] =
 	"                   boot under it works)\n"
 	"  --baseline       start: runc (containers); the SeaBIOS firmware and the\n"
 	"                   traditional VM (vm), interleaved in the same rounds\n"
+	"  --libvirt-uri URI  start, vm: also the cold boot via libvirt (--vm-backend\n"
+	"                   libvirt at URI: row qpod-vm-libvirt beside qpod-vm-cold),\n"
+	"                   interleaved in the same rounds\n"
 	"  --format table|markdown|csv|json   (default table)\n"
 	"  --output FILE    write there instead of stdout\n"
 	"A progress line goes to stderr when it is a terminal.\n";
@@ -114,6 +117,7 @@ const struct option cli_opts_bench[] = {
 	{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
 	{ "targets", required_argument, NULL, 'T' }, { "tests", required_argument, NULL, 't' },
 	{ "duration", required_argument, NULL, 'd' }, { "accel", required_argument, NULL, 'A' },
+	{ "libvirt-uri", required_argument, NULL, 'L' },
 	{ 0 },
 };
 
@@ -181,6 +185,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 				return -1;
 			break;
 		case 'b': o.baseline = true; break;
+		case 'L': o.libvirt_uri = optarg; break;
 		case 'f': format = optarg; break;
 		case 'o': output = optarg; break;
 		default:
@@ -212,6 +217,8 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	} else if (tests_arg || strcmp(targets_arg, "host,container,vm")) {
 		return qp_error_set(err, QP_E_INVALID, 0, "bench: --targets and --tests are for bench workload");
 	}
+	if (o.libvirt_uri && strcmp(scenario, "start"))
+		return qp_error_set(err, QP_E_INVALID, 0, "bench: --libvirt-uri is for bench start");
 	if (!qp_bench_one_of(format, formats))
 		return qp_error_set(err, QP_E_INVALID, 0, "bench: --format must be table, markdown, csv or json, not \"%s\"",
 				    format);
@@ -246,7 +253,8 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	    qp_bench_param_str(r, "image", o.image, err) < 0 ||
 	    qp_bench_param_str(r, "memory", o.memory ? o.memory : "default", err) < 0 ||
 	    qp_bench_param_num(r, "vcpus", o.vcpus > 0 ? o.vcpus : 1, err) < 0 ||
-	    qp_bench_param_str(r, "baseline", o.baseline ? "yes" : "no", err) < 0)
+	    qp_bench_param_str(r, "baseline", o.baseline ? "yes" : "no", err) < 0 ||
+	    (o.libvirt_uri && qp_bench_param_str(r, "libvirt_uri", o.libvirt_uri, err) < 0))
 		goto out;
 	/* Ctrl-C and SIGTERM stop the scenario between runs, so its cleanup runs */
 	qp_bench_hold_signals(&old);

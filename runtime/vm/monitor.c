@@ -80,6 +80,8 @@ void mon_qemu_reason(struct vm_mon *m)
 	char tail[200];
 
 	if (m->lv) { /* no exit status of libvirtd's child: libvirt's event says */
+		if (m->reason[0])
+			return; /* known already (the workload's exit): no wait for the event */
 		vm_lv_stop_reason(m->lv, 5000, tail, sizeof(tail));
 		mon_set_reason(m, "%s", tail[0] ? tail : "qemu (run by libvirtd) ended");
 		return;
