@@ -177,3 +177,19 @@ domain_gone() { [ -z "$(virsh -q -c "$LV_URI" list --all --name | grep -Fx "$1")
 	assert_eq "$(ip -n "$LV_NS" -o link show | grep -c ' qp[0-9a-f]\{10\}')" 0 "tap links left"
 	assert_eq "$(cat "$ROOT/.net/ipam" 2>/dev/null)" "" "leases left"
 }
+
+@test "libvirt: bench start has the qpod-vm-libvirt row beside qpod-vm-cold; --libvirt-uri is for start only" {
+	run --separate-stderr "$QPOD" bench start --mode vm --runs 1 --warmup 0 --image "$ROOTFS" \
+		--libvirt-uri "$LV_URI" --format json --output "$TEST_DIR/start.json"
+	assert_status 0
+	for name in qpod-vm-cold qpod-vm-libvirt; do
+		jq -e --arg n "$name" '[.results[] | select(.name == $n and .metric == "start_ms" and .n == 1 and .min > 0)] | length == 1' \
+			"$TEST_DIR/start.json" >/dev/null || flunk "no start_ms of $name: $(jq -c .results "$TEST_DIR/start.json")"
+	done
+	jq -e '.phases["qpod-vm-libvirt"].kernel > 0' "$TEST_DIR/start.json" >/dev/null ||
+		flunk "phases: $(jq -c .phases "$TEST_DIR/start.json")"
+	assert_eq "$(virsh -q -c "$LV_URI" list --all --name | grep -c .)" 0 "domains left by the bench"
+	run -125 --separate-stderr "$QPOD" bench replace --libvirt-uri "$LV_URI"
+	assert_qpod_error 125
+	assert_contains "$stderr" "--libvirt-uri is for bench start"
+}
