@@ -563,16 +563,18 @@ static int vm_template_create(const struct pod_spec *spec, char key[17], bool *m
 	return 0;
 }
 
-/* the libvirt backend's QEMU: the domain's uuid the monitor recorded is
- * on its command line */
-static bool vm_vmm_owned(struct pod *pod)
+/* The libvirt backend (docs/LIBVIRT.md): the QEMU is the pod's when the
+ * domain's uuid the monitor recorded is on its command line; the pod's pid
+ * (a foreground run's monitor, outside the cgroup and not QEMU's parent)
+ * when that QEMU also names it, pid and start time, as its monitor. */
+static bool vm_owns_pid(struct pod *pod, pid_t pid)
 {
 	_cleanup_free_ char *uuid = NULL;
 	size_t len;
 
 	if (state_read_file(pod->dirfd, QP_VM_LV_UUID, QP_LIBVIRT_UUID_LEN + 1, &uuid, &len, NULL) < 0)
 		return false;
-	return vm_lv_is_domain_qemu(pod->state->vmm_pid, uuid);
+	return vm_lv_is_domain_qemu(pod->state->vmm_pid, uuid, pid == pod->state->vmm_pid ? 0 : pid);
 }
 
 const struct pod_driver qp_vm_driver = {
@@ -596,5 +598,5 @@ const struct pod_driver qp_vm_driver = {
 	.template_create = vm_template_create,
 	.template_list = vm_template_list,
 	.template_remove = vm_template_remove,
-	.vmm_owned = vm_vmm_owned,
+	.owns_pid = vm_owns_pid,
 };

@@ -18,6 +18,7 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
+#include "state.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -130,8 +131,9 @@ const char *vm_lv_uuid(const struct vm_lv *lv)
 	return lv->uuid;
 }
 
-/* Does /proc/PID/cmdline hold "-uuid UUID" (libvirt passes the domain's)? */
-static bool cmdline_has_uuid(const char *pid, const char *uuid)
+/* Does /proc/PID/cmdline hold "-uuid UUID" (libvirt passes the domain's),
+ * and the argument monitor_arg if not NULL? */
+static bool cmdline_has_uuid(const char *pid, const char *uuid, const char *monitor_arg)
 {
 	char path[300], buf[16384];
 	_cleanup_close_ int fd = -1;
@@ -143,18 +145,23 @@ static bool cmdline_has_uuid(const char *pid, const char *uuid)
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
 		return false;
 	buf[n] = '\0';
-	for (char *p = buf; p < buf + n; p += strlen(p) + 1)
+	bool has_uuid = false, has_monitor = !monitor_arg;
+	for (char *p = buf; p < buf + n; p += strlen(p) + 1) {
 		if (!strcmp(p, "-uuid") && p + 6 < buf + n && !strcmp(p + 6, uuid))
-			return true;
-	return false;
+			has_uuid = true;
+		if (monitor_arg && !strcmp(p, monitor_arg))
+			has_monitor = true;
+	}
+	return has_uuid && has_monitor;
 }
 
-bool vm_lv_is_domain_qemu(pid_t pid, const char *uuid)
+bool vm_lv_is_domain_qemu(pid_t pid, const char *uuid, pid_t monitor)
 {
-	char p[24];
+	char p[24], arg[96];
 
 	snprintf(p, sizeof(p), "%d", (int)pid);
-	return pid > 0 && cmdline_has_uuid(p, uuid);
+	snprintf(arg, sizeof(arg), QP_LV_MONITOR_ARG, (int)monitor, proc_start_time(monitor));
+	return pid > 0 && cmdline_has_uuid(p, uuid, monitor > 0 ? arg : NULL);
 }
 
 /* The domain's QEMU on this host: the process started with its UUID. */
@@ -167,7 +174,7 @@ static pid_t find_qemu(const char *uuid)
 	if (!d)
 		return -1;
 	while ((e = readdir(d)))
-		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && cmdline_has_uuid(e->d_name, uuid)) {
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && cmdline_has_uuid(e->d_name, uuid, NULL)) {
 			pid = (pid_t)atoi(e->d_name);
 			break;
 		}

@@ -30,6 +30,10 @@ const char *vm_lv_uri(const char *opt);
  * channel's socket.  NULL with an error for what it cannot express. */
 char *vm_lv_domain_xml(const struct vm_qemu_opts *o, const char *name, const char *uuid, const char *tap,
 		       const char *chan_path, qp_error **err);
+/* The monitor's identity (its pid and start time) goes on QEMU's command
+ * line as this object, so that a pod's monitor outside its cgroup (a
+ * foreground run) is provably the one of this QEMU (driver.c). */
+#define QP_LV_MONITOR_ARG "secret,id=qpod-monitor,data=%d-%llu"
 
 /* Connect to uri, create the transient domain of o (see vm_lv_domain_xml)
  * and find its QEMU process on this host.  Returns QEMU's pid, *out the
@@ -39,8 +43,9 @@ pid_t vm_lv_start(const struct vm_qemu_opts *o, const char *name, const char *ur
 /* The domain's uuid (the monitor records it in QP_VM_LV_UUID). */
 #define QP_VM_LV_UUID "libvirt.uuid"
 const char *vm_lv_uuid(const struct vm_lv *lv);
-/* Is pid the QEMU of the domain with that uuid (its command line says so)? */
-bool vm_lv_is_domain_qemu(pid_t pid, const char *uuid);
+/* Is pid the QEMU of the domain with that uuid (its command line says so)?
+ * monitor > 0: and was it started by the monitor monitor (QP_LV_MONITOR_ARG)? */
+bool vm_lv_is_domain_qemu(pid_t pid, const char *uuid, pid_t monitor);
 /* Destroy the domain (qpod's own stop: its reason is not an outside one). */
 void vm_lv_destroy(struct vm_lv *lv);
 /* Why the domain stopped, from libvirt's lifecycle event ("" if none came

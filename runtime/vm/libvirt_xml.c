@@ -5,13 +5,15 @@
  * the NIC as an <interface type='ethernet'> on the pod's tap; the guest
  * channel and the 9p shares, which libvirt 9.0 will not put on virtio-mmio,
  * as qemu:commandline arguments made by qemu_cmd.c's own device table
- * (docs/LIBVIRT.md says why). */
+ * (docs/LIBVIRT.md says why), and the monitor's identity (this process). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report/report.h"
+#include "state.h"
 #include "util/cleanup.h"
 #include "util/strv.h"
 #include "vm/libvirt.h"
@@ -114,6 +116,9 @@ char *vm_lv_domain_xml(const struct vm_qemu_opts *o, const char *name, const cha
 	      "    <qemu:arg value='-no-reboot'/>\n", f);
 	qemu_args(f, devs);
 	qp_strv_free(devs);
+	fputs("    <qemu:arg value='-object'/>\n    <qemu:arg value='", f);
+	fprintf(f, QP_LV_MONITOR_ARG, (int)getpid(), proc_start_time(getpid()));
+	fputs("'/>\n", f);
 	fputs("  </qemu:commandline>\n</domain>\n", f);
 	if (fclose(f) != 0 || !xml) {
 		free(xml);

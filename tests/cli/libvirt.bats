@@ -106,6 +106,20 @@ domain_gone() { [ -z "$(virsh -q -c "$LV_URI" list --all --name | grep -Fx "$1")
 	assert_eq "$(qp list --quiet)" "" "pods left in list"
 }
 
+@test "libvirt: a foreground run is a running pod to other qpod processes (its monitor is proven by the domain's QEMU)" {
+	bg_qp run --mode vm --vm-backend libvirt --name "$ID" --rm "$ROOTFS" -- sleep 60
+	wait_for 600 status_is "$ID" running
+	assert_eq "$(pod_field "$ID" pid)" "$BG_PID" "the pod's pid is the foreground run"
+	run --separate-stderr qp exec "$ID" echo exec-ok
+	assert_status 0
+	assert_eq "$output" exec-ok
+	assert_eq "$stderr" "" "no identity warning"
+	run qp kill "$ID" KILL
+	assert_status 0
+	wait "$BG_PID" || true
+	wait_for 100 domain_gone "$ID"
+}
+
 @test "libvirt: a domain destroyed outside qpod is a stopped pod with the reason" {
 	qp_detached run --mode vm --vm-backend libvirt --boot cold --name "$ID" -d "$ROOTFS" -- sleep 60
 	assert_eq "$(pod_field "$ID" status)" running

@@ -64,6 +64,7 @@ static void test_guest(void **state)
 	has(xml, "<qemu:arg value='virtio-9p-device,fsdev=r,mount_tag=rootfs'/>");
 	has(xml, "<qemu:arg value='acpi=off'/>");
 	has(xml, "<qemu:arg value='-no-reboot'/>");
+	has(xml, "<qemu:arg value='secret,id=qpod-monitor,data=");
 	free(xml);
 
 	/* kvm; no tap: no interface */
