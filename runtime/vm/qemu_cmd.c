@@ -121,14 +121,10 @@ static void add_share(struct qargv *a, enum bus bus, const char *id, const char 
 
 void vm_qemu_cmdline(const struct vm_qemu_opts *o, char *out, size_t size)
 {
-	if (o->cmdline || size < VM_CMDLINE_MAX + 32) {
-		snprintf(out, size, "%s", o->cmdline ? o->cmdline : "");
-		return;
-	}
-	vm_read_cmdline(out, VM_CMDLINE_MAX);
-	/* TCG, one vCPU: the LAPIC timer's calibration costs more than it gives */
-	if (!o->kvm && o->vcpus == 1)
-		strcat(out, " nolapic_timer");
+	if (o->cmdline)
+		snprintf(out, size, "%s", o->cmdline);
+	else
+		vm_guest_cmdline(out, size, o->kvm, o->vcpus, o->template_boot);
 }
 
 /* The guest channel (its socket at chan_path) and the 9p shares: the
