@@ -134,6 +134,19 @@ domain_gone() { [ -z "$(virsh -q -c "$LV_URI" list --all --name | grep -Fx "$1")
 	domain_gone "$ID" || flunk "domain left"
 }
 
+@test "libvirt: a monitor killed outside qpod takes the domain with it (autodestroy); delete cleans up" {
+	qp_detached run --mode vm --vm-backend libvirt --name "$ID" -d "$ROOTFS" -- sleep 60
+	pid=$(pod_field "$ID" pid)
+	qpid=$(pod_field "$ID" vmm_pid)
+	kill -KILL "$pid"
+	wait_for 200 domain_gone "$ID"
+	wait_for 100 test ! -e "/proc/$qpid"
+	assert_eq "$(pod_field "$ID" status)" stopped
+	assert_eq "$(pod_field "$ID" stop_reason)" "the pod's VM monitor died" "stop reason"
+	run qp delete "$ID"
+	assert_status 0
+}
+
 @test "libvirt: warm replace, pause and resume (virsh sees the pause)" {
 	qp_detached run --mode vm --vm-backend libvirt --name "$ID" -d "$ROOTFS" -- sleep 60
 	run qp replace "$ID" -- sh -c 'echo replaced >/tmp/mark; sleep 60'
