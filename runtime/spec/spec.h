@@ -232,6 +232,8 @@ enum qp_accel { QP_ACCEL_AUTO = 0, QP_ACCEL_KVM, QP_ACCEL_TCG };
 /* how a VM pod's guest comes up: a clone of a booted template when one
  * exists or can be made (auto), always (template), or a kernel boot (cold) */
 enum qp_boot { QP_BOOT_AUTO = 0, QP_BOOT_TEMPLATE, QP_BOOT_COLD };
+/* who runs a VM pod's QEMU: qpod (qemu) or libvirtd (runtime/vm/libvirt*.c) */
+enum qp_vm_backend { QP_VM_BACKEND_QEMU = 0, QP_VM_BACKEND_LIBVIRT };
 
 struct qp_pod_opts {
 	enum qp_mode mode;     /* qpod.mode, --mode */
@@ -243,6 +245,8 @@ struct qp_pod_opts {
 	char *firmware;        /* qpod.vm.firmware: "qboot", "seabios", /path; NULL = default */
 	enum qp_accel accel;   /* qpod.vm.accel */
 	enum qp_boot boot;     /* qpod.vm.boot */
+	enum qp_vm_backend vm_backend; /* qpod.vm.backend */
+	char *libvirt_uri;     /* qpod.vm.libvirt.uri; NULL = $QPOD_LIBVIRT_URI or the default */
 	bool init;             /* qpod.init=true: a tiny init is PID 1 (container pods) */
 };
 
@@ -262,6 +266,7 @@ const char *qp_mode_name(enum qp_mode m);
 int qp_accel_parse(const char *v, enum qp_accel *a);
 const char *qp_accel_name(enum qp_accel a);
 int qp_boot_parse(const char *v, enum qp_boot *b);
+const char *qp_vm_backend_name(enum qp_vm_backend b);
 
 struct pod_spec {
 	char *oci_version;

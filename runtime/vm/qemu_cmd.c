@@ -119,15 +119,66 @@ static void add_share(struct qargv *a, enum bus bus, const char *id, const char 
 	addf(a, "%s,fsdev=%s,mount_tag=%s", devices[DEV_9P][bus], id, tag);
 }
 
+void vm_qemu_cmdline(const struct vm_qemu_opts *o, char *out, size_t size)
+{
+	if (o->cmdline)
+		snprintf(out, size, "%s", o->cmdline);
+	else
+		vm_guest_cmdline(out, size, o->kvm, o->vcpus, o->template_boot);
+}
+
+/* The guest channel (its socket at chan_path) and the 9p shares: the
+ * devices every pod's guest has, whatever runs its QEMU. */
+static void add_guest_devices(struct qargv *a, const struct vm_qemu_opts *o, const char *chan_path)
+{
+	enum bus bus = profiles[o->machine].bus;
+	_cleanup_free_ char *p = qemu_escape(chan_path);
+
+	if (!p) {
+		a->oom = true;
+		return;
+	}
+	add(a, "-device");
+	add(a, devices[DEV_SERIAL][bus]);
+	add(a, "-chardev");
+	addf(a, "socket,id=c0,path=%s,server=on,wait=off", p);
+	add(a, "-device");
+	add(a, "virtserialport,chardev=c0,name=" QP_PROTO_PORT_NAME);
+	/* the share is as writable as the spec's root (root.readonly), as a
+	 * container's rootfs is */
+	if (o->rootfs)
+		add_share(a, bus, "r", o->rootfs, o->rootfs_ro, "rootfs");
+	/* the spec's binds: one more 9p share each (mounts.c) */
+	for (size_t i = 0; i < o->nshares && i < QP_PROTO_MAX_MOUNTS; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "f%zu", i);
+		add_share(a, bus, id, o->shares[i].path, o->shares[i].ro, o->shares[i].tag);
+	}
+}
+
+int vm_qemu_guest_devices(const struct vm_qemu_opts *o, const char *chan_path, char ***argv, qp_error **err)
+{
+	struct qargv a = { .n = 0 };
+
+	add_guest_devices(&a, o, chan_path);
+	if (a.oom) {
+		qargv_free(&a);
+		return qp_error_set(err, QP_E_INVALID, 0, "qemu arguments: out of memory or a path too long");
+	}
+	if (!(*argv = calloc(a.n + 1, sizeof(char *)))) {
+		qargv_free(&a);
+		return qp_fail(err, ENOMEM, "qemu arguments");
+	}
+	memcpy(*argv, a.v, a.n * sizeof(char *));
+	return 0;
+}
+
 static int build_argv(const struct vm_qemu_opts *o, struct qargv *a, qp_error **err)
 {
 	const struct machine_profile *pr = &profiles[o->machine];
 	char cmdline[VM_CMDLINE_MAX + 32];
 
-	if (o->cmdline)
-		snprintf(cmdline, sizeof(cmdline), "%s", o->cmdline);
-	else
-		vm_guest_cmdline(cmdline, sizeof(cmdline), o->kvm, o->vcpus, o->template_boot);
+	vm_qemu_cmdline(o, cmdline, sizeof(cmdline));
 	add(a, QEMU_BIN);
 	add(a, "-M");
 	add(a, pr->machine);
@@ -179,22 +230,7 @@ static int build_argv(const struct vm_qemu_opts *o, struct qargv *a, qp_error **
 	}
 	/* the guest channel; the socket path is relative to QEMU's cwd, the
 	 * state dir: sun_path holds only 108 bytes */
-	add(a, "-device");
-	add(a, devices[DEV_SERIAL][pr->bus]);
-	add(a, "-chardev");
-	add(a, "socket,id=c0,path=" QP_VM_CHAN_SOCK ",server=on,wait=off");
-	add(a, "-device");
-	add(a, "virtserialport,chardev=c0,name=" QP_PROTO_PORT_NAME);
-	/* the share is as writable as the spec's root (root.readonly), as a
-	 * container's rootfs is */
-	if (o->rootfs)
-		add_share(a, pr->bus, "r", o->rootfs, o->rootfs_ro, "rootfs");
-	/* the spec's binds: one more 9p share each (mounts.c) */
-	for (size_t i = 0; i < o->nshares && i < QP_PROTO_MAX_MOUNTS; i++) {
-		char id[16];
-		snprintf(id, sizeof(id), "f%zu", i);
-		add_share(a, pr->bus, id, o->shares[i].path, o->shares[i].ro, o->shares[i].tag);
-	}
+	add_guest_devices(a, o, QP_VM_CHAN_SOCK);
 	if (o->tap_fd >= 0) {
 		/* the tap fd keeps its number in QEMU (it is not close-on-exec there) */
 		add(a, "-netdev");
