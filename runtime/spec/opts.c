@@ -22,7 +22,9 @@ struct opt_def {
 	const char *help;   /* `qpod features` */
 	/* 0, or -1 if v is not one of the values (ENOMEM: errno set, -2) */
 	int (*set)(struct pod_spec *s, const char *v);
+	int only;           /* the one mode the option means something to, or ANY_MODE */
 };
+#define ANY_MODE (-1)
 
 static int dup_into(char **field, const char *v)
 {
@@ -199,30 +201,30 @@ static int set_init(struct pod_spec *s, const char *v)
 }
 
 static const struct opt_def defs[] = {
-	{ "qpod.mode", "--mode", "container or vm", "container|vm: the pod driver", set_mode },
-	{ "qpod.vcpus", "--vcpus", "a number in 1..255", "1..255: vCPUs of a vm pod", set_vcpus },
-	{ "qpod.net", "--net", "none, bridge or host", "none|bridge|host: the pod's network", set_net },
+	{ "qpod.mode", "--mode", "container or vm", "container|vm: the pod driver", set_mode, ANY_MODE },
+	{ "qpod.vcpus", "--vcpus", "a number in 1..255", "1..255: vCPUs of a vm pod", set_vcpus, QP_MODE_VM },
+	{ "qpod.net", "--net", "none, bridge or host", "none|bridge|host: the pod's network", set_net, ANY_MODE },
 	{ "qpod.net.ip", "--ip", "an IPv4 address", "IPv4 address on the bridge (default: next free)",
-	  set_ip },
+	  set_ip, ANY_MODE },
 	{ "qpod.net.subnet", "--subnet", "an IPv4 subnet A.B.C.D/N",
-	  "pod subnet, CIDR (default 10.213.0.0/16)", set_subnet },
+	  "pod subnet, CIDR (default 10.213.0.0/16)", set_subnet, ANY_MODE },
 	{ "qpod.net.bridge", "--bridge", "a name prefix of 1..15 bytes", "bridge name prefix (default qpod)",
-	  set_bridge },
+	  set_bridge, ANY_MODE },
 	{ "qpod.vm.firmware", "--firmware", "qboot, seabios or an absolute path",
-	  "qboot|seabios|/path: firmware of a vm pod (default qboot)", set_firmware },
+	  "qboot|seabios|/path: firmware of a vm pod (default qboot)", set_firmware, QP_MODE_VM },
 	{ "qpod.vm.accel", "--accel", "auto, kvm or tcg",
-	  "auto|kvm|tcg: accelerator of a vm pod (default auto)", set_accel },
+	  "auto|kvm|tcg: accelerator of a vm pod (default auto)", set_accel, QP_MODE_VM },
 	{ "qpod.vm.boot", "--boot", "auto, template or cold",
 	  "auto|template|cold: a vm pod as a clone of a booted template, or a kernel boot (default auto: "
-	  "a template when one exists or can be made)", set_boot },
+	  "a template when one exists or can be made)", set_boot, QP_MODE_VM },
 	{ "qpod.vm.backend", "--vm-backend", "qemu or libvirt",
 	  "qemu|libvirt: who runs a vm pod's QEMU: qpod itself, or libvirtd as a transient domain "
-	  "(default qemu)", set_backend },
+	  "(default qemu)", set_backend, QP_MODE_VM },
 	{ "qpod.vm.libvirt.uri", "--libvirt-uri", "a libvirt URI of 1..1024 printable bytes",
 	  "the libvirt connection of a vm pod with backend libvirt (default $QPOD_LIBVIRT_URI, else "
-	  "qemu:///system)", set_libvirt_uri },
+	  "qemu:///system)", set_libvirt_uri, QP_MODE_VM },
 	{ "qpod.init", "--init", "true or false",
-	  "true|false: a tiny init as PID 1 of a container pod (default false)", set_init },
+	  "true|false: a tiny init as PID 1 of a container pod (default false)", set_init, QP_MODE_CONTAINER },
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
@@ -283,6 +285,16 @@ int spec_opt_set(struct pod_spec *s, const char *key, const char *value, qp_erro
 	if (spec_set_annotation(s, key, value) < 0)
 		return qp_fail(err, ENOMEM, "%s", key);
 	return 0;
+}
+
+const char *spec_opts_misplaced(const struct pod_spec *s)
+{
+	for (size_t i = 0; i < s->n_annotations; i++) {
+		const struct opt_def *d = find(s->annotations[i].key);
+		if (d && d->only != ANY_MODE && d->only != (int)s->opts.mode)
+			return d->key;
+	}
+	return NULL;
 }
 
 void spec_opts_describe(void (*put)(void *ctx, const char *key, const char *help), void *ctx)

@@ -259,6 +259,10 @@ int spec_opts_parse(struct pod_spec *s, qp_error **err);
 int spec_opt_set(struct pod_spec *s, const char *key, const char *value, qp_error **err);
 /* Every option's annotation and a one-line description (`qpod features`). */
 void spec_opts_describe(void (*put)(void *ctx, const char *key, const char *help), void *ctx);
+/* The first qpod option set (an annotation) that means nothing to a pod of
+ * s's mode (qpod.vm.* and qpod.vcpus for a container, qpod.init for a vm
+ * pod), or NULL: such a setting is refused, never ignored. */
+const char *spec_opts_misplaced(const struct pod_spec *s);
 void spec_opts_free(struct qp_pod_opts *o);
 
 int qp_mode_parse(const char *v, enum qp_mode *m);

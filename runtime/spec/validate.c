@@ -212,6 +212,10 @@ int spec_validate(const struct pod_spec *s, qp_error **err)
 		return invalid(err, "hostname: longer than 64 bytes");
 	if (s->domainname && strlen(s->domainname) > 64)
 		return invalid(err, "domainname: longer than 64 bytes");
+	const char *misplaced = spec_opts_misplaced(s);
+	if (misplaced)
+		return invalid(err, "%s is not an option of %s pods (qpod.mode is %s)", misplaced,
+			       qp_mode_name(s->opts.mode), qp_mode_name(s->opts.mode));
 	if (s->opts.vcpus < 0 || s->opts.vcpus > QP_VCPUS_MAX)
 		return invalid(err, "qpod.vcpus: must be in 1..%d", QP_VCPUS_MAX);
 	if ((s->opts.net_ip || s->opts.net_subnet || s->opts.net_bridge) &&

@@ -286,3 +286,21 @@ create_fails() {
 	assert_contains "$output" "removed 2 abandoned pod(s)"
 	rm -rf "$ROOT/important" "$ROOT/alsoforeign"
 }
+
+@test "an option of the other mode is refused, never ignored: vm options on a container pod, --init on a vm pod" {
+	local args
+	for args in "--vcpus 2" "--boot cold" "--accel tcg" "--firmware seabios" "--vm-backend qemu"; do
+		# shellcheck disable=SC2086 # the flag and its value
+		run --separate-stderr qp run --rm $args "$ROOTFS" -- true
+		assert_qpod_error 125
+		assert_contains "$stderr" "is not an option of container pods" "$args"
+	done
+	make_bundle "$BUNDLE" '.process.terminal = false | .process.args = ["true"] | .annotations["qpod.vm.accel"] = "tcg"'
+	run --separate-stderr qp run --bundle "$BUNDLE" "$ID"
+	assert_qpod_error 125
+	assert_contains "$stderr" "qpod.vm.accel is not an option of container pods"
+	[ ! -e "$ROOT/$ID" ] || flunk "state left"
+	run --separate-stderr qp run --rm --mode vm --init "$ROOTFS" -- true
+	assert_qpod_error 125
+	assert_contains "$stderr" "qpod.init is not an option of vm pods"
+}

@@ -236,8 +236,14 @@ static void test_full_config(void **state)
 	assert_string_equal(s->hooks[QP_HOOK_PRESTART][0].path, "/usr/bin/true");
 	assert_int_equal(s->hooks[QP_HOOK_PRESTART][0].timeout, 5);
 	assert_int_equal(s->n_hooks[QP_HOOK_POSTSTOP], 0);
+	/* qpod.vcpus means nothing to a container pod: refused, not ignored */
+	assert_int_equal(spec_validate(s, &err), -1);
+	assert_non_null(strstr(err->msg, "qpod.vcpus is not an option of container pods"));
+	qp_error_free(&err);
+	s->opts.mode = QP_MODE_VM;
 	if (spec_validate(s, &err) < 0)
 		fail_msg("validate: %s", err->msg);
+	s->opts.mode = QP_MODE_CONTAINER;
 
 	back = round_trip(s);
 	assert_true(back->process.rlimits[1].hard == UINT64_MAX);
