@@ -15,14 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <libvirt/libvirt.h>
-#include <libvirt/virterror.h>
 
 #include "state.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "vm/libvirt.h"
+#include "vm/libvirt_dl.h"
 
 struct vm_lv {
 	virConnectPtr conn;
@@ -55,7 +54,7 @@ static void quiet_errors(void *ctx, virErrorPtr e)
 /* libvirt's last error, after "libvirt: WHAT: " */
 static int lv_fail(qp_error **err, const char *what, const char *arg)
 {
-	const char *m = virGetLastErrorMessage();
+	const char *m = virt.GetLastErrorMessage();
 
 	qp_error_set(err, QP_E_GENERIC, 0, "%s", m && *m ? m : "unknown libvirt error");
 	return qp_error_prefix(err, "libvirt: %s%s%s", what, arg ? " " : "", arg ? arg : "");
@@ -69,7 +68,7 @@ static void *event_loop(void *arg)
 {
 	(void)arg;
 	for (;;)
-		if (virEventRunDefaultImpl() < 0)
+		if (virt.EventRunDefaultImpl() < 0)
 			usleep(10000);
 	return NULL;
 }
@@ -79,8 +78,8 @@ static void loop_start(void)
 	pthread_t t;
 	pthread_attr_t a;
 
-	virSetErrorFunc(NULL, quiet_errors);
-	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0) {
+	virt.SetErrorFunc(NULL, quiet_errors);
+	if (virt.Initialize() < 0 || virt.EventRegisterDefaultImpl() < 0) {
 		loop_err = -1;
 		return;
 	}
@@ -96,10 +95,10 @@ static int lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail
 	char uuid[VIR_UUID_STRING_BUFLEN];
 
 	(void)conn;
-	qp_debug("libvirt: domain %s: lifecycle event %d detail %d", virDomainGetName(dom), event, detail);
+	qp_debug("libvirt: domain %s: lifecycle event %d detail %d", virt.DomainGetName(dom), event, detail);
 	if (event != VIR_DOMAIN_EVENT_STOPPED && event != VIR_DOMAIN_EVENT_CRASHED)
 		return 0;
-	if (virDomainGetUUIDString(dom, uuid) < 0 || strcmp(uuid, lv->uuid))
+	if (virt.DomainGetUUIDString(dom, uuid) < 0 || strcmp(uuid, lv->uuid))
 		return 0;
 	pthread_mutex_lock(&lv->lock);
 	if (!lv->stopped) {
@@ -187,11 +186,11 @@ void vm_lv_free(struct vm_lv *lv)
 	if (!lv)
 		return;
 	if (lv->cb_id >= 0)
-		virConnectDomainEventDeregisterAny(lv->conn, lv->cb_id);
+		virt.ConnectDomainEventDeregisterAny(lv->conn, lv->cb_id);
 	if (lv->dom)
-		virDomainFree(lv->dom);
+		virt.DomainFree(lv->dom);
 	if (lv->conn)
-		virConnectClose(lv->conn);
+		virt.ConnectClose(lv->conn);
 	pthread_mutex_destroy(&lv->lock);
 	pthread_cond_destroy(&lv->cond);
 	free(lv);
@@ -212,6 +211,8 @@ pid_t vm_lv_start(const struct vm_qemu_opts *o, const char *name, const char *ur
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "libvirt backend: the channel socket \"%s\" is longer than a unix socket "
 				    "path may be (107 bytes): use a shorter --root", chan);
+	if (vm_virt_load(err) < 0)
+		return -1;
 	pthread_once(&once, loop_start);
 	if (loop_err < 0)
 		return lv_fail(err, "start its event loop", NULL);
@@ -223,17 +224,17 @@ pid_t vm_lv_start(const struct vm_qemu_opts *o, const char *name, const char *ur
 	if (make_uuid(lv->uuid, err) < 0 || !(xml = vm_lv_domain_xml(o, name, lv->uuid, tap, chan, err)))
 		goto fail;
 	qp_debug("libvirt domain %s:\n%s", name, xml);
-	if (!(lv->conn = virConnectOpen(uri))) {
+	if (!(lv->conn = virt.ConnectOpen(uri))) {
 		lv_fail(err, "connect to", uri);
 		goto fail;
 	}
-	lv->cb_id = virConnectDomainEventRegisterAny(lv->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+	lv->cb_id = virt.ConnectDomainEventRegisterAny(lv->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
 						     VIR_DOMAIN_EVENT_CALLBACK(lifecycle), lv, NULL);
 	if (lv->cb_id < 0) {
 		lv_fail(err, "watch the domain's lifecycle", NULL);
 		goto fail;
 	}
-	if (!(lv->dom = virDomainCreateXML(lv->conn, xml, VIR_DOMAIN_START_AUTODESTROY))) {
+	if (!(lv->dom = virt.DomainCreateXML(lv->conn, xml, VIR_DOMAIN_START_AUTODESTROY))) {
 		lv_fail(err, "create domain", name);
 		goto fail;
 	}
@@ -259,7 +260,7 @@ void vm_lv_destroy(struct vm_lv *lv)
 	pthread_mutex_lock(&lv->lock);
 	lv->destroying = !lv->stopped;
 	pthread_mutex_unlock(&lv->lock);
-	virDomainDestroy(lv->dom); /* fails if it is gone already: fine */
+	virt.DomainDestroy(lv->dom); /* fails if it is gone already: fine */
 }
 
 static const char *stopped_detail(int d)
@@ -305,7 +306,7 @@ void vm_lv_stop_reason(struct vm_lv *lv, int wait_ms, char *buf, size_t size)
 
 int vm_lv_pause(struct vm_lv *lv, bool pause, qp_error **err)
 {
-	if ((pause ? virDomainSuspend(lv->dom) : virDomainResume(lv->dom)) < 0)
+	if ((pause ? virt.DomainSuspend(lv->dom) : virt.DomainResume(lv->dom)) < 0)
 		return lv_fail(err, pause ? "suspend the domain" : "resume the domain", NULL);
 	return 0;
 }
