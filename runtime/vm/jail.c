@@ -2,7 +2,9 @@
  * runs its VMM (docs/JAIL.md says what a guest that escapes QEMU reaches).
  *
  * In QEMU's child, after fork and before exec (vm_jail_enter):
- *   1. a mount namespace of its own, everything private;
+ *   1. a mount namespace of its own, everything private; an empty network
+ *      namespace (the tap is an fd: no host socket, no abstract unix
+ *      socket of the host is reachable), IPC and UTS namespaces;
  *   2. every file QEMU needs is opened O_PATH while the host's tree is
  *      still visible (kernel, firmware, initrd, console, RAM file, rootfs
  *      and the spec's shares, the VMM binary, /usr, a few /dev nodes); a tmpfs becomes
@@ -274,8 +276,8 @@ int vm_jail_enter(const struct vm_qemu_opts *o, const char *bin)
 
 	/* the files are opened in the new namespace: a bind's source must be
 	 * one of its own mounts */
-	if (unshare(CLONE_NEWNS) < 0)
-		return jail_fail("unshare the mount namespace", NULL);
+	if (unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
+		return jail_fail("unshare the mount, network, IPC and UTS namespaces", NULL);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return jail_fail("make mounts private", NULL);
 	if (make_plan(o, bin, &p) < 0 || build_root(o, &p) < 0)

@@ -41,9 +41,15 @@ assert_jailed() {
 	done
 	assert_match "$(grep '^Max core file size' "/proc/$pid/limits")" ' 0 +0 +bytes' "RLIMIT_CORE"
 	assert_match "$(grep '^Max open files' "/proc/$pid/limits")" ' 4096 +4096 ' "RLIMIT_NOFILE"
-	# its own mount namespace, where the host's private places do not exist
-	[ "$(readlink "/proc/$pid/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] ||
-		flunk "QEMU shares the host's mount namespace"
+	# its own mount, network, IPC and UTS namespaces (the network one is
+	# not even the pod's: the tap comes in as an fd)
+	local ns
+	for ns in mnt net ipc uts; do
+		[ "$(readlink "/proc/$pid/ns/$ns")" != "$(readlink /proc/self/ns/$ns)" ] ||
+			flunk "QEMU shares the host's $ns namespace"
+	done
+	assert_eq "$(nsenter --net="/proc/$pid/ns/net" ip -o link show | grep -vc ': lo:')" 0 "links in QEMU's netns but lo"
+	# where the host's private places do not exist
 	local p
 	for p in /root /home /etc/shadow /etc/passwd /run /sys /var/cache/qpod "$ROOT/$ID/state.json" \
 		"$REPO/Makefile"; do
@@ -120,6 +126,7 @@ ok" "exec output"
 	pid=$(pod_field "$ID" vmm_pid)
 	assert_eq "$(status_field "$pid" Uid)" "0 0 0 0" "Uid without the jail"
 	assert_eq "$(readlink "/proc/$pid/ns/mnt")" "$(readlink /proc/self/ns/mnt)" "mount namespace without the jail"
+	assert_eq "$(status_field "$pid" Seccomp)" 0 "no seccomp filter without the jail"
 	run qp delete --force "$ID"
 	run --separate-stderr env QPOD_VM_JAIL=maybe "$QPOD" --root "$ROOT" run --rm --mode vm --boot cold "$ROOTFS" -- true
 	assert_qpod_error
