@@ -314,6 +314,24 @@ out:
 	return r;
 }
 
+/* the work dirs (.tmp-KEY-PID) of makers of key that were killed; called
+ * under the key's lock, so no maker of it is alive (a killed one left its
+ * RAM file, as large as the guest's memory) */
+static void remove_dead_makers(int tdir, const char *key)
+{
+	char prefix[64];
+	struct dirent *de;
+	DIR *dp = fdopendir(dup(tdir));
+
+	if (!dp)
+		return;
+	snprintf(prefix, sizeof(prefix), ".tmp-%s-", key);
+	while ((de = readdir(dp)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			remove_dir(tdir, de->d_name);
+	closedir(dp);
+}
+
 /* KEY.failed: why the last making of KEY failed, if that was recently */
 static bool failed_recently(int tdir, const char *key, char *why, size_t size)
 {
@@ -380,9 +398,9 @@ int vm_template_get(const struct vm_template_params *p, bool create, bool skip_f
 	if (skip_failed && failed_recently(tdir, out->key, why, sizeof(why)))
 		return qp_error_set(err, QP_E_GENERIC, 0, "template %s failed recently: %s", out->key, why);
 	remove_dir(tdir, out->key); /* stale or of other inputs */
+	remove_dead_makers(tdir, out->key);
 	snprintf(tmpname, sizeof(tmpname), ".tmp-%s-%d", out->key, (int)getpid());
 	snprintf(tmp, sizeof(tmp), "%s/%s", dir, tmpname);
-	remove_dir(tdir, tmpname);
 	if (mkdirat(tdir, tmpname, 0700) < 0)
 		return qp_fail(err, errno, "template: mkdir %s", tmp);
 	qp_log(QP_LOG_INFO, "making VM template %s (%llu MiB, %d vCPU, %s): one boot, then every pod clones it",

@@ -81,9 +81,12 @@ recover() {
 	running=$(jq -r '.[] | select(.status == "running") | .id' <<<"$output")
 	run --separate-stderr fq gc
 	[ "$status" -eq 0 ] || flunk "gc failed after $what: $stderr"
-	# gc leaves running pods alone
+	# gc leaves running pods alone (one may stop on its own meanwhile, its
+	# QEMU killed: it is still listed then, stopped)
+	local listed
+	listed=$(fq list --quiet)
 	for id in $running; do
-		[ "$(fq state "$id" | jq -r .status)" = running ] || flunk "gc stopped running pod $id after $what"
+		grep -qx -- "$id" <<<"$listed" || flunk "gc removed running pod $id after $what"
 	done
 	for id in "$@"; do
 		run --separate-stderr fq delete --force "$id"
@@ -189,6 +192,46 @@ kill_at() {
 	kill_at "${kinds[RANDOM % 3]}" vm start 300
 	kill_at "${kinds[RANDOM % 3]}" vm run 1500
 	kill_at "${kinds[RANDOM % 3]}" vm delete 150
+}
+
+@test "faults, templates: qpod or QEMU killed while a template is made leaves no half-made template; the next maker makes it whole" {
+	need_vm
+	vm_env
+	local tcache=$TEST_DIR/cache kind client delay v
+	mkdir -p "$tcache"
+	ln -s "$(dirname "$(dirname "$VM_KERNEL")")" "$tcache/kernel"
+	for kind in qpod qemu qpod; do
+		QPOD_CACHE=$tcache timeout -k 5 90 "$QPOD" --root "$ROOT" template create --memory 160M \
+			</dev/null >"$TEST_DIR/t.out" 2>&1 3>&- &
+		client=$!
+		delay=$((300 + RANDOM % 1200))
+		sleep "$(awk -v d="$delay" 'BEGIN { printf "%.3f", d / 1000 }')"
+		if [ "$kind" = qpod ]; then
+			v=$(qpod_under "$client" || true)
+		else
+			v=$(pgrep -f -- "$tcache/templates/" | while read -r p; do
+				[[ "$(cat "/proc/$p/comm" 2>/dev/null)" == qemu-system* ]] && echo "$p"; done || true)
+		fi
+		if [ -n "$v" ]; then kill -KILL $v 2>/dev/null || true; fi
+		wait "$client" || true
+		# QEMU dies with its maker; nothing half-made stays in the cache
+		no_leftovers leftovers || flunk "left behind after killing the template's $kind at $delay ms"
+		local stray
+		stray=$(sleep 0.2; cd "$tcache/templates" && ls -A | grep -v -E '^[0-9a-f]{16}(\.lock|\.failed)?$' || true)
+		if [ -n "$stray" ]; then
+			run --separate-stderr env QPOD_CACHE="$tcache" "$QPOD" --root "$ROOT" template create --memory 160M
+			assert_status 0
+			stray=$(cd "$tcache/templates" && ls -A | grep -v -E '^[0-9a-f]{16}(\.lock|\.failed)?$' || true)
+			assert_eq "$stray" "" "a killed maker's files after the next making (kill of $kind at $delay ms)"
+		fi
+		QPOD_CACHE=$tcache "$QPOD" template list | jq -r .key | while read -r k; do
+			QPOD_CACHE=$tcache "$QPOD" template rm "$k" >/dev/null
+		done
+	done
+	# and a clone of a template made after all that works
+	run --separate-stderr env QPOD_CACHE="$tcache" "$QPOD" --root "$ROOT" run --rm --mode vm --boot template --memory 160M "$ROOTFS" -- echo clone-ok
+	assert_status 0
+	assert_eq "$output" clone-ok "a clone after the faults"
 }
 
 # loop MODE N TAG: N lifecycles (run -d on the bridge, exec, kill, delete)
