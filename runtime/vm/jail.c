@@ -64,7 +64,7 @@ struct bind {
 struct jail_plan {
 	struct bind b[JAIL_MAX_BINDS];
 	size_t n;
-	char initrd[PATH_MAX], console[PATH_MAX], usr_link[sizeof(usr_links) / sizeof(usr_links[0])][PATH_MAX];
+	char initrd[PATH_MAX], console[PATH_MAX], bin[PATH_MAX], usr_link[sizeof(usr_links) / sizeof(usr_links[0])][PATH_MAX];
 };
 
 int vm_jail_wanted(bool *on, qp_error **err)
@@ -125,13 +125,37 @@ static int touch(const char *path)
 	return 0;
 }
 
+/* bin as execvp will find it (PATH searched as it does): bound too, so a
+ * QEMU installed outside /usr is in the jail; its path into out */
+static int resolve_bin(const char *bin, char *out, size_t size)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(bin, '/')) {
+		if (bin[0] != '/') {
+			errno = EINVAL;
+			return jail_fail("a relative VMM path (QPOD_QEMU) has no place in the jail:", bin);
+		}
+		snprintf(out, size, "%s", bin);
+		return 0;
+	}
+	for (const char *d = path ? path : "/usr/bin:/bin"; *d;) {
+		size_t n = strcspn(d, ":");
+		if (n > 0 && snprintf(out, size, "%.*s/%s", (int)n, d, bin) < (int)size && access(out, X_OK) == 0)
+			return 0;
+		d += n + (d[n] == ':');
+	}
+	errno = ENOENT;
+	return jail_fail("find the VMM", bin);
+}
+
 static int make_plan(const struct vm_qemu_opts *o, const char *bin, struct jail_plan *p)
 {
 	snprintf(p->initrd, sizeof(p->initrd), "%s/%s", o->statedir, o->initrd ? o->initrd : QP_VM_INITRD);
 	if (plan_add(p, "/usr", false, false) < 0 || plan_add(p, "/etc/ld.so.cache", false, true) < 0 ||
 	    plan_add(p, o->kernel, false, false) < 0 || plan_add(p, p->initrd, false, false) < 0 ||
 	    (o->firmware && plan_add(p, o->firmware, false, false) < 0) ||
-	    (strchr(bin, '/') && plan_add(p, bin, false, false) < 0))
+	    resolve_bin(bin, p->bin, sizeof(p->bin)) < 0 || plan_add(p, p->bin, false, false) < 0)
 		return -1;
 	for (size_t i = 0; i < sizeof(usr_links) / sizeof(usr_links[0]); i++) {
 		struct stat st;
