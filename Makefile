@@ -8,6 +8,8 @@
 # Sources are found by wildcard: a new .c under runtime/ joins the library.
 
 -include config.mk
+# the report's geometric mean (runtime/report/workload_index.c) needs libm
+PKG_LIBS += -lm
 
 # CFLAGS and LDFLAGS reach every binary: qpod, the unit tests, the test
 # helper, the bench tools and guest-init (which keeps -Os -s after them: its
@@ -37,7 +39,7 @@ TRADVM := $(B)/tools/qpod-tradvm
 GUEST_INIT := $(B)/guest-init/qpod-init
 GUEST_CC ?= $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
 GI_SRCS := $(wildcard guest-init/*.c) runtime/util/error.c
-BENCH_TOOLS := ctxsw forkbench execbench syscallbench intbench fpbench stream netbench
+BENCH_TOOLS := ctxsw forkbench execbench syscallbench intbench fpbench stream netbench httpbench fileio
 BENCH_BINS := $(BENCH_TOOLS:%=$(B)/tools/bench/%)
 
 MANPAGE := $(B)/qpod.8

@@ -61,8 +61,12 @@ struct pod_driver {
 	/* Pod templates (NULL when the driver has none): make the one pods of
 	 * spec would clone (its key into key[17]); list them; remove one. */
 	int (*template_create)(const struct pod_spec *spec, char key[17], bool *made, qp_error **err);
-	int (*template_list)(void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes),
+	int (*template_list)(void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes,
+					  bool stale),
 			     void *ctx, qp_error **err);
+	/* Remove the stale templates (their inputs changed: no pod clones them
+	 * again); each removed key to each(). */
+	int (*template_prune)(void (*each)(void *ctx, const char *key), void *ctx, qp_error **err);
 	int (*template_remove)(const char *key, qp_error **err);
 	/* The "linux" key and object of the OCI features document, written to
 	 * gen (a yajl_gen); NULL for a driver that adds nothing there. */

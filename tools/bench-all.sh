@@ -1,6 +1,8 @@
 #!/bin/bash
 # tools/bench-all.sh — the `qpod bench` set that `make bench` runs: start
-# (with its baselines), replace, memory and workload, each written as the stable JSON
+# (with its baselines), replace, memory, workload (every test: the seeds'
+# microbenchmarks, response time under load, HTTP, file I/O) and
+# consolidate (1..4 pods of each kind at once), each written as the stable JSON
 # result (docs/bench/*.json) and rendered with `qpod report --format
 # markdown` into docs/bench/RESULTS.md together with the exact command.
 # Accel: QPOD_ACCEL or auto (the JSON says which ran).
@@ -37,4 +39,5 @@ run_one start start --mode both --baseline --runs "$RUNS"
 run_one replace replace --runs "$RUNS"
 run_one memory memory --runs 5
 run_one workload workload --runs 3
+run_one consolidate consolidate --pods 4 --duration 5
 echo "bench: wrote $md" >&2

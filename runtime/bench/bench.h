@@ -1,5 +1,5 @@
 /* runtime/bench/bench.h — the `qpod bench` scenarios (start, replace,
- * memory).  Each one drives this same qpod binary (and the baselines) as
+ * memory, workload, consolidate).  Each one drives this same qpod binary (and the baselines) as
  * child processes against a private state root, the way a user or a script
  * would, and fills a result report (result/result.h).  Measurement
  * definitions: ../shared/DESIGN.md and docs/REPORTS.md. */
@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "result/result.h"
 #include "util/error.h"
@@ -20,6 +21,7 @@ struct qp_bench_opts {
 	int runs, warmup;
 	const char *image;        /* absolute rootfs */
 	const char *memory;       /* --memory as given (e.g. "256M"), NULL = default */
+	long long memory_bytes;   /* the same in bytes (0 when memory is NULL) */
 	int vcpus;                /* 0 = default */
 	bool baseline;
 	const char *root;         /* private --root for the pods (made by the caller) */
@@ -38,6 +40,18 @@ struct qp_child_out {
 int qp_bench_child(char *const argv[], double *ms, int *status, struct qp_child_out *o,
 		   qp_error **err);
 void qp_child_out_free(struct qp_child_out *o);
+/* The same in two halves, for children that run side by side: start one
+ * (capture: stdout and stderr into memfds, else /dev/null), then wait for
+ * it and collect what it wrote (o may be NULL).  finish must follow a
+ * successful start. */
+struct qp_child_run {
+	pid_t pid;
+	int fo, fe;
+	double t0;
+};
+int qp_bench_child_start(char *const argv[], struct qp_child_run *run, bool capture, qp_error **err);
+int qp_bench_child_finish(struct qp_child_run *run, double *ms, int *status, struct qp_child_out *o,
+			  qp_error **err);
 
 /* The JSON object on the first line of text that starts with prefix
  * (NULL: the first line), parsed (util/json.h bounds); NULL if there is
@@ -76,5 +90,15 @@ struct qp_workload_opts {
 extern const char *const qp_workload_tests[]; /* every test, NULL-terminated */
 int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_opts *w,
 		      struct qp_bench_report *r, qp_error **err);
+
+/* `qpod bench consolidate` (scenario_consolidate.c): N = 1..pods pods of
+ * each mode running the same mixed workload at once. */
+struct qp_consolidate_opts {
+	int pods;        /* the largest N */
+	double duration; /* seconds of each step's load */
+	long long reserve; /* bytes of MemAvailable that must remain (density's rule) */
+};
+int qp_bench_consolidate(const struct qp_bench_opts *o, const struct qp_consolidate_opts *c,
+			 struct qp_bench_report *r, qp_error **err);
 
 #endif

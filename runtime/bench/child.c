@@ -33,17 +33,14 @@ static char *slurp(int fd)
 	return p;
 }
 
-int qp_bench_child(char *const argv[], double *ms, int *status, struct qp_child_out *o,
-		   qp_error **err)
+int qp_bench_child_start(char *const argv[], struct qp_child_run *run, bool capture, qp_error **err)
 {
 	/* output into memfds, not pipes: a pod the child leaves running may
 	 * keep its stdio, and must not hold us up */
-	int fo = -1, fe = -1, ws;
-	double t0;
-	pid_t pid;
+	int fo = -1, fe = -1;
 
-	if (o) {
-		o->out = o->err = NULL;
+	run->fo = run->fe = run->pid = -1;
+	if (capture) {
 		fo = memfd_create("bench-out", MFD_CLOEXEC);
 		fe = memfd_create("bench-err", MFD_CLOEXEC);
 		if (fo < 0 || fe < 0) {
@@ -53,45 +50,67 @@ int qp_bench_child(char *const argv[], double *ms, int *status, struct qp_child_
 			return qp_fail(err, e, "bench: memfd");
 		}
 	}
-	t0 = now_ms();
-	pid = fork();
-	if (pid < 0) {
+	run->t0 = now_ms();
+	run->pid = fork();
+	if (run->pid < 0) {
 		int e = errno;
-		if (o)
+		if (capture)
 			close(fo), close(fe);
 		return qp_fail(err, e, "bench: fork");
 	}
-	if (pid == 0) {
+	if (run->pid == 0) {
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (null < 0 || dup2(null, 0) < 0 || dup2(o ? fo : null, 1) < 0 ||
-		    dup2(o ? fe : null, 2) < 0)
+		if (null < 0 || dup2(null, 0) < 0 || dup2(capture ? fo : null, 1) < 0 ||
+		    dup2(capture ? fe : null, 2) < 0)
 			_exit(127);
 		execv(argv[0], argv);
 		_exit(127);
 	}
-	while (waitpid(pid, &ws, 0) < 0)
+	run->fo = fo;
+	run->fe = fe;
+	return 0;
+}
+
+int qp_bench_child_finish(struct qp_child_run *run, double *ms, int *status, struct qp_child_out *o,
+			  qp_error **err)
+{
+	int ws, r = 0;
+
+	while (waitpid(run->pid, &ws, 0) < 0)
 		if (errno != EINTR) {
-			int e = errno;
-			if (o)
-				close(fo), close(fe);
-			return qp_fail(err, e, "bench: wait");
+			r = qp_fail(err, errno, "bench: wait");
+			goto out;
 		}
-	*ms = now_ms() - t0;
+	*ms = now_ms() - run->t0;
 	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-	if (o) {
-		o->out = slurp(fo);
-		o->err = slurp(fe);
-		close(fo);
-		close(fe);
+	if (o && run->fo >= 0) {
+		o->out = slurp(run->fo);
+		o->err = slurp(run->fe);
 		if (!o->out || !o->err) {
 			qp_child_out_free(o);
-			return qp_fail(err, ENOMEM, "bench");
+			r = qp_fail(err, ENOMEM, "bench");
 		}
 	}
-	return 0;
+out:
+	if (run->fo >= 0)
+		close(run->fo), close(run->fe);
+	run->fo = run->fe = -1;
+	return r;
+}
+
+int qp_bench_child(char *const argv[], double *ms, int *status, struct qp_child_out *o,
+		   qp_error **err)
+{
+	struct qp_child_run run;
+
+	if (o)
+		o->out = o->err = NULL;
+	if (qp_bench_child_start(argv, &run, o != NULL, err) < 0)
+		return -1;
+	return qp_bench_child_finish(&run, ms, status, o, err);
 }
 
 void qp_child_out_free(struct qp_child_out *o)

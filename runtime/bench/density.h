@@ -42,6 +42,15 @@ struct qp_density_opts {
 #define QP_DENSITY_INTERRUPTED "interrupted"
 #define QP_DENSITY_ERROR "error"
 
+/* The reserve rule (also `bench consolidate`'s): would in_flight + 1 more
+ * pods take MemAvailable below reserve bytes?  A pod's cost is the
+ * MemAvailable drop so far (avail0_kb before the first of count pods) per
+ * pod, or a first guess while none runs. */
+bool qp_density_reserve_crossed(long long avail0_kb, long long count, bool vm, int64_t reserve,
+				int in_flight);
+/* The default reserve: max(10% of ram, 1 GiB). */
+int64_t qp_density_default_reserve(int64_t ram);
+
 /* Run it; fills r.  Returns -1 only if it could not run at all; a stop
  * for any reason, "error" included, is a result (*detail says more). */
 int qp_density_run(const struct qp_density_opts *o, struct qp_bench_report *r, char *detail,

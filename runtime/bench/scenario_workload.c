@@ -8,7 +8,9 @@
  * network tests run netbench's server in the pod (bridge network) and the
  * client on the host; the host's own figure is loopback.  So that no packet
  * touches the machine's real interfaces, the whole bench then runs in a
- * network namespace of its own (unshare), where the bridge is created. */
+ * network namespace of its own (unshare), where the bridge is created.
+ * The tests with a server in the pod (tcp_*, rr_* under load, http) are in
+ * workload_net.c, the file I/O tests in workload_file.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -22,14 +24,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/bench.h"
+#include "bench/workload.h"
 #include "util/cleanup.h"
 
-#define NET_PORT "12867"
-#define NET_READY_TRIES 100 /* x 200 ms for the pod's server to listen */
-
 const char *const qp_workload_tests[] = { "ctxsw", "ctxsw8", "fork", "execve", "syscall", "int",
-					  "fp", "stream", "tcp_rr", "tcp_stream", NULL };
+					  "fp", "stream", "tcp_rr", "tcp_stream", "rr_idle",
+					  "rr_busy_host", "rr_busy_pod", "http", "file_write",
+					  "file_read", "file_copy", "file_create", "vol_write",
+					  "vol_read", "vol_copy", "vol_create", NULL };
 
 /* The tool and its extra argument for each non-network test. */
 static const struct {
@@ -52,22 +54,8 @@ static const char *tool_of(const char *test, const char **extra)
 	return NULL;
 }
 
-static bool is_net(const char *test)
-{
-	return !strncmp(test, "tcp_", 4);
-}
-
-struct wl {
-	const struct qp_bench_opts *o;
-	const struct qp_workload_opts *w;
-	char img[4200];   /* the private image copy */
-	char tools[4200]; /* exe_dir/tools/bench */
-	char dur[32];
-};
-
-/* argv prefix that runs a command in `target` ("host": nothing). */
-static size_t target_prefix(const struct wl *b, const char *target, const char **argv, bool detach,
-			    const char *name)
+size_t wl_target_prefix(const struct wl *b, const char *target, const char **argv, bool detach,
+			const char *name)
 {
 	static char vcpus[16];
 	size_t n = 0;
@@ -91,7 +79,7 @@ static size_t target_prefix(const struct wl *b, const char *target, const char *
 		argv[n++] = "--mode";
 		argv[n++] = "vm";
 		argv[n++] = "--memory";
-		argv[n++] = b->o->memory ? b->o->memory : "2G";
+		argv[n++] = b->o->memory ? b->o->memory : WL_VM_MEMORY_ARG;
 		if (b->o->vcpus > 0) {
 			snprintf(vcpus, sizeof(vcpus), "%d", b->o->vcpus);
 			argv[n++] = "--vcpus";
@@ -103,150 +91,84 @@ static size_t target_prefix(const struct wl *b, const char *target, const char *
 	return n;
 }
 
-static const char *tool_path(const struct wl *b, const char *target, const char *tool, char *buf,
-			     size_t size)
+const char *wl_tool_path(const struct wl *b, const char *target, const char *tool, char *buf,
+			 size_t size)
 {
 	snprintf(buf, size, "%s/%s", !strcmp(target, "host") ? b->tools : "/bench", tool);
 	return buf;
 }
 
-/* Run argv, parse its JSON line: score and unit. */
-static int scored(const char *const *argv, const char *what, double *score, char *unit, size_t usize,
-		  qp_error **err)
+int wl_run_tool(const char *const *argv, const char *what, const char *const *extra,
+		struct wl_values *vals, qp_error **err)
 {
 	struct qp_child_out out = { 0 };
-	double ms;
+	double ms, score;
 	int status, r = 0;
 
 	if (qp_bench_child((char *const *)argv, &ms, &status, &out, err) < 0)
 		return -1;
 	yajl_val obj = status == 0 ? qp_bench_json_line(out.out, NULL) : NULL;
 	const char *u = qp_json_get_str(obj, "unit");
-	if (!qp_bench_json_number(obj, NULL, "score", score) || !u || strlen(u) >= usize) {
+	bool ok = qp_bench_json_number(obj, NULL, "score", &score) && u && strlen(u) < sizeof(vals->v[0].unit);
+	vals->n = 0;
+	if (ok) {
+		vals->v[0].metric = "score";
+		strcpy(vals->v[0].unit, u);
+		vals->v[vals->n++].v = score;
+	}
+	for (size_t i = 0; ok && extra && extra[i] && vals->n < WL_VALUES; i++) {
+		vals->v[vals->n].metric = extra[i];
+		strcpy(vals->v[vals->n].unit, "us");
+		ok = qp_bench_json_number(obj, NULL, extra[i], &vals->v[vals->n++].v);
+	}
+	if (!ok) {
 		const char *e = out.err && *out.err ? out.err : out.out ? out.out : "";
 		r = qp_error_set(err, QP_E_GENERIC, 0, "%s: exit status %d: %.*s", what, status,
 				 (int)strcspn(e, "\n"), e);
-	} else {
-		strcpy(unit, u);
 	}
 	yajl_tree_free(obj);
 	qp_child_out_free(&out);
 	return r;
 }
 
-static int run_local(const struct wl *b, const char *target, const char *test, double *score,
-		     char *unit, size_t usize, qp_error **err)
+void wl_delete_pod(const struct wl *b, const char *id)
+{
+	const char *argv[] = { b->o->qpod, "--root", b->o->root, "delete", "--force", id, NULL };
+	double ms;
+	int status;
+	qp_bench_child((char *const *)argv, &ms, &status, NULL, NULL);
+}
+
+void wl_stop(struct qp_child_run *run)
+{
+	double ms;
+	int status;
+
+	if (run->pid <= 0)
+		return;
+	kill(run->pid, SIGTERM);
+	qp_bench_child_finish(run, &ms, &status, NULL, NULL);
+	run->pid = -1;
+}
+
+static int run_local(const struct wl *b, const char *target, const char *test, struct wl_values *vals,
+		     qp_error **err)
 {
 	const char *argv[48], *extra;
 	const char *tool = tool_of(test, &extra);
 	char path[4300];
-	size_t n = target_prefix(b, target, argv, false, NULL);
+	size_t n = wl_target_prefix(b, target, argv, false, NULL);
 
-	argv[n++] = tool_path(b, target, tool, path, sizeof(path));
+	argv[n++] = wl_tool_path(b, target, tool, path, sizeof(path));
 	argv[n++] = "--duration";
 	argv[n++] = b->dur;
 	if (extra)
 		argv[n++] = extra;
 	argv[n] = NULL;
-	return scored(argv, test, score, unit, usize, err);
+	return wl_run_tool(argv, test, NULL, vals, err);
 }
 
-/* The pod's address from the state root's IPAM file ("ADDR ID IFNAME"). */
-static int pod_addr(const struct wl *b, const char *id, char *addr, size_t size, qp_error **err)
-{
-	char path[4200], line[1200];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/.net/ipam", b->o->root);
-	if (!(f = fopen(path, "re")))
-		return qp_fail(err, errno, "open \"%s\"", path);
-	while (fgets(line, sizeof(line), f)) {
-		char a[32], i[1100];
-		if (sscanf(line, "%31s %1099s", a, i) == 2 && !strcmp(i, id) && strlen(a) < size) {
-			strcpy(addr, a);
-			fclose(f);
-			return 0;
-		}
-	}
-	fclose(f);
-	return qp_error_set(err, QP_E_NOTFOUND, 0, "no address for pod %s", id);
-}
-
-static int run_net(const struct wl *b, const char *target, const char *test, double *score,
-		   char *unit, size_t usize, qp_error **err)
-{
-	const char *mode = !strcmp(test, "tcp_rr") ? "rr" : "stream";
-	const char *argv[48];
-	char server[4300], client[4300], addr[32] = "127.0.0.1";
-	const char *id = "bench-net";
-	pid_t host_server = -1;
-	int r = -1;
-
-	snprintf(client, sizeof(client), "%s/netbench", b->tools);
-	if (!strcmp(target, "host")) {
-		/* the baseline: loopback on the host (in the bench's netns) */
-		const char *sargv[] = { client, "server", "--bind", "127.0.0.1", "--port", NET_PORT, NULL };
-		if ((host_server = fork()) < 0)
-			return qp_fail(err, errno, "fork");
-		if (host_server == 0) {
-			int null = open("/dev/null", O_RDWR);
-			dup2(null, 0), dup2(null, 1), dup2(null, 2);
-			sigset_t none;
-			sigemptyset(&none);
-			sigprocmask(SIG_SETMASK, &none, NULL);
-			execv(client, (char *const *)sargv);
-			_exit(127);
-		}
-	} else {
-		size_t n = target_prefix(b, target, argv, true, id);
-		argv[n++] = tool_path(b, target, "netbench", server, sizeof(server));
-		argv[n++] = "server";
-		argv[n++] = "--port";
-		argv[n++] = NET_PORT;
-		argv[n] = NULL;
-		double ms;
-		int status;
-		if (qp_bench_child((char *const *)argv, &ms, &status, NULL, err) < 0)
-			return -1;
-		if (status != 0)
-			return qp_error_set(err, QP_E_GENERIC, 0, "%s: the %s pod with the server did not start (status %d)",
-					    test, target, status);
-		if (pod_addr(b, id, addr, sizeof(addr), err) < 0)
-			goto out;
-	}
-	{
-		const char *cargv[] = { client, "client", "--host", addr, "--port", NET_PORT, "--test", mode,
-					"--duration", b->dur, NULL };
-		/* the server needs a moment (a VM boots): retry until it answers */
-		for (int i = 0; i < NET_READY_TRIES; i++) {
-			qp_error *e = NULL;
-			if (scored(cargv, test, score, unit, usize, &e) == 0) {
-				r = 0;
-				break;
-			}
-			if (i == NET_READY_TRIES - 1) {
-				*err = e;
-				break;
-			}
-			qp_error_free(&e);
-			usleep(200000);
-		}
-	}
-out:
-	if (host_server > 0) {
-		kill(host_server, SIGTERM);
-		waitpid(host_server, NULL, 0);
-	} else {
-		const char *dargv[] = { b->o->qpod, "--root", b->o->root, "delete", "--force", id, NULL };
-		double ms;
-		int status;
-		qp_bench_child((char *const *)dargv, &ms, &status, NULL, NULL);
-	}
-	return r;
-}
-
-/* Our own network namespace with lo up: the pods' bridge lives there. */
-static int private_netns(qp_error **err)
+int wl_private_netns(qp_error **err)
 {
 	struct ifreq ifr = { 0 };
 	int sk;
@@ -265,8 +187,7 @@ static int private_netns(qp_error **err)
 	return 0;
 }
 
-/* IMAGE copied to ROOT/.bench-image, the tools into its /bench. */
-static int make_image(struct wl *b, qp_error **err)
+int wl_make_image(struct wl *b, qp_error **err)
 {
 	char dst[4300];
 	double ms;
@@ -284,7 +205,18 @@ static int make_image(struct wl *b, qp_error **err)
 		return -1;
 	if (status != 0)
 		return qp_error_set(err, QP_E_GENERIC, 0, "copy %s into the image (build them with make)", b->tools);
-	return 0;
+	return wl_prepare_dirs(b, err);
+}
+
+/* One measurement of test in target into vals. */
+static int measure(const struct wl *b, const char *target, const char *test, struct wl_values *vals,
+		   qp_error **err)
+{
+	if (wl_is_net(test))
+		return wl_run_net(b, target, test, vals, err);
+	if (wl_is_file(test))
+		return wl_run_file(b, target, test, vals, err);
+	return run_local(b, target, test, vals, err);
 }
 
 int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_opts *w,
@@ -299,10 +231,10 @@ int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_op
 	if (access(b.tools, X_OK) != 0)
 		return qp_error_set(err, QP_E_NOTFOUND, 0, "the benchmark tools are not built (%s; run make)", b.tools);
 	for (size_t t = 0; w->tests[t]; t++)
-		net |= is_net(w->tests[t]);
-	if (net && private_netns(err) < 0)
+		net |= wl_is_net(w->tests[t]);
+	if (net && wl_private_netns(err) < 0)
 		return -1;
-	if (make_image(&b, err) < 0)
+	if (wl_make_image(&b, err) < 0)
 		return -1;
 	for (size_t g = 0; w->targets[g]; g++)
 		for (size_t t = 0; w->tests[t]; t++)
@@ -310,11 +242,10 @@ int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_op
 	for (size_t g = 0; w->targets[g]; g++) {
 		for (size_t t = 0; w->tests[t]; t++) {
 			const char *target = w->targets[g], *test = w->tests[t];
-			struct qp_bench_result *res = NULL;
-			char unit[64] = "";
+			struct qp_bench_result *res[WL_VALUES] = { NULL };
 
 			for (int i = 0; i < o->runs; i++) {
-				double score;
+				struct wl_values vals = { .n = 0 };
 				qp_error *e = NULL;
 				char what[96];
 
@@ -324,8 +255,7 @@ int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_op
 					r->partial = true;
 					return -1;
 				}
-				if ((is_net(test) ? run_net(&b, target, test, &score, unit, sizeof(unit), &e)
-						  : run_local(&b, target, test, &score, unit, sizeof(unit), &e)) < 0) {
+				if (measure(&b, target, test, &vals, &e) < 0) {
 					/* a target that cannot run is reported; the others go on */
 					fprintf(stderr, "\r\033[Kqpod: bench workload: %s %s: %s\n", target, test,
 						e && e->msg ? e->msg : "failed");
@@ -334,11 +264,14 @@ int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_op
 					r->partial = true;
 					break;
 				}
-				if (!res && (qp_bench_result_add(r, target, "score", unit, &res, err) < 0 ||
-					     qp_bench_result_tag(res, target, test, err) < 0))
-					return -1;
-				if (qp_bench_sample(res, score, err) < 0)
-					return -1;
+				for (int v = 0; v < vals.n; v++) {
+					if (!res[v] && (qp_bench_result_add(r, target, vals.v[v].metric, vals.v[v].unit,
+									    &res[v], err) < 0 ||
+							qp_bench_result_tag(res[v], target, test, err) < 0))
+						return -1;
+					if (qp_bench_sample(res[v], vals.v[v].v, err) < 0)
+						return -1;
+				}
 			}
 		}
 	}

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "bench/density.h"
 #include "cli/cli.h"
 #include "report/report.h"
 #include "util/cleanup.h"
@@ -25,7 +26,7 @@
 #define DEFAULT_IMAGE "/var/cache/qpod/rootfs-busybox"
 
 static const char usage[] =
-	"Usage: qpod bench start|replace|memory|workload [OPTIONS]\n"
+	"Usage: qpod bench start|replace|memory|workload|consolidate [OPTIONS]\n"
 	"  start    start latency (request to workload exec'd, from the run's timeline)\n"
 	"           and run-to-exit wall time of `qpod run IMAGE /bin/true` (pod deleted),\n"
 	"           with per-phase averages\n"
@@ -35,14 +36,21 @@ static const char usage[] =
 	"           container: the cgroup's memory usage of N idle pods\n"
 	"  workload the static benchmark tools (tools/bench) on the host, in a container\n"
 	"           and in a microVM: --targets host,container,vm (default all),\n"
-	"           --tests ctxsw,ctxsw8,fork,execve,syscall,int,fp,stream,tcp_rr,tcp_stream\n"
-	"           (default all), --duration SECONDS per run (default 2); --runs default 3,\n"
+	"           --tests ctxsw,ctxsw8,fork,execve,syscall,int,fp,stream,tcp_rr,tcp_stream,\n"
+	"           rr_idle,rr_busy_host,rr_busy_pod,http,file_write,file_read,file_copy,\n"
+	"           file_create,vol_write,vol_read,vol_copy,vol_create or all (default), --duration SECONDS per run (default 2); --runs default 3,\n"
 	"           vm --memory default 2G. The network tests run in a network namespace\n"
 	"           of the bench's own (server in the pod, client on the host).\n"
+	"  consolidate  N = 1..--pods pods (default 4) at once, container then vm, each\n"
+	"           serving TCP_RR to a host client while running intbench and stream\n"
+	"           for --duration seconds (default 5): aggregate throughput and the\n"
+	"           worst pod's latency per N; density's memory reserve (10% of RAM,\n"
+	"           at least 1G) stops it early; vm --memory default 512M. No --runs,\n"
+	"           --warmup or --baseline (one measurement per N).\n"
 	"Options:\n"
 	"  --mode container|vm|both  (default: start both, replace and memory vm)\n"
 	"  --runs N         measured runs (default 20; memory: pods per size)\n"
-	"  --warmup N       unmeasured runs first (default 1; memory: none)\n"
+	"  --warmup N       unmeasured runs first (default 1; memory: none; not for workload)\n"
 	"  --image ROOTFS   the pods' rootfs (default " DEFAULT_IMAGE ")\n"
 	"  --memory SIZE    pod memory (vm: guest RAM; memory: the second size, default 512M)\n"
 	"  --vcpus N        vm pods' vCPUs\n"
@@ -114,6 +122,7 @@ const struct option cli_opts_bench[] = {
 	{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
 	{ "targets", required_argument, NULL, 'T' }, { "tests", required_argument, NULL, 't' },
 	{ "duration", required_argument, NULL, 'd' }, { "accel", required_argument, NULL, 'A' },
+	{ "pods", required_argument, NULL, 'P' },
 	{ 0 },
 };
 
@@ -125,10 +134,12 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	const char *mode = NULL, *format = "table", *output = NULL, *scenario;
 	_cleanup_free_ char *image = NULL;
 	char exe[PATH_MAX], exe_dir[PATH_MAX], root[] = "/tmp/qpod-bench.XXXXXX";
-	bool warmup_set = false, runs_set = false;
+	bool warmup_set = false, runs_set = false, duration_set = false, baseline_set = false;
+	struct qp_consolidate_opts cons = { .pods = 4, .duration = 5 };
+	int pods_set = 0;
 	const char *accel = "none";
 	const char *targets_arg = "host,container,vm", *tests_arg = NULL;
-	const char *targets[4] = { NULL }, *tests[16] = { NULL };
+	const char *targets[4] = { NULL }, *tests[32] = { NULL };
 	struct qp_workload_opts w = { .targets = targets, .tests = tests, .duration = 2 };
 	sigset_t old;
 	int c, ret = -1;
@@ -158,6 +169,14 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 			if (!*optarg || *end || !(w.duration > 0) || w.duration > 3600)
 				return qp_error_set(err, QP_E_INVALID, 0, "--duration must be a number of seconds in (0, 3600], not \"%s\"",
 						    optarg);
+			cons.duration = w.duration;
+			duration_set = true;
+			break;
+		}
+		case 'P': {
+			if (parse_int(optarg, "--pods", 1, 64, &cons.pods, err) < 0)
+				return -1;
+			pods_set = 1;
 			break;
 		}
 		case 'w':
@@ -175,12 +194,13 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 				return qp_error_set(err, QP_E_INVALID, 0,
 						    "--memory %s is more than this host's RAM", optarg);
 			o.memory = optarg;
+			o.memory_bytes = mem;
 			break;
 		case 'c':
 			if (parse_int(optarg, "--vcpus", 1, 255, &o.vcpus, err) < 0)
 				return -1;
 			break;
-		case 'b': o.baseline = true; break;
+		case 'b': o.baseline = baseline_set = true; break;
 		case 'f': format = optarg; break;
 		case 'o': output = optarg; break;
 		default:
@@ -192,15 +212,29 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		return qp_error_set(err, QP_E_INVALID, 0, "bench: give one of start, replace, memory (see qpod bench --help)");
 	scenario = argv[optind];
 	if (strcmp(scenario, "start") && strcmp(scenario, "replace") && strcmp(scenario, "memory") &&
-	    strcmp(scenario, "workload"))
+	    strcmp(scenario, "workload") && strcmp(scenario, "consolidate"))
 		return qp_error_set(err, QP_E_INVALID, 0,
-				    "bench: unknown scenario \"%s\" (start, replace, memory, workload)", scenario);
+				    "bench: unknown scenario \"%s\" (start, replace, memory, workload, consolidate)", scenario);
+	bool consolidate = !strcmp(scenario, "consolidate");
+	if (duration_set && !consolidate && strcmp(scenario, "workload"))
+		return qp_error_set(err, QP_E_INVALID, 0, "bench: --duration is for bench workload and consolidate");
+	if (pods_set && !consolidate)
+		return qp_error_set(err, QP_E_INVALID, 0, "bench: --pods is for bench consolidate");
+	if (!strcmp(scenario, "workload") && warmup_set)
+		return qp_error_set(err, QP_E_INVALID, 0, "bench workload: no --warmup (every run is measured)");
+	if (consolidate && (runs_set || warmup_set || baseline_set))
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "bench consolidate: no --runs, --warmup or --baseline (one measurement per number of pods)");
 	if (!strcmp(scenario, "workload")) {
 		static const char *const all_targets[] = { "host", "container", "vm", NULL };
-		if (split_list(targets_arg, all_targets, targets, 3, "--targets", err) < 0 ||
-		    split_list(tests_arg ? tests_arg : "ctxsw,ctxsw8,fork,execve,syscall,int,fp,stream,tcp_rr,tcp_stream",
-			       qp_workload_tests, tests, 15, "--tests", err) < 0)
+		if (split_list(targets_arg, all_targets, targets, 3, "--targets", err) < 0)
 			return -1;
+		if (!tests_arg || !strcmp(tests_arg, "all")) {
+			for (int i = 0; qp_workload_tests[i] && i < 31; i++)
+				tests[i] = qp_workload_tests[i];
+		} else if (split_list(tests_arg, qp_workload_tests, tests, 31, "--tests", err) < 0) {
+			return -1;
+		}
 		o.container = o.vm = false;
 		for (int i = 0; targets[i]; i++) {
 			o.container |= !strcmp(targets[i], "container");
@@ -216,7 +250,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		return qp_error_set(err, QP_E_INVALID, 0, "bench: --format must be table, markdown, csv or json, not \"%s\"",
 				    format);
 	if (!mode)
-		mode = strcmp(scenario, "start") ? "vm" : "both";
+		mode = strcmp(scenario, "start") && !consolidate ? "vm" : "both";
 	if (strcmp(mode, "container") && strcmp(mode, "vm") && strcmp(mode, "both"))
 		return qp_error_set(err, QP_E_INVALID, 0, "bench: --mode must be container, vm or both, not \"%s\"", mode);
 	if (strcmp(scenario, "workload")) {
@@ -225,6 +259,13 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	}
 	if (!strcmp(scenario, "memory") && !warmup_set)
 		o.warmup = 0;
+	if (!strcmp(scenario, "workload"))
+		o.warmup = 0;
+	if (consolidate) {
+		o.runs = 1;
+		o.warmup = 0;
+		cons.reserve = qp_density_default_reserve((int64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE));
+	}
 	if (cli_resolve_rootfs(o.image ? o.image : DEFAULT_IMAGE, &image, err) < 0)
 		return qp_error_prefix(err, "bench: --image");
 	o.image = image;
@@ -248,6 +289,12 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	    qp_bench_param_num(r, "vcpus", o.vcpus > 0 ? o.vcpus : 1, err) < 0 ||
 	    qp_bench_param_str(r, "baseline", o.baseline ? "yes" : "no", err) < 0)
 		goto out;
+	if ((consolidate || !strcmp(scenario, "workload")) &&
+	    qp_bench_param_num(r, "duration", consolidate ? cons.duration : w.duration, err) < 0)
+		goto out;
+	if (consolidate && (qp_bench_param_num(r, "pods", cons.pods, err) < 0 ||
+			    qp_bench_param_num(r, "reserve_mb", (double)(cons.reserve >> 20), err) < 0))
+		goto out;
 	/* Ctrl-C and SIGTERM stop the scenario between runs, so its cleanup runs */
 	qp_bench_hold_signals(&old);
 	if (!strcmp(scenario, "start"))
@@ -256,6 +303,8 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		ret = qp_bench_replace(&o, r, err);
 	else if (!strcmp(scenario, "workload"))
 		ret = qp_bench_workload(&o, &w, r, err);
+	else if (consolidate)
+		ret = qp_bench_consolidate(&o, &cons, r, err);
 	else
 		ret = qp_bench_memory(&o, r, err);
 	if (o.progress)

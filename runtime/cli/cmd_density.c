@@ -26,7 +26,8 @@ static const char usage[] =
 	"subnet-full), the next pod would take the host's MemAvailable below the\n"
 	"reserve (reserve), a pod too slow to start (start-timeout: the host's CPU is\n"
 	"saturated), --max (max), Ctrl-C (interrupted) or another error (error).\n"
-	"Then measure every pod, tear them all down in parallel and report.\n"
+	"Then measure every pod (memory, and its CPU use idle over 3 s), tear them all\n"
+	"down in parallel and report.\n"
 	"  --mode vm|container   (default vm)\n"
 	"  --vcpus N             vCPUs per vm pod (default 1)\n"
 	"  --accel auto|kvm|tcg  accelerator of the vm pods (default auto)\n"
@@ -154,7 +155,7 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	if ((o.subnet || o.bridge) && strcmp(o.net, "bridge"))
 		return qp_error_set(err, QP_E_INVALID, 0, "density: --subnet and --bridge need --net bridge");
 	if (!reserve_set)
-		o.reserve = ram / 10 > (1LL << 30) ? ram / 10 : (1LL << 30);
+		o.reserve = qp_density_default_reserve(ram);
 	if (o.reserve >= ram)
 		return qp_error_set(err, QP_E_INVALID, 0, "density: --reserve %lld MB is not less than this host's RAM (%lld MB)",
 				    (long long)(o.reserve >> 20), (long long)(ram >> 20));

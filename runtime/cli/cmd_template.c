@@ -17,16 +17,20 @@ static const char usage[] =
 	"       qpod template create [--memory SIZE] [--vcpus N] [--accel auto|kvm|tcg]\n"
 	"                            [--firmware qboot|seabios|PATH]\n"
 	"       qpod template rm KEY...\n"
+	"       qpod template prune\n"
 	"VM templates: a microVM booted once up to its init's hello and saved (its RAM\n"
 	"and device state); vm pods (run's boot option: auto, the default, or\n"
 	"template) start as copy-on-write clones of the template of their kernel,\n"
 	"firmware, memory, vCPUs and accel instead of booting a kernel.  Made on\n"
 	"first use; kept in\n"
 	"$QPOD_CACHE/templates (default /var/cache/qpod/templates).\n"
-	"  list     one JSON object per line: key, mem_mb, meta (what it boots)\n"
+	"  list     one JSON object per line: key, mem_mb, meta (what it boots),\n"
+	"           stale (one of its files changed: no pod clones it again)\n"
 	"  create   make the template that pods with these options clone, now;\n"
 	"           prints {\"key\":...,\"made\":true|false} (false: it existed)\n"
 	"  rm KEY   remove templates (running clones keep their memory)\n"
+	"  prune    remove the stale templates and what dead makers left; prints\n"
+	"           {\"removed\":[KEY...]} (making a template prunes too)\n"
 	"  --memory SIZE, --vcpus N, --accel, --firmware: as for qpod run (defaults\n"
 	"           256M, 1, auto, qboot)\n";
 
@@ -36,7 +40,7 @@ const struct option cli_opts_template[] = {
 	{ "help", no_argument, NULL, 'h' },	    { 0 }
 };
 
-static void put_one(void *ctx, const char *key, const char *meta, long long mem_bytes)
+static void put_one(void *ctx, const char *key, const char *meta, long long mem_bytes, bool stale)
 {
 	yajl_gen g = qp_json_gen_new(false);
 	char *text = NULL;
@@ -46,10 +50,16 @@ static void put_one(void *ctx, const char *key, const char *meta, long long mem_
 	qp_json_kstr(g, "key", key);
 	qp_json_kint(g, "mem_mb", mem_bytes < 0 ? -1 : mem_bytes >> 20);
 	qp_json_kstr(g, "meta", meta);
+	qp_json_kbool(g, "stale", stale);
 	yajl_gen_map_close(g);
 	if (qp_json_gen_finish(g, &text, NULL, NULL) == 0)
 		printf("%s\n", text);
 	free(text);
+}
+
+static void put_removed(void *ctx, const char *key)
+{
+	qp_json_str(ctx, key);
 }
 
 static int create(const struct pod_driver *d, int argc, char **argv, qp_error **err)
@@ -133,7 +143,24 @@ int cmd_template(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 			return qp_error_set(err, QP_E_INVALID, 0, "template rm: missing KEY (qpod template list)");
 		for (int i = 2; i < argc && r == 0; i++)
 			r = d->template_remove(argv[i], err);
+	} else if (!strcmp(sub, "prune")) {
+		if (argc > 2)
+			return qp_error_set(err, QP_E_INVALID, 0, "template prune: unexpected argument \"%s\"", argv[2]);
+		yajl_gen g = qp_json_gen_new(false);
+		char *text = NULL;
+		yajl_gen_map_open(g);
+		qp_json_key(g, "removed");
+		yajl_gen_array_open(g);
+		r = d->template_prune(put_removed, g, err);
+		yajl_gen_array_close(g);
+		yajl_gen_map_close(g);
+		if (r < 0)
+			yajl_gen_free(g); /* finish frees it otherwise */
+		else if ((r = qp_json_gen_finish(g, &text, NULL, err)) == 0)
+			printf("%s\n", text);
+		free(text);
 	} else
-		return qp_error_set(err, QP_E_INVALID, 0, "template: unknown subcommand \"%s\" (list, create, rm)", sub);
+		return qp_error_set(err, QP_E_INVALID, 0, "template: unknown subcommand \"%s\" (list, create, rm, prune)",
+				    sub);
 	return r < 0 ? qp_error_prefix(err, "template %s", sub) : 0;
 }

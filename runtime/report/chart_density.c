@@ -5,7 +5,8 @@
  * dashed reference line where the scenario matches: VM pods, start latency
  * (376 ms on KVM, 1367 ms under TCG, both with qboot) and MemAvailable
  * (252 pods on 16 GB: 16384/252 = 65 MB a pod, from the host's
- * MemAvailable before the first pod). */
+ * MemAvailable before the first pod).  `bench consolidate` files get the
+ * same curves: sample i belongs to i+1 pods running the mixed workload. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,7 @@ static double py(double v, double max)
 	return BY - (BY - TY) * (v > 0 ? v : 0) / max;
 }
 
-static void axes(struct qp_svg *s, double ymax, size_t npods, const char *unit)
+static void axes(struct qp_svg *s, double ymax, size_t npods, const char *unit, const char *xlabel)
 {
 	char label[48];
 	double step = (double)(long long)qp_svg_nice_max((double)npods / 5); /* whole pods */
@@ -47,7 +48,7 @@ static void axes(struct qp_svg *s, double ymax, size_t npods, const char *unit)
 		snprintf(label, sizeof(label), "%g", pod);
 		qp_svg_text(s, px(pod, (double)npods), BY + 16, "middle", 11, label);
 	}
-	qp_svg_text(s, (LX + RX) / 2, BY + 34, "middle", 12, "pods started");
+	qp_svg_text(s, (LX + RX) / 2, BY + 34, "middle", 12, xlabel);
 	qp_svg_text(s, LX - 6, TY - 10, "end", 11, unit);
 }
 
@@ -63,6 +64,11 @@ static const struct {
 	{ "guest_used_mb", "guest memory used in each pod" },
 	{ "guest_free_mb", "guest memory free in each pod" },
 	{ "cgroup_usage_mb", "cgroup memory of each pod" },
+	{ "aggregate_int_dmips", "aggregate CPU (intbench DMIPS)" },
+	{ "aggregate_stream_gbs", "aggregate memory bandwidth (stream triad)" },
+	{ "aggregate_rr_rate", "aggregate TCP_RR round trips per second" },
+	{ "worst_p50_us", "the worst pod's median round trip" },
+	{ "worst_p99_us", "the worst pod's p99 round trip" },
 };
 
 static const char *curve_title(const char *metric)
@@ -142,7 +148,7 @@ int qp_chart_density(const struct qp_bench_report *r, size_t idx, const char *me
 	size_t npods = 0, nseries = 0;
 	const char *unit = "", *what = curve_title(metric);
 	struct reference ref;
-	bool have_ref;
+	bool have_ref, cons = !strcmp(r->scenario, "consolidate");
 	double ymax = 0;
 	struct qp_svg s;
 
@@ -165,16 +171,20 @@ int qp_chart_density(const struct qp_bench_report *r, size_t idx, const char *me
 	labels = calloc(nseries, sizeof(*labels));
 	label_buf = calloc(nseries, lsize);
 	if (!labels || !label_buf ||
-	    (what ? asprintf(&title, "density: %s", what) : asprintf(&title, "density: %s per pod", metric)) < 0 ||
-	    asprintf(&caption, "One point per pod, in the order they started: x is the number of pods "
-			       "running, y the %s measured for that pod (%s).%s", metric, unit,
-		     have_ref ? " The dashed line is Hyper's published figure, for reference." : "") < 0 ||
+	    (what ? asprintf(&title, "%s: %s", cons ? "consolidation" : "density", what)
+		  : asprintf(&title, "density: %s per pod", metric)) < 0 ||
+	    (cons ? asprintf(&caption, "One point per number of pods running the mixed workload at the same time "
+				       "(x); y is the %s over all of them (%s), one line per kind of pod.",
+			     metric, unit)
+		  : asprintf(&caption, "One point per pod, in the order they started: x is the number of pods "
+				       "running, y the %s measured for that pod (%s).%s", metric, unit,
+			     have_ref ? " The dashed line is Hyper's published figure, for reference." : "")) < 0 ||
 	    asprintf(&suffix, "%s-per-pod", metric) < 0 || !(slug = qp_svg_slug(idx, suffix)))
 		return qp_fail(err, ENOMEM, "chart");
 	double legend_rows = 1 + (double)(nseries / 5) + (have_ref ? 1 : 0);
 	if (qp_svg_begin(&s, QP_SVG_W, BY + 62 + 18.0 * legend_rows, title, err) < 0)
 		return -1;
-	axes(&s, ymax, npods, unit);
+	axes(&s, ymax, npods, unit, cons ? "pods running at once" : "pods started");
 	nseries = 0;
 	for (size_t i = 0; i < r->n_results; i++) {
 		const struct qp_bench_result *res = r->results[i];

@@ -1,8 +1,10 @@
 /* runtime/report/chart_workload.c — (d) workloads as % of the bare host
- * (OpenVZ's picture): one group of bars per test, one bar per target.
+ * (OpenVZ's picture): one group of bars per test (per test and metric when
+ * a test has several, e.g. rr_idle p50_us and p99_us), one bar per target.
  * 100% = as good as the host.  For times (unit ms/us/ns/s, or a metric
  * ending in _ms/_us/_ns/_s) lower is better, so the bar is host/target;
  * for anything else (throughput, operations) it is target/host. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,35 +19,36 @@ static const char *group_of(const struct qp_bench_result *res)
 	return res->test ? res->test : res->metric;
 }
 
+/* Same group: the same test (or metric) and the same metric. */
+static bool same_group(const struct qp_bench_result *a, const struct qp_bench_result *b)
+{
+	return !strcmp(group_of(a), group_of(b)) && !strcmp(a->metric, b->metric);
+}
+
+/* The group's label: the test, and its metric unless that is the score. */
+static void group_label(const struct qp_bench_result *res, char *buf, size_t size)
+{
+	if (res->test && strcmp(res->metric, "score"))
+		snprintf(buf, size, "%s %s", res->test, res->metric);
+	else
+		snprintf(buf, size, "%s", group_of(res));
+}
+
 static const char *target_of(const struct qp_bench_result *res)
 {
 	return res->target ? res->target : res->name;
 }
 
-static bool lower_is_better(const struct qp_bench_result *res)
-{
-	static const char *const units[] = { "ms", "us", "ns", "s", "sec", NULL };
-	static const char *const ends[] = { "_ms", "_us", "_ns", "_s" };
-	size_t len = strlen(res->metric);
-
-	if (qp_bench_one_of(res->unit, units))
-		return true;
-	for (size_t i = 0; i < QP_ARRAY_SIZE(ends); i++)
-		if (len >= strlen(ends[i]) && !strcmp(res->metric + len - strlen(ends[i]), ends[i]))
-			return true;
-	return false;
-}
-
 /* The % of host of target in group; false if either is missing or zero. */
-static bool percent(const struct qp_bench_report *r, const char *group, const char *target,
-		    double *out)
+static bool percent(const struct qp_bench_report *r, const struct qp_bench_result *group,
+		    const char *target, double *out)
 {
 	const struct qp_bench_result *host = NULL, *res = NULL;
 	struct qp_bench_stats h, t;
 
 	for (size_t i = r->n_results; i-- > 0;) {
 		const struct qp_bench_result *o = r->results[i];
-		if (strcmp(group_of(o), group) || !o->n)
+		if (!same_group(o, group) || !o->n)
 			continue;
 		if (!strcmp(target_of(o), "host"))
 			host = o;
@@ -55,12 +58,12 @@ static bool percent(const struct qp_bench_report *r, const char *group, const ch
 	if (!host || !res || qp_bench_stats(host->samples, host->n, &h, NULL) < 0 ||
 	    qp_bench_stats(res->samples, res->n, &t, NULL) < 0 || h.median <= 0 || t.median <= 0)
 		return false;
-	*out = 100 * (lower_is_better(res) ? h.median / t.median : t.median / h.median);
+	*out = 100 * (qp_result_lower_is_better(res) ? h.median / t.median : t.median / h.median);
 	return true;
 }
 
 /* Distinct groups and targets ("host" first), pointers into r. */
-static void collect(const struct qp_bench_report *r, const char **groups, size_t *ng,
+static void collect(const struct qp_bench_report *r, const struct qp_bench_result **groups, size_t *ng,
 		    const char **targets, size_t *nt)
 {
 	size_t k;
@@ -70,10 +73,10 @@ static void collect(const struct qp_bench_report *r, const char **groups, size_t
 	targets[0] = "host";
 	for (size_t i = 0; i < r->n_results; i++) {
 		const struct qp_bench_result *res = r->results[i];
-		for (k = 0; k < *ng && strcmp(groups[k], group_of(res)); k++)
+		for (k = 0; k < *ng && !same_group(groups[k], res); k++)
 			;
 		if (k == *ng)
-			groups[(*ng)++] = group_of(res);
+			groups[(*ng)++] = res;
 		for (k = 0; k < *nt && strcmp(targets[k], target_of(res)); k++)
 			;
 		if (k == *nt)
@@ -84,7 +87,7 @@ static void collect(const struct qp_bench_report *r, const char **groups, size_t
 int qp_chart_workload(const struct qp_bench_report *r, size_t idx, struct qp_charts *out,
 		      qp_error **err)
 {
-	_cleanup_free_ const char **groups = calloc(r->n_results + 1, sizeof(*groups));
+	_cleanup_free_ const struct qp_bench_result **groups = calloc(r->n_results + 1, sizeof(*groups));
 	_cleanup_free_ const char **targets = calloc(r->n_results + 1, sizeof(*targets));
 	_cleanup_free_ char *slug = qp_svg_slug(idx, "workload");
 	const char *title = "workloads: speed relative to the host";
@@ -106,7 +109,9 @@ int qp_chart_workload(const struct qp_bench_report *r, size_t idx, struct qp_cha
 		return -1;
 	qp_svg_xaxis(&s, max, QP_SVG_TOP, bottom, "%");
 	for (size_t g = 0; g < ng; g++) {
-		qp_svg_text(&s, QP_SVG_PLOT_X - 8, y + (double)nt * ROW_H / 2 + 4, "end", 12, groups[g]);
+		char label[600];
+		group_label(groups[g], label, sizeof(label));
+		qp_svg_text(&s, QP_SVG_PLOT_X - 8, y + (double)nt * ROW_H / 2 + 4, "end", 12, label);
 		for (size_t t = 0; t < nt; t++, y += ROW_H) {
 			if (!percent(r, groups[g], targets[t], &pct))
 				continue;

@@ -31,7 +31,7 @@ static size_t with_samples(const struct qp_bench_report *r, const char *metric, 
 	return n;
 }
 
-/* density: the curve first (start latency, then MemAvailable against the
+/* density (and consolidate, whose samples are per number of pods): the curve first (start latency, then MemAvailable against the
  * pod count), then every other metric whose per-pod samples vary; no bar
  * charts (one result per metric: a single bar says what the table says) */
 static int density_charts(const struct qp_bench_report *r, size_t idx, struct qp_charts *out,
@@ -62,7 +62,7 @@ int qp_report_charts_one(const struct qp_bench_report *r, size_t idx, struct qp_
 
 	if (!strcmp(r->scenario, "workload"))
 		return qp_chart_workload(r, idx, out, err);
-	if (!strcmp(r->scenario, "density"))
+	if (!strcmp(r->scenario, "density") || !strcmp(r->scenario, "consolidate"))
 		return density_charts(r, idx, out, err) < 0 ? -1 : qp_chart_phases(r, idx, out, err);
 	for (size_t i = 0; i < r->n_results; i++) {
 		const char *metric = r->results[i]->metric;

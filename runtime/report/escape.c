@@ -38,6 +38,17 @@ void qp_put_xml(FILE *f, const char *s)
 	}
 }
 
+void qp_put_xml_lines(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		char one[2] = { *s, '\0' };
+		if (*s == '\n')
+			fputc('\n', f);
+		else
+			qp_put_xml(f, one);
+	}
+}
+
 void qp_put_plain(FILE *f, const char *s)
 {
 	for (; s && *s; s++)

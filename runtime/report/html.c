@@ -1,6 +1,8 @@
 /* runtime/report/html.c — one self-contained HTML page: per result file
  * its description, tables and charts (inline SVG).  Inline CSS only: no
  * scripts, no fonts, nothing fetched from anywhere. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/report.h"
@@ -50,6 +52,34 @@ static void about_table(FILE *out, const struct qp_table *t)
 	fputs("</table>\n", out);
 }
 
+/* workloads and consolidation: the seeds' layout (and the index), as the
+ * text report has them */
+static int workload_layout(FILE *out, const struct qp_bench_report *r, qp_error **err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	bool workload = !strcmp(r->scenario, "workload");
+	if (!workload && strcmp(r->scenario, "consolidate"))
+		return 0;
+	if (!(m = open_memstream(&text, &len)))
+		return qp_fail(err, errno, "report: memstream");
+	if (workload)
+		qp_workload_table(r, false, m);
+	else
+		qp_consolidate_table(r, false, m);
+	if (fclose(m) != 0) {
+		free(text);
+		return qp_fail(err, ENOMEM, "report");
+	}
+	fputs("<h3>In the seeds' layout</h3>\n<pre>", out);
+	qp_put_xml_lines(out, text);
+	fputs("</pre>\n", out);
+	free(text);
+	return 0;
+}
+
 static int tables(FILE *out, const struct qp_bench_report *r, qp_error **err)
 {
 	struct qp_table t;
@@ -70,7 +100,7 @@ static int tables(FILE *out, const struct qp_bench_report *r, qp_error **err)
 		html_table(out, &t);
 	}
 	qp_table_free(&t);
-	return 0;
+	return workload_layout(out, r, err);
 }
 
 /* A heading people read: what was measured, on which pods; the file it
@@ -80,7 +110,8 @@ static void heading(FILE *out, const struct qp_bench_report *r)
 	static const struct {
 		const char *scenario, *name;
 	} names[] = { { "start", "Start latency" }, { "replace", "Replace" }, { "memory", "Memory" },
-		      { "density", "Density" }, { "workload", "Workloads" } };
+		      { "density", "Density" }, { "workload", "Workloads" },
+		      { "consolidate", "Consolidation" } };
 	const char *name = r->scenario;
 	char line[256];
 
@@ -141,14 +172,7 @@ static int section(FILE *out, const struct qp_bench_report *r, size_t idx, const
 	qp_charts_free(&charts);
 	if (r->definitions) {
 		fputs("<h3>Measurement definitions</h3>\n<pre>", out);
-		/* keep the text's line breaks: escape it line by line */
-		for (const char *c = r->definitions; *c; c++) {
-			char one[2] = { *c, '\0' };
-			if (*c == '\n')
-				fputc('\n', out);
-			else
-				qp_put_xml(out, one);
-		}
+		qp_put_xml_lines(out, r->definitions);
 		fputs("</pre>\n", out);
 	}
 	fputs("</section>\n", out);

@@ -51,6 +51,7 @@ void qp_report_fmt(double v, bool have, char buf[32]);
 
 /* ---- escaping (escape.c) ---- */
 void qp_put_xml(FILE *f, const char *s);       /* &<>"' as entities, controls as '?' */
+void qp_put_xml_lines(FILE *f, const char *s); /* qp_put_xml, keeping line breaks (<pre>) */
 void qp_put_plain(FILE *f, const char *s);     /* controls as '?' (terminal) */
 void qp_put_markdown(FILE *f, const char *s);  /* plain, plus '|' '\\' '*' '_' '`' '<' escaped */
 void qp_put_csv(FILE *f, const char *s);       /* quoted when needed, controls as '?' */
@@ -89,7 +90,30 @@ int qp_report_charts_one(const struct qp_bench_report *r, size_t idx, struct qp_
 			 qp_error **err);
 void qp_charts_free(struct qp_charts *c);
 
-/* The seeds' layout of a `bench workload` report (workload_table.c). */
+/* The seeds' layout of a `bench workload` report (workload_table.c), the
+ * host-normalised index under the tables. */
 void qp_workload_table(const struct qp_bench_report *r, bool markdown, FILE *f);
+
+/* A `bench consolidate` report in OpenVZ's layout (consolidate_table.c). */
+void qp_consolidate_table(const struct qp_bench_report *r, bool markdown, FILE *f);
+
+/* ---- workload_index.c ---- */
+/* true for times (unit ms/us/ns/s, or a metric ending in _ms/_us/_ns/_s) */
+bool qp_result_lower_is_better(const struct qp_bench_result *res);
+/* The result of target, test and metric with samples, or NULL. */
+const struct qp_bench_result *qp_workload_find(const struct qp_bench_report *r, const char *target,
+					       const char *test, const char *metric);
+/* The host-normalised index of each target (host = 10 per test, geometric
+ * mean over the tests the target and the host both ran): at most max
+ * entries in first-seen order, targets with no such test left out. */
+struct qp_workload_index {
+	const char *target; /* points into r */
+	double value;
+	size_t tests;
+};
+size_t qp_workload_index(const struct qp_bench_report *r, struct qp_workload_index *out, size_t max);
+/* "Index (host = 10 ...): host 10.00 (12 tests), container 9.71 (12 tests)"
+ * and a newline; nothing when no target has an index. */
+void qp_workload_index_line(const struct qp_bench_report *r, FILE *f);
 
 #endif

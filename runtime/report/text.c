@@ -156,6 +156,10 @@ int qp_report_text(const struct qp_report_set *set, bool markdown, FILE *out, qp
 			fputc('\n', out);
 			qp_workload_table(set->reports[i], markdown, out);
 		}
+		if (!strcmp(set->reports[i]->scenario, "consolidate")) {
+			fputc('\n', out);
+			qp_consolidate_table(set->reports[i], markdown, out);
+		}
 	}
 	return 0;
 }

@@ -583,4 +583,5 @@ const struct pod_driver qp_vm_driver = {
 	.template_create = vm_template_create,
 	.template_list = vm_template_list,
 	.template_remove = vm_template_remove,
+	.template_prune = vm_template_prune,
 };

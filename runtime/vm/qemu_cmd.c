@@ -136,12 +136,8 @@ static int build_argv(const struct vm_qemu_opts *o, const struct qsocks *s, bool
 
 	if (o->cmdline)
 		snprintf(cmdline, sizeof(cmdline), "%s", o->cmdline);
-	else {
-		vm_read_cmdline(cmdline, VM_CMDLINE_MAX);
-		/* TCG, one vCPU: the LAPIC timer's calibration costs more than it gives */
-		if (!o->kvm && o->vcpus == 1)
-			strcat(cmdline, " nolapic_timer");
-	}
+	else
+		vm_guest_cmdline(cmdline, sizeof(cmdline), o->kvm, o->vcpus, o->template_boot);
 	add(a, QEMU_BIN);
 	add(a, "-M");
 	add(a, pr->machine);

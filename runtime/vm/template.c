@@ -10,7 +10,8 @@
  *   meta   one line: everything that shapes the booted guest (kernel,
  *          firmware, guest-init and QEMU binaries by inode/size/mtime,
  *          memory, vCPUs, accel, the kernel command line, the protocol
- *          version).  KEY is a hash of it; the whole line is compared on use,
+ *          version, and the device set: whether there is a NIC and how
+ *          many 9p shares besides the rootfs).  KEY is a hash of it; the whole line is compared on use,
  *          so a changed input or a colliding key is a miss, never a wrong
  *          guest.
  * It is made in a private .tmp-KEY-PID/ directory under KEY.lock (flock)
@@ -40,6 +41,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/paths.h"
+#include "net/net.h"
 #include "vm/vm.h"
 
 #define TPL_SUBDIR "templates"
@@ -133,11 +135,12 @@ static int describe(const struct vm_template_params *p, char *desc, size_t size,
 		return qp_fail(err, errno, "template: stat the kernel, firmware or guest-init");
 	if (qemu_id(qemu, sizeof(qemu)) < 0)
 		return qp_error_set(err, QP_E_NOTFOUND, 0, "template: %s not found", QEMU_BIN);
-	vm_read_cmdline(cmdline, sizeof(cmdline));
+	vm_guest_cmdline(cmdline, sizeof(cmdline), p->kvm, p->vcpus, true);
 	if ((size_t)snprintf(desc, size,
-			     "proto=%d kernel=%s firmware=%s init=%s qemu=%s mem=%lluM vcpus=%d accel=%s cmdline=%s",
+			     "proto=%d kernel=%s firmware=%s init=%s qemu=%s mem=%lluM vcpus=%d accel=%s nic=%d "
+			     "shares=%u cmdline=%s",
 			     QP_PROTO_VERSION, kernel, fw, init, qemu, p->mem_mib, p->vcpus,
-			     p->kvm ? "kvm" : "tcg", cmdline) >= size)
+			     p->kvm ? "kvm" : "tcg", p->nic, p->nshares, cmdline) >= size)
 		return qp_error_set(err, QP_E_INVALID, 0, "template: description too long");
 	for (const char *c = desc; *c; c++)
 		h = (h ^ (unsigned char)*c) * 1099511628211ull;
@@ -168,6 +171,26 @@ static bool valid(int tdir, const char *key, const char *desc, unsigned long lon
 	       st.st_size <= (off_t)TPL_STATE_MAX;
 }
 
+/* The empty directories a template's shares point at while it is made:
+ * root, m0 .. m(QP_PROTO_MAX_MOUNTS-1). */
+static void share_dir_name(unsigned i, char *buf, size_t size)
+{
+	if (i == 0)
+		snprintf(buf, size, "root");
+	else
+		snprintf(buf, size, "m%u", i - 1);
+}
+
+static void remove_share_dirs(int d)
+{
+	char name[16];
+
+	for (unsigned i = 0; i <= QP_PROTO_MAX_MOUNTS; i++) {
+		share_dir_name(i, name, sizeof(name));
+		unlinkat(d, name, AT_REMOVEDIR);
+	}
+}
+
 /* Remove a template directory (only the files a template has). */
 static void remove_dir(int tdir, const char *name)
 {
@@ -176,7 +199,7 @@ static void remove_dir(int tdir, const char *name)
 	if (d >= 0) {
 		for (size_t i = 0; tpl_files[i]; i++)
 			unlinkat(d, tpl_files[i], 0);
-		unlinkat(d, "root", AT_REMOVEDIR);
+		remove_share_dirs(d);
 	}
 	unlinkat(tdir, name, AT_REMOVEDIR);
 }
@@ -238,24 +261,55 @@ int vm_template_migrate(struct vm_qmp *q, int fd, bool incoming, qp_error **err)
 static int make_in(int d, const char *tmp, const struct vm_template_params *p, const char *desc,
 		   qp_error **err)
 {
+	/* the MAC the guest boots with; each clone's guest-init sets its own */
+	static const unsigned char template_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 	char mem[PATH_MAX + 80], root[PATH_MAX + 80];
+	struct vm_share shares[QP_PROTO_MAX_MOUNTS];
+	char share_paths[QP_PROTO_MAX_MOUNTS][PATH_MAX + 80];
 	struct vm_qemu_opts o = {
 		.machine = VM_MACHINE_MICROVM, .statedir = tmp, .dirfd = d, .kernel = p->kernel,
 		.firmware = p->firmware, .rootfs = root, .rootfs_ro = true, .qmp = true, .kvm = p->kvm,
 		.vcpus = p->vcpus, .mem_mib = p->mem_mib, .tap_fd = -1, .mem_path = mem, .mem_shared = true,
+		.shares = shares, .nshares = p->nshares, .mac = template_mac, .template_boot = true,
 	};
 	struct vm_qmp *q = NULL;
 	struct qp_chan *ch = NULL;
 	struct qp_msg msg;
-	_cleanup_close_ int sfd = -1, mf = -1, meta = -1, fd = -1;
+	_cleanup_close_ int sfd = -1, mf = -1, meta = -1, fd = -1, tap = -1;
 	pid_t qemu = -1;
 	int r = -1;
 
+	if (p->nshares > QP_PROTO_MAX_MOUNTS)
+		return qp_error_set(err, QP_E_INVALID, 0, "template: at most %d shares", QP_PROTO_MAX_MOUNTS);
 	snprintf(mem, sizeof(mem), "%s/mem", tmp);
 	snprintf(root, sizeof(root), "%s/root", tmp);
-	/* the rootfs share exists (the device set must match the clones'), empty */
-	if (mkdirat(d, "root", 0500) < 0)
-		return qp_fail(err, errno, "template: mkdir root");
+	/* the shares exist (the device set must match the clones'), empty;
+	 * their tags are the ones vm_mounts_plan gives a pod's (m0, m1 ...) */
+	for (unsigned i = 0; i <= p->nshares; i++) {
+		char name[16];
+		share_dir_name(i, name, sizeof(name));
+		if (mkdirat(d, name, 0500) < 0)
+			return qp_fail(err, errno, "template: mkdir %s", name);
+		if (i == 0)
+			continue;
+		if ((size_t)snprintf(share_paths[i - 1], sizeof(share_paths[i - 1]), "%s/%s", tmp, name) >=
+		    sizeof(share_paths[i - 1]))
+			return qp_error_set(err, QP_E_INVALID, 0, "template: path too long");
+		shares[i - 1] = (struct vm_share){ .path = share_paths[i - 1], .ro = true };
+		snprintf(shares[i - 1].tag, sizeof(shares[i - 1].tag), "%s", name);
+	}
+	/* the NIC's backend: a tap attached to nothing and down (no packet
+	 * goes anywhere), of the kind (vnet_hdr) the clones' taps are, so the
+	 * features the guest negotiated hold for them */
+	if (p->nic && (o.tap_fd = tap = qp_net_tap_unattached(err)) < 0)
+		return qp_error_prefix(err, "template: NIC");
+	if (tap >= 0 && tap < 3) { /* QEMU's stdio would take its number */
+		int t = fcntl(tap, F_DUPFD_CLOEXEC, 3);
+		if (t < 0)
+			return qp_fail(err, errno, "template: dup tap fd");
+		close(tap);
+		o.tap_fd = tap = t;
+	}
 	if (vm_write_initrd(d, QP_VM_INITRD, p->init, err) < 0 || (qemu = vm_spawn_qemu(&o, err)) < 0)
 		goto out;
 	if ((fd = connect_chan(d, qemu, err)) < 0)
@@ -297,15 +351,31 @@ static int make_in(int d, const char *tmp, const struct vm_template_params *p, c
 out:
 	vm_qmp_free(q);
 	qp_chan_free(ch);
+	int status = 0;
+	bool died = false;
 	if (qemu > 0) {
-		kill(qemu, SIGKILL);
-		waitpid(qemu, NULL, 0);
+		/* a failure may be QEMU's death: give it a moment to be reaped as such */
+		for (int i = 0; r < 0 && i < 40 && !died; i++) {
+			died = waitpid(qemu, &status, WNOHANG) == qemu;
+			if (!died)
+				usleep(5000);
+		}
+		if (!died) {
+			kill(qemu, SIGKILL);
+			waitpid(qemu, NULL, 0);
+		}
 	}
 	if (r < 0) {
 		char tail[256];
 		vm_qemu_log_tail(d, tail, sizeof(tail));
 		if (tail[0])
-			qp_error_prefix(err, "qemu: %s;", tail);
+			qp_error_prefix(err, "qemu: %s", tail);
+		/* SIGBUS: a page of the shared RAM file could not be allocated */
+		if (died && WIFSIGNALED(status))
+			qp_error_prefix(err, "template: qemu killed by signal %d%s", WTERMSIG(status),
+					WTERMSIG(status) == SIGBUS
+						? " (the template's RAM file could not grow: is the cache's file system full?)"
+						: "");
 	}
 	/* what only the making needed */
 	unlinkat(d, QP_VM_INITRD, 0);
@@ -314,23 +384,7 @@ out:
 	return r;
 }
 
-/* the work dirs (.tmp-KEY-PID) of makers of key that were killed; called
- * under the key's lock, so no maker of it is alive (a killed one left its
- * RAM file, as large as the guest's memory) */
-static void remove_dead_makers(int tdir, const char *key)
-{
-	char prefix[64];
-	struct dirent *de;
-	DIR *dp = fdopendir(dup(tdir));
-
-	if (!dp)
-		return;
-	snprintf(prefix, sizeof(prefix), ".tmp-%s-", key);
-	while ((de = readdir(dp)))
-		if (!strncmp(de->d_name, prefix, strlen(prefix)))
-			remove_dir(tdir, de->d_name);
-	closedir(dp);
-}
+static int prune(void (*each)(void *ctx, const char *key), void *ctx, const char *keep, qp_error **err);
 
 /* KEY.failed: why the last making of KEY failed, if that was recently */
 static bool failed_recently(int tdir, const char *key, char *why, size_t size)
@@ -398,7 +452,6 @@ int vm_template_get(const struct vm_template_params *p, bool create, bool skip_f
 	if (skip_failed && failed_recently(tdir, out->key, why, sizeof(why)))
 		return qp_error_set(err, QP_E_GENERIC, 0, "template %s failed recently: %s", out->key, why);
 	remove_dir(tdir, out->key); /* stale or of other inputs */
-	remove_dead_makers(tdir, out->key);
 	snprintf(tmpname, sizeof(tmpname), ".tmp-%s-%d", out->key, (int)getpid());
 	snprintf(tmp, sizeof(tmp), "%s/%s", dir, tmpname);
 	if (mkdirat(tdir, tmpname, 0700) < 0)
@@ -411,7 +464,7 @@ int vm_template_get(const struct vm_template_params *p, bool create, bool skip_f
 			qp_fail(err, errno, "open %s", tmp);
 		else if (make_in(d, tmp, p, desc, err) == 0) {
 			unlinkat(d, QP_VM_QEMU_LOG, 0);
-			unlinkat(d, "root", AT_REMOVEDIR);
+			remove_share_dirs(d);
 			r = 0;
 		}
 	}
@@ -427,26 +480,79 @@ int vm_template_get(const struct vm_template_params *p, bool create, bool skip_f
 		snprintf(name, sizeof(name), "%s.failed", out->key);
 		unlinkat(tdir, name, 0);
 	}
+	/* a new template often replaces one whose inputs changed (a rebuilt
+	 * kernel, an upgraded QEMU): those are of no use any more */
+	if (r == 0)
+		prune(NULL, NULL, out->key, NULL);
 	return r;
 }
 
-int vm_template_list(void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes),
-		     void *ctx, qp_error **err)
+/* The value of NAME= in a meta line (the fields in describe()'s order;
+ * cmdline, the last, runs to the end), at most size-1 bytes; false if
+ * missing. */
+static bool meta_field(const char *meta, const char *name, const char *next, char *out, size_t size)
 {
-	char dir[PATH_MAX];
-	_cleanup_close_ int tdir = -1;
-	DIR *dp;
+	char key[32], nkey[32];
+	const char *v, *end;
+
+	snprintf(key, sizeof(key), " %s=", name);
+	snprintf(nkey, sizeof(nkey), " %s=", next ? next : "");
+	if (!(v = strstr(meta, key)))
+		return false;
+	v += strlen(key);
+	end = next ? strstr(v, nkey) : v + strlen(v);
+	if (!end || (size_t)(end - v) >= size)
+		return false;
+	memcpy(out, v, (size_t)(end - v));
+	out[end - v] = '\0';
+	return true;
+}
+
+/* Can a pod still ask for this template?  Not when its protocol is
+ * another guest-init's, or one of its input files (kernel, firmware,
+ * guest-init, QEMU) changed or is gone: the key of every pod now holds the
+ * new file's identity.  (A template of another memory size, command line
+ * or QEMU on PATH is someone else's current one, and stays.) */
+static bool current(const char *meta)
+{
+	static const char *const files[][2] = {
+		{ "kernel", "firmware" }, { "firmware", "init" }, { "init", "qemu" }, { "qemu", "mem" }
+	};
+	char line[TPL_META_MAX + 2], id[PATH_MAX + 96], now[PATH_MAX + 96], proto[16];
+
+	/* " " first: meta_field looks for " NAME=" */
+	snprintf(line, sizeof(line), " %s", meta);
+	snprintf(now, sizeof(now), "%d", QP_PROTO_VERSION);
+	if (!meta_field(line, "proto", "kernel", proto, sizeof(proto)) || strcmp(proto, now))
+		return false;
+	for (size_t i = 0; i < QP_ARRAY_SIZE(files); i++) {
+		if (!meta_field(line, files[i][0], files[i][1], id, sizeof(id)))
+			return false;
+		char path[PATH_MAX + 96];
+		snprintf(path, sizeof(path), "%s", id);
+		for (int k = 0; k < 3; k++) { /* "path:ino:size:mtime" */
+			char *c = strrchr(path, ':');
+			if (c)
+				*c = '\0';
+		}
+		if (file_id(path, now, sizeof(now)) < 0 || strcmp(now, id))
+			return false;
+	}
+	return true;
+}
+
+/* calls each(key, d) for every template directory */
+static int each_template(int tdir, void (*fn)(void *ctx, int tdir, const char *key, int d, const char *meta),
+			 void *ctx, qp_error **err)
+{
+	DIR *dp = fdopendir(dup(tdir));
 	struct dirent *de;
 
-	if (templates_dir(dir, sizeof(dir), false, err) < 0)
-		return -1;
-	if ((tdir = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return errno == ENOENT ? 0 : qp_fail(err, errno, "open %s", dir);
-	if (!(dp = fdopendir(dup(tdir))))
-		return qp_fail(err, errno, "read %s", dir);
+	if (!dp)
+		return qp_fail(err, errno, "read the templates");
+	rewinddir(dp); /* the dup shares its offset with tdir */
 	while ((de = readdir(dp))) {
 		char meta[TPL_META_MAX] = "";
-		struct stat st;
 		if (de->d_name[0] == '.' || strchr(de->d_name, '.') || strlen(de->d_name) != 16)
 			continue;
 		_cleanup_close_ int d = openat(tdir, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -454,11 +560,138 @@ int vm_template_list(void (*each)(void *ctx, const char *key, const char *meta, 
 		ssize_t n = mf < 0 ? -1 : read(mf, meta, sizeof(meta) - 1);
 		meta[n > 0 ? n : 0] = '\0';
 		meta[strcspn(meta, "\n")] = '\0';
-		each(ctx, de->d_name, meta,
-		     d >= 0 && fstatat(d, "mem", &st, AT_SYMLINK_NOFOLLOW) == 0 ? (long long)st.st_size : -1);
+		fn(ctx, tdir, de->d_name, d, meta);
 	}
 	closedir(dp);
 	return 0;
+}
+
+static int open_templates(int *tdir, qp_error **err)
+{
+	char dir[PATH_MAX];
+
+	*tdir = -1;
+	if (templates_dir(dir, sizeof(dir), false, err) < 0)
+		return -1;
+	if ((*tdir = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : qp_fail(err, errno, "open %s", dir);
+	return 0;
+}
+
+struct list_ctx {
+	void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes, bool stale);
+	void *ctx;
+};
+
+static void list_one(void *ctx, int tdir, const char *key, int d, const char *meta)
+{
+	struct list_ctx *l = ctx;
+	struct stat st;
+
+	(void)tdir;
+	l->each(l->ctx, key, meta, d >= 0 && fstatat(d, "mem", &st, AT_SYMLINK_NOFOLLOW) == 0 ? (long long)st.st_size : -1,
+		!current(meta));
+}
+
+int vm_template_list(void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes, bool stale),
+		     void *ctx, qp_error **err)
+{
+	_cleanup_close_ int tdir = -1;
+	struct list_ctx l = { each, ctx };
+
+	if (open_templates(&tdir, err) < 0)
+		return -1;
+	return tdir < 0 ? 0 : each_template(tdir, list_one, &l, err);
+}
+
+struct prune_ctx {
+	void (*each)(void *ctx, const char *key);
+	void *ctx;
+	const char *keep; /* the key just made */
+};
+
+static void prune_one(void *ctx, int tdir, const char *key, int d, const char *meta)
+{
+	struct prune_ctx *pc = ctx;
+	char lockname[64];
+	int lock;
+
+	(void)d;
+	if ((pc->keep && !strcmp(key, pc->keep)) || current(meta))
+		return;
+	snprintf(lockname, sizeof(lockname), "%s.lock", key);
+	/* not waited for: a key being made or removed is someone's business */
+	lock = openat(tdir, lockname, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) < 0) {
+		if (lock >= 0)
+			close(lock);
+		return;
+	}
+	remove_dir(tdir, key);
+	snprintf(lockname, sizeof(lockname), "%s.failed", key);
+	unlinkat(tdir, lockname, 0);
+	snprintf(lockname, sizeof(lockname), "%s.lock", key);
+	unlinkat(tdir, lockname, 0);
+	close(lock);
+	if (pc->each)
+		pc->each(pc->ctx, key);
+}
+
+/* what is not a template: half-made ones of makers that died (.tmp-KEY-PID
+ * of a dead PID), failure notes past their time, locks of no template */
+static void prune_debris(int tdir)
+{
+	DIR *dp = fdopendir(dup(tdir));
+	struct dirent *de;
+	struct stat st;
+
+	if (!dp)
+		return;
+	rewinddir(dp); /* the dup shares its offset with tdir */
+	while ((de = readdir(dp))) {
+		const char *n = de->d_name;
+		char key[17];
+		int pid;
+		if (sscanf(n, ".tmp-%16[0-9a-f]-%d", key, &pid) == 2) {
+			if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH)
+				remove_dir(tdir, n);
+		} else if (strlen(n) == 16 + 7 && !strcmp(n + 16, ".failed")) {
+			if (fstatat(tdir, n, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mtime + VM_TEMPLATE_RETRY_S < time(NULL))
+				unlinkat(tdir, n, 0);
+		} else if (strlen(n) == 16 + 5 && !strcmp(n + 16, ".lock")) {
+			snprintf(key, sizeof(key), "%.16s", n);
+			if (fstatat(tdir, key, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+				int fd = openat(tdir, n, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+				/* unlinked only while held: a maker waiting at it keeps its own */
+				if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+				    fstatat(tdir, key, &st, AT_SYMLINK_NOFOLLOW) < 0)
+					unlinkat(tdir, n, 0);
+				if (fd >= 0)
+					close(fd);
+			}
+		}
+	}
+	closedir(dp);
+}
+
+static int prune(void (*each)(void *ctx, const char *key), void *ctx, const char *keep, qp_error **err)
+{
+	_cleanup_close_ int tdir = -1;
+	struct prune_ctx pc = { each, ctx, keep };
+
+	if (open_templates(&tdir, err) < 0)
+		return -1;
+	if (tdir < 0)
+		return 0;
+	if (each_template(tdir, prune_one, &pc, err) < 0)
+		return -1;
+	prune_debris(tdir);
+	return 0;
+}
+
+int vm_template_prune(void (*each)(void *ctx, const char *key), void *ctx, qp_error **err)
+{
+	return prune(each, ctx, NULL, err);
 }
 
 int vm_template_remove(const char *key, qp_error **err)

@@ -122,6 +122,15 @@ void vm_mounts_unstage(int statefd);
 #define VM_CMDLINE_MAX 2048
 void vm_read_cmdline(char *out, size_t size);
 
+/* ---- tsc.c ---- */
+/* The host's TSC rate in kHz (0: not invariant or not measurable); cached
+ * per host boot in $QPOD_CACHE/tsc-khz. */
+long vm_host_tsc_khz(void);
+/* The line a pod's guest boots with: vm_read_cmdline's, plus under TCG the
+ * TSC's rate (tsc_early_khz=) and, for one vCPU except in a template's
+ * boot, nolapic_timer.  A template's key holds exactly this line. */
+void vm_guest_cmdline(char *out, size_t size, bool kvm, int vcpus, bool template_boot);
+
 /* ---- qemu_cmd.c: QEMU's command line and its start ---- */
 
 /* The machine profiles: a VM pod is a microvm (virtio-mmio devices, no
@@ -153,6 +162,7 @@ struct vm_qemu_opts {
 	bool mem_shared;        /* mem_path mapped shared (a template being made),
 				 * else private, copy-on-write (a clone) */
 	bool incoming;          /* -incoming defer: wait for migrate-incoming */
+	bool template_boot;     /* the boot of a template (vm_guest_cmdline) */
 };
 
 /* Fork and exec QEMU ($QPOD_QEMU instead, for tests) with o's machine and
@@ -272,6 +282,9 @@ struct vm_template_params {
 	bool kvm;
 	int vcpus;
 	unsigned long long mem_mib;
+	bool nic;               /* a virtio-net device (the clone's tap replaces
+				 * the template's; guest-init sets the MAC) */
+	unsigned nshares;       /* 9p shares besides the rootfs (tags m0..) */
 };
 struct vm_template {
 	char key[17];           /* 16 hex digits */
@@ -290,10 +303,15 @@ int vm_template_get(const struct vm_template_params *p, bool create, bool skip_f
  * device state through fd, RAM excluded (x-ignore-shared), and wait until
  * QEMU says completed. */
 int vm_template_migrate(struct vm_qmp *q, int fd, bool incoming, qp_error **err);
-/* Every template: its key, its meta line ("" if unreadable) and its RAM
- * file's size (-1 if missing). */
-int vm_template_list(void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes),
+/* Every template: its key, its meta line ("" if unreadable), its RAM
+ * file's size (-1 if missing) and whether it is stale (its inputs as they
+ * are now describe another template: a rebuilt kernel or guest-init, a new
+ * QEMU, another command line; no pod clones it again). */
+int vm_template_list(void (*each)(void *ctx, const char *key, const char *meta, long long mem_bytes, bool stale),
 		     void *ctx, qp_error **err);
+/* Remove the stale templates (under their locks; running clones keep
+ * their memory), half-made ones of dead makers and old failure notes. */
+int vm_template_prune(void (*each)(void *ctx, const char *key), void *ctx, qp_error **err);
 int vm_template_remove(const char *key, qp_error **err);
 
 #endif

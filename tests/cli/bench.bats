@@ -144,6 +144,14 @@ setup() {
 	assert_qpod_error
 	run --separate-stderr "$QPOD" bench start --tests int
 	assert_qpod_error
+	# no warm-up runs: refused, not ignored
+	run --separate-stderr "$QPOD" bench workload --warmup 2
+	assert_qpod_error
+	assert_contains "$stderr" "no --warmup"
+	run --separate-stderr "$QPOD" bench workload --targets host --tests syscall --runs 1 --duration 0.1 --format json --image "$ROOTFS"
+	assert_status 0
+	jq -e '.params.warmup == 0 and .params.duration == 0.1' <<<"$output" >/dev/null || flunk "params: $output"
+
 	# the vm cannot start (no kernel): reported, and the host's figure is still there
 	run --separate-stderr env QPOD_KERNEL=/no/such/vmlinux "$QPOD" bench workload --targets host,vm --tests syscall \
 		--runs 1 --duration 0.2 --format json --image "$ROOTFS"
@@ -152,4 +160,112 @@ setup() {
 	assert_contains "$stderr" "/no/such/vmlinux"
 	jq -e '.partial == true and ([.results[] | select(.target == "host")] | length == 1)' <<<"$output" >/dev/null ||
 		flunk "host result missing: $output"
+}
+
+# has RESULT-JSON TARGET TEST METRIC UNIT: one result with one positive sample
+has_result() {
+	jq -e --arg t "$2" --arg x "$3" --arg m "$4" --arg u "$5" \
+		'[.results[] | select(.target == $t and .test == $x and .metric == $m and .unit == $u and .n == 1 and .min > 0)] | length == 1' \
+		"$1" >/dev/null || flunk "$2 $3 $4 [$5] missing: $(jq -c '[.results[] | [.target, .test, .metric, .unit, .n, .min]]' "$1")"
+}
+
+@test "bench workload: file I/O (root, volume), http and rr under load on host and container; the seeds' tables and the index" {
+	run --separate-stderr "$QPOD" bench workload --targets host,container \
+		--tests file_write,file_create,vol_read,vol_copy,http,rr_idle,rr_busy_pod --runs 1 --duration 0.2 \
+		--format json --image "$ROOTFS"
+	assert_status 0
+	echo "$output" >"$TEST_DIR/w.json"
+	for t in host container; do
+		has_result "$TEST_DIR/w.json" "$t" file_write score MB/s
+		has_result "$TEST_DIR/w.json" "$t" file_create score files/s
+		has_result "$TEST_DIR/w.json" "$t" vol_read score MB/s
+		has_result "$TEST_DIR/w.json" "$t" vol_copy score MB/s
+		has_result "$TEST_DIR/w.json" "$t" http score req/s
+		for m in p50_us p99_us; do
+			has_result "$TEST_DIR/w.json" "$t" http "$m" us
+			has_result "$TEST_DIR/w.json" "$t" rr_idle "$m" us
+			has_result "$TEST_DIR/w.json" "$t" rr_busy_pod "$m" us
+		done
+	done
+	# a percentile is not below the median
+	jq -e '[.results[] | select(.metric == "p99_us")] as $p | [.results[] | select(.metric == "p50_us")] as $m |
+		[range($p | length)] | all(. as $i | $p[$i].min >= $m[$i].min)' "$TEST_DIR/w.json" >/dev/null ||
+		flunk "p99 below p50"
+	# the eaters and servers are gone with their pods
+	pgrep -f "intbench --duration 86400" && flunk "a CPU eater outlived the bench"
+	pgrep -f "httpd -f -p" && flunk "an httpd outlived the bench"
+	run "$QPOD" report "$TEST_DIR/w.json"
+	assert_status 0
+	assert_contains "$output" "Response time under load"
+	assert_contains "$output" "HTTP (the thesis's Siege runs)"
+	assert_contains "$output" "File I/O on the pod's root"
+	assert_contains "$output" "File I/O on a scratch volume"
+	assert_match "$output" "Index \(host = 10 for each test, geometric mean per target\): host 10.00 \(7 tests\), container [0-9]+\.[0-9]+ \(7 tests\)"
+	run "$QPOD" report --format html "$TEST_DIR/w.json"
+	assert_status 0
+	assert_contains "$output" "<h3>In the seeds' layout</h3>"
+	assert_contains "$output" "Index (host = 10"
+}
+
+@test "bench workload: vm file I/O on its 9p root and a 9p volume, and http" {
+	need_vm
+	run --separate-stderr "$QPOD" bench workload --targets vm --tests file_write,vol_create,http --runs 1 \
+		--duration 0.2 --format json --image "$ROOTFS"
+	assert_status 0
+	echo "$output" >"$TEST_DIR/w.json"
+	has_result "$TEST_DIR/w.json" vm file_write score MB/s
+	has_result "$TEST_DIR/w.json" vm vol_create score files/s
+	has_result "$TEST_DIR/w.json" vm http score req/s
+	has_result "$TEST_DIR/w.json" vm http p99_us us
+}
+
+@test "bench consolidate: container pods, N = 1 and 2, in OpenVZ's layout and as curves" {
+	command -v xmllint >/dev/null || skip "xmllint not installed (tools/deps.sh installs libxml2-utils)"
+	run --separate-stderr "$QPOD" bench consolidate --mode container --pods 2 --duration 0.3 --format json --image "$ROOTFS"
+	assert_status 0
+	echo "$output" >"$TEST_DIR/c.json"
+	jq -e '.scenario == "consolidate" and .mode == "container" and .stop_reason == "max" and .params.pods == 2 and
+		.params.reserve_mb > 0' "$TEST_DIR/c.json" >/dev/null || flunk "header: $output"
+	for m in aggregate_int_dmips aggregate_stream_gbs aggregate_rr_rate worst_p50_us worst_p99_us; do
+		jq -e --arg m "$m" '[.results[] | select(.name == "container" and .metric == $m and .n == 2 and .min > 0)] | length == 1' \
+			"$TEST_DIR/c.json" >/dev/null || flunk "$m missing: $output"
+	done
+	pgrep -f "bench-cons-" && flunk "a consolidation pod outlived the bench"
+	run "$QPOD" report "$TEST_DIR/c.json"
+	assert_status 0
+	assert_contains "$output" "Consolidation (OpenVZ's vConsolidate / LAMP)"
+	assert_match "$output" "container pods"
+	run "$QPOD" report --format svg --output "$TEST_DIR/svg" "$TEST_DIR/c.json"
+	assert_status 0
+	assert_contains "$output" "aggregate_int_dmips"
+	xmllint --noout "$TEST_DIR"/svg/*.svg
+}
+
+@test "bench consolidate: one vm pod" {
+	need_vm
+	run --separate-stderr "$QPOD" bench consolidate --mode vm --pods 1 --duration 0.3 --format json --image "$ROOTFS"
+	assert_status 0
+	jq -e '[.results[] | select(.name == "vm" and .n == 1 and .min > 0)] | length == 5' <<<"$output" >/dev/null ||
+		flunk "vm results: $output"
+	pgrep -f "bench-cons-vm" && flunk "a consolidation vm outlived the bench"
+	return 0
+}
+
+@test "bench consolidate: bad input" {
+	run --separate-stderr "$QPOD" bench consolidate --runs 2
+	assert_qpod_error
+	assert_contains "$stderr" "no --runs, --warmup or --baseline"
+	run --separate-stderr "$QPOD" bench consolidate --pods 0
+	assert_qpod_error
+	assert_contains "$stderr" "--pods must be 1..64"
+	run --separate-stderr "$QPOD" bench consolidate --pods 65
+	assert_qpod_error
+	run --separate-stderr "$QPOD" bench start --pods 2
+	assert_qpod_error
+	assert_contains "$stderr" "--pods is for bench consolidate"
+	run --separate-stderr "$QPOD" bench start --duration 1
+	assert_qpod_error
+	assert_contains "$stderr" "--duration is for bench workload and consolidate"
+	run --separate-stderr "$QPOD" bench consolidate --tests int
+	assert_qpod_error
 }

@@ -240,6 +240,70 @@ for sec in open(sys.argv[1]).read().split("<section>")[1:]:
 EOF
 }
 
+@test "html in Chromium's layout: the workload families and the consolidation curves" {
+	cat >"$TEST_DIR/workload.json" <<'EOF'
+{"tool":"qpod","version":"0.1.0","scenario":"workload","mode":"both","accel":"none","host":{"cpu":"Test CPU","cores":2,"mem_mb":7936,"kernel":"6.1.0-test","qemu":"QEMU emulator version 7.2.0"},"params":{"runs":1,"warmup":1,"image":"busybox","memory":"default","vcpus":1,"baseline":"no"},"phases":{},"partial":false,"results":[
+  {"name":"host","metric":"score","unit":"MB/s","target":"host","test":"file_write","n":1,"min":1191,"max":1191,"avg":1191,"median":1191,"samples":[1191]},
+  {"name":"host","metric":"score","unit":"files/s","target":"host","test":"file_create","n":1,"min":704,"max":704,"avg":704,"median":704,"samples":[704]},
+  {"name":"host","metric":"score","unit":"MB/s","target":"host","test":"vol_write","n":1,"min":1158.1,"max":1158.1,"avg":1158.1,"median":1158.1,"samples":[1158.1]},
+  {"name":"host","metric":"score","unit":"MB/s","target":"host","test":"vol_read","n":1,"min":3935.4,"max":3935.4,"avg":3935.4,"median":3935.4,"samples":[3935.4]},
+  {"name":"host","metric":"score","unit":"req/s","target":"host","test":"http","n":1,"min":1906,"max":1906,"avg":1906,"median":1906,"samples":[1906]},
+  {"name":"host","metric":"p50_us","unit":"us","target":"host","test":"http","n":1,"min":1491,"max":1491,"avg":1491,"median":1491,"samples":[1491]},
+  {"name":"host","metric":"p99_us","unit":"us","target":"host","test":"http","n":1,"min":7562.7,"max":7562.7,"avg":7562.7,"median":7562.7,"samples":[7562.7]},
+  {"name":"host","metric":"p50_us","unit":"us","target":"host","test":"rr_idle","n":1,"min":21.11,"max":21.11,"avg":21.11,"median":21.11,"samples":[21.11]},
+  {"name":"host","metric":"p99_us","unit":"us","target":"host","test":"rr_idle","n":1,"min":77.99,"max":77.99,"avg":77.99,"median":77.99,"samples":[77.99]},
+  {"name":"host","metric":"p50_us","unit":"us","target":"host","test":"rr_busy_pod","n":1,"min":21.53,"max":21.53,"avg":21.53,"median":21.53,"samples":[21.53]},
+  {"name":"host","metric":"p99_us","unit":"us","target":"host","test":"rr_busy_pod","n":1,"min":66.56,"max":66.56,"avg":66.56,"median":66.56,"samples":[66.56]},
+  {"name":"container","metric":"score","unit":"MB/s","target":"container","test":"file_write","n":1,"min":935.6,"max":935.6,"avg":935.6,"median":935.6,"samples":[935.6]},
+  {"name":"container","metric":"score","unit":"files/s","target":"container","test":"file_create","n":1,"min":1780,"max":1780,"avg":1780,"median":1780,"samples":[1780]},
+  {"name":"container","metric":"score","unit":"MB/s","target":"container","test":"vol_write","n":1,"min":1176,"max":1176,"avg":1176,"median":1176,"samples":[1176]},
+  {"name":"container","metric":"score","unit":"MB/s","target":"container","test":"vol_read","n":1,"min":5018.7,"max":5018.7,"avg":5018.7,"median":5018.7,"samples":[5018.7]},
+  {"name":"container","metric":"score","unit":"req/s","target":"container","test":"http","n":1,"min":2025.5,"max":2025.5,"avg":2025.5,"median":2025.5,"samples":[2025.5]},
+  {"name":"container","metric":"p50_us","unit":"us","target":"container","test":"http","n":1,"min":1433.1,"max":1433.1,"avg":1433.1,"median":1433.1,"samples":[1433.1]},
+  {"name":"container","metric":"p99_us","unit":"us","target":"container","test":"http","n":1,"min":8860.9,"max":8860.9,"avg":8860.9,"median":8860.9,"samples":[8860.9]},
+  {"name":"container","metric":"p50_us","unit":"us","target":"container","test":"rr_idle","n":1,"min":27.85,"max":27.85,"avg":27.85,"median":27.85,"samples":[27.85]},
+  {"name":"container","metric":"p99_us","unit":"us","target":"container","test":"rr_idle","n":1,"min":141.3,"max":141.3,"avg":141.3,"median":141.3,"samples":[141.3]},
+  {"name":"container","metric":"p50_us","unit":"us","target":"container","test":"rr_busy_pod","n":1,"min":31.99,"max":31.99,"avg":31.99,"median":31.99,"samples":[31.99]},
+  {"name":"container","metric":"p99_us","unit":"us","target":"container","test":"rr_busy_pod","n":1,"min":11017.4,"max":11017.4,"avg":11017.4,"median":11017.4,"samples":[11017.4]}]}
+EOF
+	cat >"$TEST_DIR/consolidate.json" <<'EOF'
+{"tool":"qpod","version":"0.1.0","scenario":"consolidate","mode":"both","accel":"tcg","host":{"cpu":"Test CPU","cores":2,"mem_mb":7936,"kernel":"6.1.0-test","qemu":"QEMU emulator version 7.2.0"},"params":{"runs":1,"warmup":0,"image":"busybox","memory":"default","vcpus":1,"baseline":"no","duration":0.5,"pods":2,"reserve_mb":2410},"phases":{},"partial":false,"stop_reason":"max","results":[
+  {"name":"container","metric":"aggregate_int_dmips","unit":"DMIPS","target":"container","n":2,"min":4793,"max":6961.4,"avg":5877.2,"median":5877.2,"samples":[4793,6961.4]},
+  {"name":"container","metric":"aggregate_stream_gbs","unit":"GB/s","target":"container","n":2,"min":33.58,"max":61.6,"avg":47.59,"median":47.59,"samples":[33.58,61.6]},
+  {"name":"container","metric":"aggregate_rr_rate","unit":"trans/s","target":"container","n":2,"min":18095.5,"max":27502.1,"avg":22798.8,"median":22798.8,"samples":[18095.5,27502.1]},
+  {"name":"container","metric":"worst_p50_us","unit":"us","target":"container","n":2,"min":26.24,"max":51.46,"avg":38.85,"median":38.85,"samples":[26.24,51.46]},
+  {"name":"container","metric":"worst_p99_us","unit":"us","target":"container","n":2,"min":380.2,"max":1152.6,"avg":766.4,"median":766.4,"samples":[380.2,1152.6]},
+  {"name":"vm","metric":"aggregate_int_dmips","unit":"DMIPS","target":"vm","n":2,"min":208.9,"max":355.3,"avg":282.1,"median":282.1,"samples":[208.9,355.3]},
+  {"name":"vm","metric":"aggregate_stream_gbs","unit":"GB/s","target":"vm","n":2,"min":0.75,"max":1.84,"avg":1.295,"median":1.295,"samples":[0.75,1.84]},
+  {"name":"vm","metric":"aggregate_rr_rate","unit":"trans/s","target":"vm","n":2,"min":955.3,"max":1169.7,"avg":1062.5,"median":1062.5,"samples":[955.3,1169.7]},
+  {"name":"vm","metric":"worst_p50_us","unit":"us","target":"vm","n":2,"min":305.8,"max":324.5,"avg":315.15,"median":315.15,"samples":[305.8,324.5]},
+  {"name":"vm","metric":"worst_p99_us","unit":"us","target":"vm","n":2,"min":14828,"max":24813.5,"avg":19820.75,"median":19820.75,"samples":[14828,24813.5]}]}
+EOF
+	local html=$TEST_DIR/report.html
+	run --separate-stderr "$QPOD" report --format html --output "$html" "$TEST_DIR/workload.json" "$TEST_DIR/consolidate.json"
+	assert_status 0
+	grep -q "Index (host = 10 for each test, geometric mean per target): host 10.00 (7 tests)" "$html" || flunk "no index"
+	grep -q "vm as % of container" "$html" || flunk "no consolidation table"
+	inspect_html "$html"
+	run python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+charts = j["charts"]
+titles = [c["title"] for c in charts]
+print("\n".join(titles))
+# the workload chart, then one curve per consolidation metric
+assert len(charts) == 6, "charts: %d" % len(charts)
+assert titles[1] == "consolidation: aggregate CPU (intbench DMIPS)", titles[1]
+for c in charts:
+    assert c["marks"] > 0, "empty chart: " + c["title"]
+    assert not c["overlaps"], "overlapping labels in %s: %s" % (c["title"], c["overlaps"])
+    assert not c["outside"], "labels outside %s: %s" % (c["title"], c["outside"])
+    assert c["caption"] and c["title"] not in c["caption"], "caption repeats title: " + c["title"]
+assert j["headings"] == ["Workloads: container and VM pods (none)", "Consolidation: container and VM pods (tcg)"], j["headings"]
+' "$inspect"
+	[ "$status" -eq 0 ] || flunk "$output"
+}
+
 @test "rounded numbers: no raw floats in tables or CSV; container results have no qemu line" {
 	run --separate-stderr "$QPOD" report --format csv "$TEST_DIR/density-vm.json"
 	assert_status 0

@@ -2,7 +2,8 @@
 # tests/cli/template.bats — VM templates (vm/template.c): `qpod template
 # list|create|rm`, pods started as clones (--boot template|auto|cold), what
 # makes a clone unique (RNG, clock, hostname), and the faults: a corrupted
-# or deleted template, a pod a template cannot serve, concurrent makers.
+# or deleted template, a full cache, clones with mounts and with a NIC,
+# concurrent makers, the TSC rate TCG guests are told.
 # Each test has a private cache ($TCACHE, the guest kernel linked in), so
 # its templates are its own and go with it.
 
@@ -19,6 +20,9 @@ setup() {
 
 teardown() {
 	teardown_common
+	if [ -n "${NS:-}" ]; then ip netns del "$NS" 2>/dev/null || true; fi
+	# outside $TEST_DIR (removed above), unmounted once the pods are gone
+	if [ -n "${SMALL_MNT:-}" ]; then umount "$SMALL_MNT" && rmdir "$SMALL_MNT"; fi
 }
 
 tq() { # qpod with the test's cache
@@ -107,23 +111,58 @@ timeline_of() { # STDERR-TEXT -> the JSON of its qpod-timeline line
 	[ $((now - t)) -ge 0 ] && [ $((now - t)) -le 30 ] || flunk "the clone's clock says $t, the host's $now"
 }
 
-@test "a pod a template cannot serve: --boot template refuses it, auto boots it cold" {
+@test "a pod with mounts of its own is a clone: its shares (a directory and a file) are its own, one template per share count" {
 	mkdir -p "$TEST_DIR/share"
 	echo shared >"$TEST_DIR/share/f"
+	echo staged >"$TEST_DIR/file"
 	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .annotations["qpod.vm.boot"] = "template"
-		| .process.terminal = false | .process.args = ["cat", "/mnt/f"]
-		| .mounts += [{"destination": "/mnt", "type": "bind", "source": "'"$TEST_DIR/share"'", "options": ["rbind", "ro"]}]'
-	run --separate-stderr tq run --bundle "$BUNDLE" "$ID"
-	assert_qpod_error 125
-	assert_contains "$stderr" "cannot be a clone of a template"
-	[ ! -e "$ROOT/$ID" ] || flunk "state left"
-	jq '.annotations["qpod.vm.boot"] = "auto"' "$BUNDLE/config.json" >"$BUNDLE/c" && mv "$BUNDLE/c" "$BUNDLE/config.json"
+		| .process.terminal = false | .process.args = ["sh", "-c", "cat /mnt/f /etc/motd"]
+		| .mounts += [{"destination": "/mnt", "type": "bind", "source": "'"$TEST_DIR/share"'", "options": ["rbind", "ro"]},
+		              {"destination": "/etc/motd", "type": "bind", "source": "'"$TEST_DIR/file"'", "options": ["bind"]}]'
+	run --separate-stderr tq run --timeline --bundle "$BUNDLE" "$ID"
+	assert_status 0
+	assert_eq "$output" "shared
+staged"
+	jq -e '.restore > 0 and (has("kernel") | not)' <<<"$(timeline_of "$stderr")" >/dev/null ||
+		flunk "not a clone: $stderr"
+	assert_eq "$(tq template list | jq -r '.meta | capture("nic=(?<n>[01]) shares=(?<s>[0-9]+)") | "\(.n) \(.s)"')" "0 2" \
+		"the template's device set"
+	# another pod with other sources clones the same template and sees its own
+	echo other >"$TEST_DIR/share/f"
+	echo other-file >"$TEST_DIR/file"
 	run --separate-stderr tq run --bundle "$BUNDLE" "$ID"
 	assert_status 0
-	assert_eq "$output" shared
+	assert_eq "$output" "other
+other-file"
+	assert_eq "$(tpl_keys | wc -l)" 1 "templates"
 	run --separate-stderr tq run --mode vm --boot sometimes --rm "$ROOTFS" -- true
 	assert_qpod_error 125
 	assert_contains "$stderr" "--boot must be auto, template or cold"
+}
+
+@test "clones with a NIC: each its own MAC and address on the bridge, they reach each other; no tap or lease left" {
+	NS=qptpl$$$BATS_TEST_NUMBER
+	ip netns add "$NS"
+	ip -n "$NS" link set lo up
+	tn() { nsenter --net="/run/netns/$NS" env QPOD_CACHE="$TCACHE" "$QPOD" --root "$ROOT" "$@"; }
+	tn run -d --name "$ID" --mode vm --boot template --net bridge --ip 10.213.0.20 "$ROOTFS" -- sleep 60 \
+		</dev/null >"$TEST_DIR/pod.out" 2>"$TEST_DIR/pod.err" || flunk "run -d: $(cat "$TEST_DIR/pod.err")"
+	run --separate-stderr tn run --timeline --mode vm --boot template --net bridge --ip 10.213.0.21 --rm "$ROOTFS" -- \
+		sh -c 'cat /sys/class/net/eth0/address; ip -4 -o addr show eth0; ping -c 1 -W 10 10.213.0.20 >/dev/null && echo peer-ok'
+	assert_status 0
+	jq -e '.restore > 0' <<<"$(timeline_of "$stderr")" >/dev/null || flunk "not a clone: $stderr"
+	assert_contains "$output" "inet 10.213.0.21/22"
+	assert_contains "$output" "peer-ok"
+	local mac_b mac_a
+	mac_b=${lines[0]}
+	mac_a=$(tn exec "$ID" cat /sys/class/net/eth0/address)
+	assert_match "$mac_a" '^([0-9a-f]{2}:){5}[0-9a-f]{2}$' "MAC of the first clone"
+	[ "$mac_a" != "$mac_b" ] || flunk "two clones share the MAC $mac_a"
+	[ "$mac_a" != 02:00:00:00:00:01 ] || flunk "the clone kept the template's MAC"
+	assert_eq "$(tq template list | jq -r '.meta | capture("nic=(?<n>[01])") | .n')" 1 "a template with a NIC"
+	tn delete --force "$ID"
+	assert_eq "$(ip -n "$NS" -o link show | grep -c ' qp[0-9a-f]\{10\}\| qpt-')" 0 "tap links left"
+	assert_eq "$(cat "$ROOT/.net/ipam" 2>/dev/null)" "" "leases left"
 }
 
 @test "faults: a corrupted template: auto boots cold, says so and remakes it; --boot template fails cleanly" {
@@ -175,4 +214,74 @@ timeline_of() { # STDERR-TEXT -> the JSON of its qpod-timeline line
 	assert_eq "$(cat "$TEST_DIR/o1") $(cat "$TEST_DIR/o2")" "one two"
 	assert_eq "$(tpl_keys | wc -l)" 1 "templates after two concurrent first uses"
 	! pgrep -f -- "$TCACHE/templates" >/dev/null || flunk "a template's QEMU is left"
+}
+
+@test "TCG guests are told the TSC's rate: the tsc clocksource in cold boots and clones; clones idle on the LAPIC timer" {
+	grep -m1 '^flags' /proc/cpuinfo | grep -qw constant_tsc && grep -m1 '^flags' /proc/cpuinfo | grep -qw nonstop_tsc ||
+		skip "this host's TSC is not invariant (no constant_tsc/nonstop_tsc): qpod does not pass its rate"
+	[ "${QPOD_ACCEL:-}" = tcg ] || skip "a TCG test (QPOD_ACCEL=${QPOD_ACCEL:-auto}); under KVM the guest uses kvm-clock"
+	local cs=/sys/devices/system/clocksource/clocksource0/current_clocksource
+	local ce=/sys/devices/system/clockevents/clockevent0/current_device
+	run --separate-stderr tq run --mode vm --boot cold --rm "$ROOTFS" -- sh -c "cat $cs $ce /proc/cmdline"
+	assert_status 0
+	local khz
+	khz=$(awk '{print $2}' "$TCACHE/tsc-khz")
+	assert_match "$khz" '^[1-9][0-9]{5,7}$' "the measured rate, cached per boot"
+	assert_eq "$(awk '{print $1}' "$TCACHE/tsc-khz")" "$(cat /proc/sys/kernel/random/boot_id)" "the cache's boot id"
+	# tsc-early until the kernel's delayed switch to tsc (about a second in)
+	assert_match "${lines[0]}" '^tsc(-early)?$' "a cold boot's clocksource"
+	assert_eq "${lines[1]}" pit "a cold boot's clock events (one vCPU: no LAPIC calibration)"
+	assert_contains "${lines[2]}" "tsc_early_khz=$khz"
+	run --separate-stderr tq run --mode vm --boot template --rm "$ROOTFS" -- sh -c "cat $cs $ce"
+	assert_status 0
+	assert_match "${lines[0]}" '^tsc(-early)?$' "a clone's clocksource"
+	assert_eq "${lines[1]}" lapic "a clone's clock events"
+}
+
+@test "faults: a full cache file system while a template is made: --boot template fails saying so, auto boots cold; nothing left" {
+	local small
+	small=$(mktemp -d /tmp/qpod-small-cache.XXXXXX)
+	SMALL_MNT=$small
+	mount -t tmpfs -o size=8M tmpfs "$small"
+	ln -s "$(readlink "$TCACHE/kernel")" "$small/kernel"
+	run --separate-stderr env QPOD_CACHE="$small" "$QPOD" --root "$ROOT" run --mode vm --boot template --rm "$ROOTFS" -- echo never
+	assert_qpod_error 125
+	assert_contains "$stderr" "could not grow: is the cache's file system full?"
+	[ "$output" = "" ] || flunk "it ran: $output"
+	assert_eq "$(ls -A "$ROOT" | grep -v '^\.' || true)" "" "state dirs left"
+	assert_eq "$(ls -A "$small/templates" | grep -v '\.failed$\|\.lock$' || true)" "" "a half-made template left"
+	run --separate-stderr env QPOD_CACHE="$small" "$QPOD" --root "$ROOT" run --mode vm --rm --timeline "$ROOTFS" -- echo cold
+	assert_status 0
+	assert_eq "$output" cold
+	jq -e '.kernel > 0' <<<"$(timeline_of "$stderr")" >/dev/null || flunk "auto did not boot cold: $stderr"
+	! pgrep -f -- "$small/templates" >/dev/null || flunk "a template's QEMU is left"
+}
+
+@test "stale templates: list says which, prune removes only them and dead makers' debris, making a template prunes" {
+	cp "$VM_KERNEL" "$TEST_DIR/vmlinux"
+	local mine other
+	mine=$(QPOD_KERNEL=$TEST_DIR/vmlinux tq template create --memory 128M | jq -r .key)
+	other=$(tq template create --memory 128M | jq -r .key)
+	[ "$mine" != "$other" ] || flunk "two kernels, one key"
+	assert_eq "$(tq template list | jq -r 'select(.stale) | .key')" "" "stale before the kernel changed"
+	touch -d '1 minute ago' "$TEST_DIR/vmlinux" # a rebuilt kernel: another mtime
+	assert_eq "$(tq template list | jq -r 'select(.stale) | .key')" "$mine" "stale after"
+	mkdir "$TCACHE/templates/.tmp-${other}-999999999" # a maker that died (no such pid)
+	run --separate-stderr tq template prune
+	assert_status 0
+	assert_eq "$(jq -c .removed <<<"$output")" "[\"$mine\"]" "removed"
+	assert_eq "$(tpl_keys)" "$other" "what is left"
+	[ ! -e "$TCACHE/templates/.tmp-${other}-999999999" ] || flunk "a dead maker's directory is left"
+	# a pod of the changed kernel makes its new template, which prunes the old one
+	mine=$(QPOD_KERNEL=$TEST_DIR/vmlinux tq template create --memory 128M | jq -r .key)
+	touch -d '2 minutes ago' "$TEST_DIR/vmlinux"
+	run --separate-stderr env QPOD_KERNEL="$TEST_DIR/vmlinux" QPOD_CACHE="$TCACHE" "$QPOD" --root "$ROOT" \
+		run --mode vm --memory 128M --boot template --rm "$ROOTFS" -- echo ok
+	assert_status 0
+	assert_eq "$output" ok
+	assert_eq "$(tq template list | jq -r 'select(.stale) | .key')" "" "stale templates after a making"
+	assert_eq "$(tpl_keys | wc -l)" 2 "the other kernel's and the new one"
+	run --separate-stderr tq template prune extra
+	assert_qpod_error
+	assert_contains "$stderr" 'unexpected argument "extra"'
 }

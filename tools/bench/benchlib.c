@@ -201,3 +201,39 @@ int bench_ops_main(const char *name, const char *test, void (*op)(void *ctx, lon
 	bench_report(test, n / secs, "ops/s", secs, n, NULL, 0);
 	return 0;
 }
+
+#define HIST_BASE 1e-6 /* seconds: the first bucket's upper edge */
+#define HIST_STEP 1.02
+
+void bench_hist_add(struct bench_hist *h, double secs)
+{
+	long b = secs <= HIST_BASE ? 0 : (long)ceil(log(secs / HIST_BASE) / log(HIST_STEP));
+
+	if (b >= BENCH_HIST_BUCKETS)
+		b = BENCH_HIST_BUCKETS - 1;
+	h->n[b]++;
+	h->total++;
+	h->sum += secs;
+}
+
+double bench_hist_pct(const struct bench_hist *h, double p)
+{
+	unsigned long long want = (unsigned long long)ceil((double)h->total * p / 100), seen = 0;
+
+	if (!h->total)
+		return 0;
+	if (want < 1)
+		want = 1;
+	for (long b = 0; b < BENCH_HIST_BUCKETS; b++)
+		if ((seen += h->n[b]) >= want)
+			return HIST_BASE * pow(HIST_STEP, (double)b);
+	return HIST_BASE * pow(HIST_STEP, BENCH_HIST_BUCKETS - 1);
+}
+
+void bench_hist_merge(struct bench_hist *into, const struct bench_hist *from)
+{
+	for (long b = 0; b < BENCH_HIST_BUCKETS; b++)
+		into->n[b] += from->n[b];
+	into->total += from->total;
+	into->sum += from->sum;
+}

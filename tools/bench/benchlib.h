@@ -75,4 +75,19 @@ struct bench_field {
 void bench_report(const char *test, double score, const char *unit, double secs,
 		  long long iterations, const struct bench_field *extra, size_t n_extra);
 
+/* A latency histogram: buckets 2% wide from 1 us up (about 100 s at the
+ * top), so percentiles are within 2% whatever the spread; one per process
+ * (forked workers each fill their own) and added up. */
+#define BENCH_HIST_BUCKETS 1024
+struct bench_hist {
+	unsigned long long n[BENCH_HIST_BUCKETS];
+	unsigned long long total;
+	double sum; /* seconds */
+};
+void bench_hist_add(struct bench_hist *h, double secs);
+/* The p-th percentile (0 < p <= 100) in seconds: the upper edge of the
+ * bucket holding it; 0 when empty. */
+double bench_hist_pct(const struct bench_hist *h, double p);
+void bench_hist_merge(struct bench_hist *into, const struct bench_hist *from);
+
 #endif

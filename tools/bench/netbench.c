@@ -4,7 +4,8 @@
  *   netbench client --host ADDR [--port P] --test rr|stream
  *                   [--duration SECONDS | --count TRANSACTIONS]
  * rr: the client sends 1 byte, the server answers 1 byte, repeat (TCP_NODELAY
- * on both sides). Score: transactions/s; latency_us = mean round trip.
+ * on both sides). Score: transactions/s; latency_us = mean round trip,
+ * p50_us and p99_us its median and 99th percentile (each round trip timed).
  * stream: the client sendfile()s a 1 MiB in-memory file (memfd) over and
  * over for the duration, then half-closes; the server reads to EOF and
  * answers with the byte count it got. Score: Mbit/s of those bytes from the
@@ -221,6 +222,7 @@ struct conn {
 	int sock, file;
 	off_t off;
 	uint64_t sent;
+	struct bench_hist *rtt;
 };
 
 static void transactions(void *ctx, long long n)
@@ -229,10 +231,12 @@ static void transactions(void *ctx, long long n)
 	char b = 'x';
 
 	for (long long i = 0; i < n; i++) {
+		double t0 = bench_now();
 		if (write(c->sock, &b, 1) != 1)
 			bench_fail("send");
 		if (read_full(c->sock, &b, 1) != 1)
 			bench_error("receive", "the server closed the connection");
+		bench_hist_add(c->rtt, bench_now() - t0);
 	}
 }
 
@@ -313,9 +317,14 @@ static int client(int argc, char **argv)
 		bench_fail("send");
 
 	if (rr) {
+		static struct bench_hist rtt;
+		c.rtt = &rtt;
 		n = bench_run(&a, transactions, &c, &secs);
 		bench_report("tcp_rr", n / secs, "trans/s", secs, n,
-			     (struct bench_field[]){ { "latency_us", secs / n * 1e6, BENCH_NUM } }, 1);
+			     (struct bench_field[]){ { "latency_us", secs / n * 1e6, BENCH_NUM },
+						     { "p50_us", bench_hist_pct(&rtt, 50) * 1e6, BENCH_NUM },
+						     { "p99_us", bench_hist_pct(&rtt, 99) * 1e6, BENCH_NUM } },
+			     3);
 	} else {
 		uint64_t got;
 		start = bench_now();

@@ -1,0 +1,75 @@
+/* runtime/bench/workload.h — what the parts of `qpod bench workload` share
+ * (scenario_workload.c runs the loop; workload_net.c the tests with a server
+ * in the pod, workload_file.c the file I/O tests).  One measurement of a
+ * test yields up to WL_VALUES values, each a sample of its own result
+ * (target, test, metric). */
+#ifndef QPOD_BENCH_WORKLOAD_H
+#define QPOD_BENCH_WORKLOAD_H
+
+#include "bench/bench.h"
+
+#define WL_VALUES 3
+#define WL_VM_MEMORY_ARG "2G" /* a vm pod's memory unless --memory says */
+#define WL_VM_MEMORY (2LL << 30)
+
+struct wl {
+	const struct qp_bench_opts *o;
+	const struct qp_workload_opts *w;
+	char img[4200];   /* the private image copy */
+	char tools[4200]; /* exe_dir/tools/bench */
+	char vol[4200];   /* the scratch volume's host directory */
+	char dur[32];
+};
+
+struct wl_values {
+	struct {
+		const char *metric; /* "score", "p50_us", "p99_us" */
+		char unit[32];
+		double v;
+	} v[WL_VALUES];
+	int n;
+};
+
+/* argv prefix that runs a command in `target` ("host": nothing): `qpod run
+ * --rm`, or detached under `name` on the bridge; returns its length. */
+size_t wl_target_prefix(const struct wl *b, const char *target, const char **argv, bool detach,
+			const char *name);
+/* A tool's path as the target sees it (host: the build dir; pods: /bench). */
+const char *wl_tool_path(const struct wl *b, const char *target, const char *tool, char *buf,
+			 size_t size);
+/* Run argv; its JSON line's score (and unit) into vals as "score", and each
+ * of the NULL-terminated extra keys (microseconds) as a metric of that name. */
+int wl_run_tool(const char *const *argv, const char *what, const char *const *extra,
+		struct wl_values *vals, qp_error **err);
+/* `qpod --root R delete --force id`, errors ignored (cleanup). */
+void wl_delete_pod(const struct wl *b, const char *id);
+/* SIGTERM to a child started with qp_bench_child_start (pid > 0), and wait
+ * for it; pid -1 after. */
+void wl_stop(struct qp_child_run *run);
+
+/* Our own network namespace with lo up: the pods' bridge lives there, and
+ * no packet reaches the machine's interfaces. */
+int wl_private_netns(qp_error **err);
+/* IMAGE copied to ROOT/.bench-image, the tools into its /bench, then
+ * wl_prepare_dirs; b->o and b->tools must be set. */
+int wl_make_image(struct wl *b, qp_error **err);
+
+bool wl_is_net(const char *test);
+/* The pod's address from the state root's IPAM file ("ADDR ID IFNAME"). */
+int wl_pod_addr(const struct wl *b, const char *id, char *addr, size_t size, qp_error **err);
+/* test's client against addr for b->dur seconds, retried until the server
+ * answers (up to 30 s).  http: requests/s, p50_us and p99_us; tcp_rr,
+ * tcp_stream: the rate; rr_*: only p50_us and p99_us (their rate is
+ * tcp_rr's); any other name: a TCP_RR rate, p50_us and p99_us. */
+int wl_net_client(const struct wl *b, const char *test, const char *addr, struct wl_values *vals,
+		  qp_error **err);
+int wl_run_net(const struct wl *b, const char *target, const char *test, struct wl_values *vals,
+	       qp_error **err);
+bool wl_is_file(const char *test);
+/* The image's web root (/www/index.html) and I/O directory (/bench-io), and
+ * the scratch volume's directory b->vol (made by make_image's caller). */
+int wl_prepare_dirs(struct wl *b, qp_error **err);
+int wl_run_file(const struct wl *b, const char *target, const char *test, struct wl_values *vals,
+		qp_error **err);
+
+#endif

@@ -1,0 +1,189 @@
+/* runtime/bench/workload_net.c — the `bench workload` tests with a server in
+ * the pod (bridge network) and the client on the host, in the bench's own
+ * network namespace; the host's own figure is loopback:
+ *   tcp_rr, tcp_stream   netbench (netperf TCP_RR / TCP_SENDFILE style)
+ *   rr_idle              tcp_rr's median and p99 round trip, idle host
+ *   rr_busy_host         the same while another pod burns every CPU (one
+ *                        intbench per online CPU in a container pod)
+ *   rr_busy_pod          the same, and an intbench beside the server in the
+ *                        measured pod too (OpenVZ's "Response Time" page)
+ *   http                 busybox httpd (the image's) serving /www/index.html,
+ *                        httpbench with HTTP_CLIENTS clients: requests/s
+ *                        and the response time's median and p99 (Siege) */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/workload.h"
+
+#define NET_PORT "12867"
+#define HTTP_PORT "8080"
+#define HTTP_CLIENTS "4"
+#define NET_READY_TRIES 150 /* x 200 ms for the pod's server to listen (a VM boots) */
+#define BURN_POD "bench-burn"
+#define SERVER_POD "bench-net"
+#define BURN_SECONDS "86400" /* the eaters run until their pod is deleted */
+
+bool wl_is_net(const char *test)
+{
+	return !strncmp(test, "tcp_", 4) || !strncmp(test, "rr_", 3) || !strcmp(test, "http");
+}
+
+int wl_pod_addr(const struct wl *b, const char *id, char *addr, size_t size, qp_error **err)
+{
+	char path[4200], line[1200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/.net/ipam", b->o->root);
+	if (!(f = fopen(path, "re")))
+		return qp_fail(err, errno, "open \"%s\"", path);
+	while (fgets(line, sizeof(line), f)) {
+		char a[32], i[1100];
+		if (sscanf(line, "%31s %1099s", a, i) == 2 && !strcmp(i, id) && strlen(a) < size) {
+			strcpy(addr, a);
+			fclose(f);
+			return 0;
+		}
+	}
+	fclose(f);
+	return qp_error_set(err, QP_E_NOTFOUND, 0, "no address for pod %s", id);
+}
+
+/* A container pod with one CPU eater per online CPU: the busy host. */
+static int start_burner(const struct wl *b, qp_error **err)
+{
+	char script[256];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *argv[] = { b->o->qpod, "--root", b->o->root, "run", "-d", "--name", BURN_POD, b->img, "--",
+			       "/bin/sh", "-c", script, NULL };
+	double ms;
+	int status;
+
+	snprintf(script, sizeof(script),
+		 "i=0; while [ $i -lt %ld ]; do /bench/intbench --duration " BURN_SECONDS
+		 " >/dev/null 2>&1 & i=$((i+1)); done; wait",
+		 cpus > 0 ? cpus : 1);
+	if (qp_bench_child((char *const *)argv, &ms, &status, NULL, err) < 0)
+		return -1;
+	if (status != 0)
+		return qp_error_set(err, QP_E_GENERIC, 0, "the pod that keeps the host busy did not start (status %d)",
+				    status);
+	return 0;
+}
+
+/* The server's argv (after the target's prefix) into argv+n. */
+static size_t server_argv(const struct wl *b, const char *target, const char *test, const char **argv,
+			  size_t n, char *path, size_t psize, char *www, size_t wsize)
+{
+	bool host = !strcmp(target, "host");
+
+	if (!host && !strcmp(test, "rr_busy_pod")) {
+		/* an eater beside the server, in the same pod */
+		argv[n++] = "/bin/sh";
+		argv[n++] = "-c";
+		argv[n++] = "/bench/intbench --duration " BURN_SECONDS " >/dev/null 2>&1 & exec \"$0\" \"$@\"";
+	}
+	if (!strcmp(test, "http")) {
+		snprintf(path, psize, "%s/bin/busybox", host ? b->img : "");
+		snprintf(www, wsize, "%s/www", host ? b->img : "");
+		argv[n++] = path;
+		argv[n++] = "httpd";
+		argv[n++] = "-f";
+		argv[n++] = "-p";
+		argv[n++] = host ? "127.0.0.1:" HTTP_PORT : HTTP_PORT;
+		argv[n++] = "-h";
+		argv[n++] = www;
+	} else {
+		argv[n++] = wl_tool_path(b, target, "netbench", path, psize);
+		argv[n++] = "server";
+		argv[n++] = "--port";
+		argv[n++] = NET_PORT;
+		if (host) {
+			argv[n++] = "--bind";
+			argv[n++] = "127.0.0.1";
+		}
+	}
+	argv[n] = NULL;
+	return n;
+}
+
+int wl_net_client(const struct wl *b, const char *test, const char *addr, struct wl_values *vals,
+		  qp_error **err)
+{
+	static const char *const pct[] = { "p50_us", "p99_us", NULL };
+	char tool[4300];
+	bool http = !strcmp(test, "http"), rr = !strncmp(test, "rr_", 3);
+	const char *nargv[] = { tool, "client", "--host", addr, "--port", NET_PORT, "--test",
+				!strcmp(test, "tcp_stream") ? "stream" : "rr", "--duration", b->dur, NULL };
+	const char *hargv[] = { tool, "--host", addr, "--port", HTTP_PORT, "--path", "/index.html",
+				"--clients", HTTP_CLIENTS, "--duration", b->dur, NULL };
+
+	snprintf(tool, sizeof(tool), "%s/%s", b->tools, http ? "httpbench" : "netbench");
+	for (int i = 0; i < NET_READY_TRIES; i++) {
+		qp_error *e = NULL;
+		if (wl_run_tool(http ? hargv : nargv, test, strncmp(test, "tcp_", 4) ? pct : NULL, vals, &e) == 0) {
+			if (rr) {
+				memmove(&vals->v[0], &vals->v[1], sizeof(vals->v[0]) * (size_t)(vals->n - 1));
+				vals->n--;
+			}
+			return 0;
+		}
+		if (i == NET_READY_TRIES - 1 || qp_bench_interrupted(NULL)) {
+			*err = e;
+			return -1;
+		}
+		qp_error_free(&e);
+		usleep(200000);
+	}
+	return -1;
+}
+
+int wl_run_net(const struct wl *b, const char *target, const char *test, struct wl_values *vals,
+	       qp_error **err)
+{
+	const char *argv[64];
+	char path[4300], www[4300], addr[32] = "127.0.0.1";
+	bool host = !strcmp(target, "host"), burn = !strncmp(test, "rr_busy_", 8);
+	struct qp_child_run server = { .pid = -1 }, eater = { .pid = -1 };
+	int r = -1;
+
+	if (burn && start_burner(b, err) < 0)
+		goto out;
+	if (host) {
+		server_argv(b, target, test, argv, 0, path, sizeof(path), www, sizeof(www));
+		if (qp_bench_child_start((char *const *)argv, &server, false, err) < 0)
+			goto out;
+		if (!strcmp(test, "rr_busy_pod")) {
+			char eat[4300];
+			const char *eargv[] = { wl_tool_path(b, target, "intbench", eat, sizeof(eat)), "--duration",
+						BURN_SECONDS, NULL };
+			if (qp_bench_child_start((char *const *)eargv, &eater, false, err) < 0)
+				goto out;
+		}
+	} else {
+		size_t n = wl_target_prefix(b, target, argv, true, SERVER_POD);
+		double ms;
+		int status;
+		server_argv(b, target, test, argv, n, path, sizeof(path), www, sizeof(www));
+		if (qp_bench_child((char *const *)argv, &ms, &status, NULL, err) < 0)
+			goto out;
+		if (status != 0) {
+			qp_error_set(err, QP_E_GENERIC, 0, "%s: the %s pod with the server did not start (status %d)",
+				     test, target, status);
+			goto out;
+		}
+		if (wl_pod_addr(b, SERVER_POD, addr, sizeof(addr), err) < 0)
+			goto out;
+	}
+	r = wl_net_client(b, test, addr, vals, err);
+out:
+	wl_stop(&server);
+	wl_stop(&eater);
+	if (!host)
+		wl_delete_pod(b, SERVER_POD);
+	if (burn)
+		wl_delete_pod(b, BURN_POD);
+	return r;
+}
