@@ -64,7 +64,8 @@ struct bind {
 struct jail_plan {
 	struct bind b[JAIL_MAX_BINDS];
 	size_t n;
-	char initrd[PATH_MAX], console[PATH_MAX], bin[PATH_MAX], usr_link[sizeof(usr_links) / sizeof(usr_links[0])][PATH_MAX];
+	char initrd[PATH_MAX], console[PATH_MAX], bin[PATH_MAX];
+	char usr_link[sizeof(usr_links) / sizeof(usr_links[0])][PATH_MAX]; /* "" or the symlink's target */
 };
 
 int vm_jail_wanted(bool *on, qp_error **err)
@@ -233,7 +234,8 @@ static int build_root(const struct vm_qemu_opts *o, struct jail_plan *p)
 	const char *root = o->statedir; /* the tmpfs covers it in this namespace only */
 	char path[PATH_MAX * 2];
 
-	if (mount("qpod-jail", root, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=64k,nr_inodes=512") < 0)
+	if (mount("qpod-jail", root, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "mode=0755,size=64k,nr_inodes=512") < 0)
 		return jail_fail("mount tmpfs on", root);
 	qsort(p->b, p->n, sizeof(p->b[0]), by_length);
 	for (size_t i = 0; i < p->n; i++)

@@ -55,6 +55,11 @@ assert_jailed() {
 		"$REPO/Makefile"; do
 		[ ! -e "/proc/$pid/root$p" ] || flunk "the jail shows $p"
 	done
+	# its procfs, as its uid sees it: only the viewer itself (QEMU is not
+	# even visible to another process of its uid), no /proc/sys, no sysrq
+	local procview
+	procview=$(nsenter -t "$pid" -m -S "$id" -G "$id" sh -c 'cd /proc && echo "$$:" * && ls -d sys sysrq-trigger 1 2>/dev/null; true')
+	assert_match "$procview" '^([0-9]+): \1 self thread-self$' "/proc in the jail (the viewer's pid: what it lists)"
 	# /usr is there, read-only (QEMU and its libraries), the set-uid bits dead
 	[ -x "/proc/$pid/root/usr/bin/qemu-system-x86_64" ] || flunk "no QEMU binary in the jail"
 	assert_match "$(awk '$5 == "/usr" {print $6}' "/proc/$pid/mountinfo")" '^ro,nosuid,nodev' "/usr's mount options"
