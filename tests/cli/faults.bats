@@ -135,7 +135,7 @@ qpod_under() {
 }
 
 # kill_at KIND MODE STEP MAXDELAY_MS: STEP (create, start, run, run-d,
-# delete) of a fresh pod in MODE; after a random delay SIGKILL KIND; then
+# delete, exec, replace: the last three of a running pod) of a fresh pod in MODE; after a random delay SIGKILL KIND; then
 # recover
 kill_at() {
 	local kind=$1 mode=$2 step=$3 max=$4 id=$PREFIX-$RANDOM delay client
@@ -147,8 +147,8 @@ kill_at() {
 	delay=$((RANDOM % max))
 	case $step in
 	create | start) make_bundle "$BUNDLE" "$bundle_filter" ;;
-	delete) fq run -d --name "$id" "${vm[@]}" "$ROOTFS" -- sleep 600 </dev/null >/dev/null 2>&1 ||
-		flunk "run -d before the delete failed" ;;
+	delete | exec | replace) fq run -d --name "$id" "${vm[@]}" "$ROOTFS" -- sleep 600 </dev/null >/dev/null 2>&1 ||
+		flunk "run -d before the $step failed" ;;
 	esac
 	if [ "$step" = start ]; then
 		fq create --bundle "$BUNDLE" "$id" </dev/null >/dev/null 2>&1 || flunk "create before start"
@@ -159,6 +159,8 @@ kill_at() {
 	run) timeout -k 5 90 nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" run --rm --name "$id" "${vm[@]}" "$ROOTFS" -- sleep 2 ;;
 	run-d) timeout -k 5 90 nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" run -d --name "$id" "${vm[@]}" "$ROOTFS" -- sleep 600 ;;
 	delete) timeout -k 5 90 nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" delete --force "$id" ;;
+	exec) timeout -k 5 90 nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" exec "$id" sh -c 'echo started; sleep 2' ;;
+	replace) timeout -k 5 90 nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" replace "$id" -- sleep 600 ;;
 	esac </dev/null >"$TEST_DIR/client.out" 2>&1 3>&- &
 	client=$!
 	sleep "$(awk -v d="$delay" 'BEGIN { printf "%.3f", d / 1000 }')"
@@ -174,14 +176,14 @@ kill_at() {
 	recover "SIGKILL of $kind at ${delay} ms into $step ($mode)" "$id"
 }
 
-@test "faults, containers: qpod killed at random points of create, start, run and delete leaves nothing once recovered" {
+@test "faults, containers: qpod killed at random points of create, start, run, exec and delete leaves nothing once recovered" {
 	local step
-	for step in create start run run-d delete create start run-d delete create start; do
+	for step in create start run run-d delete exec create start run-d delete exec create start; do
 		kill_at qpod container "$step" 20
 	done
 }
 
-@test "faults, VM pods: qpod, the monitor or QEMU killed at random points of create, start, run and delete leaves nothing once recovered" {
+@test "faults, VM pods: qpod, the monitor or QEMU killed at random points of create, start, run, exec, replace and delete leaves nothing once recovered" {
 	need_vm
 	vm_env
 	local kinds=(qpod monitor qemu)
@@ -192,6 +194,8 @@ kill_at() {
 	kill_at "${kinds[RANDOM % 3]}" vm start 300
 	kill_at "${kinds[RANDOM % 3]}" vm run 1500
 	kill_at "${kinds[RANDOM % 3]}" vm delete 150
+	kill_at "${kinds[RANDOM % 3]}" vm exec 800
+	kill_at "${kinds[RANDOM % 3]}" vm replace 800
 }
 
 @test "faults, templates: qpod or QEMU killed while a template is made leaves no half-made template; the next maker makes it whole" {
