@@ -68,6 +68,12 @@ struct pod_driver {
 	 * again); each removed key to each(). */
 	int (*template_prune)(void (*each)(void *ctx, const char *key), void *ctx, qp_error **err);
 	int (*template_remove)(const char *key, qp_error **err);
+	/* Whether pid, a process the state names (the VMM, or the pod's pid)
+	 * alive but outside the pod's cgroup, is still the pod's by the
+	 * driver's own proof (the libvirt backend: its QEMU, libvirtd's child,
+	 * carries the domain's uuid; a foreground run's monitor is then a qpod
+	 * process of this binary); NULL: never. */
+	bool (*owns_pid)(struct pod *pod, pid_t pid);
 	/* The "linux" key and object of the OCI features document, written to
 	 * gen (a yajl_gen); NULL for a driver that adds nothing there. */
 	void (*features)(void *gen);

@@ -8,7 +8,9 @@
  *     qpod/ID), never another;
  *   - the pid (and a VM's QEMU) is alive with its recorded start time and
  *     is in that cgroup; a foreground VM's monitor stays outside it and is
- *     accepted as the parent of the QEMU inside it.  A pid that fails is
+ *     accepted as the parent of the QEMU inside it; a VMM outside it is
+ *     the pod's only by the driver's proof (owns_pid: libvirt's QEMU, and
+ *     then a foreground run's monitor).  A pid that fails is
  *     forgotten (the pod reads as stopped), never signalled.
  * A pod without a cgroup (rootless, no delegation) keeps the start-time
  * check only. */
@@ -73,7 +75,8 @@ int pod_check_identity(struct pod *pod, qp_error **err)
 	if (qp_cgroup_open(st->cgroup, &cg, NULL) == 0)
 		qp_cgroup_pids(cg, &pids, &n, NULL);
 	qp_cgroup_free(cg);
-	bool vmm_ok = state_vmm_alive(st) && in_list(pids, n, st->vmm_pid);
+	bool (*owns)(struct pod *, pid_t) = pod->drv->owns_pid;
+	bool vmm_ok = state_vmm_alive(st) && (in_list(pids, n, st->vmm_pid) || (owns && owns(pod, st->vmm_pid)));
 	if (st->vmm_pid && !vmm_ok) {
 		if (state_vmm_alive(st))
 			qp_warn("pod \"%s\": pid %d is not in the pod's cgroup: not the pod's VMM",
@@ -82,7 +85,8 @@ int pod_check_identity(struct pod *pod, qp_error **err)
 		st->vmm_pid_start = 0;
 	}
 	if (state_pid_alive(st) && !in_list(pids, n, st->pid) &&
-	    !(st->mode == QP_MODE_VM && vmm_ok && parent_of(st->vmm_pid) == st->pid)) {
+	    !(st->mode == QP_MODE_VM && vmm_ok &&
+	      (parent_of(st->vmm_pid) == st->pid || (owns && owns(pod, st->pid))))) {
 		qp_warn("pod \"%s\": pid %d is not in the pod's cgroup: not the pod's process",
 			pod->id, (int)st->pid);
 		st->pid = 0;

@@ -20,6 +20,9 @@ libnl-3-dev
 libnl-route-3-dev
 libyajl-dev
 libvirt-dev
+libvirt-daemon
+libvirt-daemon-driver-qemu
+libvirt-clients
 libcmocka-dev
 busybox-static
 iproute2

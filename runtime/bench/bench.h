@@ -24,6 +24,7 @@ struct qp_bench_opts {
 	long long memory_bytes;   /* the same in bytes (0 when memory is NULL) */
 	int vcpus;                /* 0 = default */
 	bool baseline;
+	const char *libvirt_uri;  /* start: a vm row via libvirt at this URI; NULL: none */
 	const char *root;         /* private --root for the pods (made by the caller) */
 	const char *qpod;         /* this binary */
 	const char *exe_dir;      /* its build dir (tools/qpod-tradvm) */

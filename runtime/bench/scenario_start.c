@@ -4,7 +4,9 @@
  * wall time and the per-phase averages; with --baseline, interleaved in
  * the same loop: runc on the same bundle (containers), and for microVMs the
  * same pod with --firmware seabios ("without qboot") and the traditional VM
- * (QEMU -M pc, SeaBIOS, Debian's cloud kernel: tools/qpod-tradvm). */
+ * (QEMU -M pc, SeaBIOS, Debian's cloud kernel: tools/qpod-tradvm); with
+ * --libvirt-uri, the cold boot through the libvirt backend beside the
+ * direct one (qpod-vm-libvirt). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -99,6 +101,22 @@ static void qpod_run_argv(const struct qp_bench_opts *o, struct variant *v, bool
 	v->argv[n] = NULL;
 	v->timeline = true;
 	v->phases = vm ? vm_phases : ct_phases;
+}
+
+/* a vm pod of v through the libvirt backend at uri (its options go after
+ * "run --rm --timeline") */
+static void via_libvirt(struct variant *v, const char *uri)
+{
+	static const size_t at = 6;
+	size_t n = 0;
+
+	while (v->argv[n])
+		n++;
+	memmove(&v->argv[at + 4], &v->argv[at], (n - at + 1) * sizeof(v->argv[0]));
+	v->argv[at] = "--vm-backend";
+	v->argv[at + 1] = "libvirt";
+	v->argv[at + 2] = "--libvirt-uri";
+	v->argv[at + 3] = uri;
 }
 
 /* B/config.json: the default spec, root = the image, process /bin/true */
@@ -198,7 +216,7 @@ fail:
 
 int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err)
 {
-	struct variant v[6];
+	struct variant v[7];
 	_cleanup_free_ char *runc = NULL, *tradvm = NULL, *bundle = NULL, *runc_root = NULL;
 	_cleanup_free_ char *tv_kernel = NULL, *tv_modules = NULL;
 	bool both = o->container && o->vm;
@@ -231,6 +249,11 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 		qpod_run_argv(o, &v[nv++], true, NULL, NULL);
 		v[nv].name = "qpod-vm-cold";
 		qpod_run_argv(o, &v[nv++], true, NULL, "cold");
+		if (o->libvirt_uri) {
+			v[nv].name = "qpod-vm-libvirt";
+			qpod_run_argv(o, &v[nv], true, NULL, "cold");
+			via_libvirt(&v[nv++], o->libvirt_uri);
+		}
 		if (o->baseline) {
 			v[nv].name = "seabios";
 			qpod_run_argv(o, &v[nv++], true, "seabios", "cold");

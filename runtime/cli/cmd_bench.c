@@ -58,6 +58,9 @@ static const char usage[] =
 	"                   boot under it works)\n"
 	"  --baseline       start: runc (containers); the SeaBIOS firmware and the\n"
 	"                   traditional VM (vm), interleaved in the same rounds\n"
+	"  --libvirt-uri URI  start, vm: also the cold boot through the libvirt\n"
+	"                   backend at URI (row qpod-vm-libvirt beside qpod-vm-cold),\n"
+	"                   interleaved in the same rounds\n"
 	"  --format table|markdown|csv|json   (default table)\n"
 	"  --output FILE    write there instead of stdout\n"
 	"A progress line goes to stderr when it is a terminal.\n";
@@ -123,6 +126,7 @@ const struct option cli_opts_bench[] = {
 	{ "targets", required_argument, NULL, 'T' }, { "tests", required_argument, NULL, 't' },
 	{ "duration", required_argument, NULL, 'd' }, { "accel", required_argument, NULL, 'A' },
 	{ "pods", required_argument, NULL, 'P' },
+	{ "libvirt-uri", required_argument, NULL, 'L' },
 	{ 0 },
 };
 
@@ -201,6 +205,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 				return -1;
 			break;
 		case 'b': o.baseline = baseline_set = true; break;
+		case 'L': o.libvirt_uri = optarg; break;
 		case 'f': format = optarg; break;
 		case 'o': output = optarg; break;
 		default:
@@ -246,6 +251,8 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	} else if (tests_arg || strcmp(targets_arg, "host,container,vm")) {
 		return qp_error_set(err, QP_E_INVALID, 0, "bench: --targets and --tests are for bench workload");
 	}
+	if (o.libvirt_uri && strcmp(scenario, "start"))
+		return qp_error_set(err, QP_E_INVALID, 0, "bench: --libvirt-uri is for bench start");
 	if (!qp_bench_one_of(format, formats))
 		return qp_error_set(err, QP_E_INVALID, 0, "bench: --format must be table, markdown, csv or json, not \"%s\"",
 				    format);
@@ -287,7 +294,8 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	    qp_bench_param_str(r, "image", o.image, err) < 0 ||
 	    qp_bench_param_str(r, "memory", o.memory ? o.memory : "default", err) < 0 ||
 	    qp_bench_param_num(r, "vcpus", o.vcpus > 0 ? o.vcpus : 1, err) < 0 ||
-	    qp_bench_param_str(r, "baseline", o.baseline ? "yes" : "no", err) < 0)
+	    qp_bench_param_str(r, "baseline", o.baseline ? "yes" : "no", err) < 0 ||
+	    (o.libvirt_uri && qp_bench_param_str(r, "libvirt_uri", o.libvirt_uri, err) < 0))
 		goto out;
 	if ((consolidate || !strcmp(scenario, "workload")) &&
 	    qp_bench_param_num(r, "duration", consolidate ? cons.duration : w.duration, err) < 0)

@@ -21,6 +21,7 @@
 struct run_opts {
 	const char *bundle, *name, *workdir, *hostname, *user, *mode;
 	const char *net, *ip, *subnet, *bridge, *firmware, *accel, *vcpus, *boot;
+	const char *vm_backend, *libvirt_uri;
 	bool rm, detach, init, memory_set, cpus_set, pids_set, read_only, timeline;
 	int64_t memory;
 	double cpus;
@@ -33,7 +34,7 @@ struct run_opts {
 enum { OPT_PIDFILE = 256, OPT_CONSOLE, OPT_RM, OPT_MEMORY, OPT_CPUS, OPT_PIDS, OPT_HOSTNAME,
        OPT_MODE, OPT_NAME, OPT_USER, OPT_READONLY, OPT_NO_PIVOT, OPT_NO_NEW_KEYRING,
        OPT_PRESERVE_FDS, OPT_NET, OPT_IP, OPT_SUBNET, OPT_BRIDGE, OPT_FIRMWARE, OPT_ACCEL, OPT_BOOT,
-       OPT_VCPUS, OPT_TIMELINE, OPT_INIT };
+       OPT_VCPUS, OPT_TIMELINE, OPT_INIT, OPT_VM_BACKEND, OPT_LIBVIRT_URI };
 
 const struct option cli_opts_run[] = {
 	{ "bundle", required_argument, NULL, 'b' },
@@ -59,6 +60,8 @@ const struct option cli_opts_run[] = {
 	{ "accel", required_argument, NULL, OPT_ACCEL },
 	{ "boot", required_argument, NULL, OPT_BOOT },
 	{ "vcpus", required_argument, NULL, OPT_VCPUS },
+	{ "vm-backend", required_argument, NULL, OPT_VM_BACKEND },
+	{ "libvirt-uri", required_argument, NULL, OPT_LIBVIRT_URI },
 	{ "timeline", no_argument, NULL, OPT_TIMELINE },
 	{ "init", no_argument, NULL, OPT_INIT },
 	/* accepted for runc compatibility (containerd passes them) */
@@ -118,6 +121,11 @@ static const char run_usage[] =
 	"                       be made; see qpod template --help)\n"
 	"  --vcpus N            virtual CPUs (default 1); --memory sets the VM's RAM\n"
 	"                       (default 256M)\n"
+	"  --vm-backend qemu|libvirt  who runs QEMU: qpod (default), or libvirtd as a\n"
+	"                       transient domain named after the pod (cold boot only;\n"
+	"                       annotation qpod.vm.backend; see docs/LIBVIRT.md)\n"
+	"  --libvirt-uri URI    the libvirt connection (default $QPOD_LIBVIRT_URI, else\n"
+	"                       qemu:///system; annotation qpod.vm.libvirt.uri)\n"
 	"The exit status is the workload's (see qpod --help).\n";
 
 /* --mode/--init/--firmware/--accel/--boot/--vcpus -> the spec's options (and their
@@ -129,7 +137,9 @@ static int apply_pod_opts(const struct run_opts *o, struct pod_spec *spec, qp_er
 	    (o->firmware && spec_opt_set(spec, "qpod.vm.firmware", o->firmware, err) < 0) ||
 	    (o->accel && spec_opt_set(spec, "qpod.vm.accel", o->accel, err) < 0) ||
 	    (o->boot && spec_opt_set(spec, "qpod.vm.boot", o->boot, err) < 0) ||
-	    (o->vcpus && spec_opt_set(spec, "qpod.vcpus", o->vcpus, err) < 0))
+	    (o->vcpus && spec_opt_set(spec, "qpod.vcpus", o->vcpus, err) < 0) ||
+	    (o->vm_backend && spec_opt_set(spec, "qpod.vm.backend", o->vm_backend, err) < 0) ||
+	    (o->libvirt_uri && spec_opt_set(spec, "qpod.vm.libvirt.uri", o->libvirt_uri, err) < 0))
 		return -1;
 	return 0;
 }
@@ -147,7 +157,8 @@ static const char create_usage[] =
 	"  --no-new-keyring     keep the caller's session keyring\n"
 	"  --mode container|vm  override the bundle's qpod.mode\n"
 	"  --init               a tiny init as PID 1 (qpod.init=true)\n"
-	"  --firmware, --accel, --boot, --vcpus  vm pods: see qpod run --help\n"
+	"  --firmware, --accel, --boot, --vcpus, --vm-backend, --libvirt-uri\n"
+	"                       vm pods: see qpod run --help\n"
 	"Refused, with a message: --detach and --timeline (qpod run's), and the\n"
 	"settings of run's ROOTFS form (--name, --rm, --memory, --cpus, --pids, --env,\n"
 	"--workdir, --hostname, --user, --read-only, --net, --ip, --subnet, --bridge):\n"
@@ -182,6 +193,8 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, bool create_onl
 		case OPT_ACCEL: o->accel = optarg; break;
 		case OPT_BOOT: o->boot = optarg; break;
 		case OPT_VCPUS: o->vcpus = optarg; break;
+		case OPT_VM_BACKEND: o->vm_backend = optarg; break;
+		case OPT_LIBVIRT_URI: o->libvirt_uri = optarg; break;
 		case OPT_TIMELINE: o->timeline = true; break;
 		case OPT_INIT: o->init = true; break;
 		case OPT_NO_PIVOT: o->io.no_pivot = true; break;

@@ -25,11 +25,11 @@ static const char usage[] =
 	"Usage: qpod update [--resources FILE|-] [--memory N] [--memory-swap N]\n"
 	"                   [--cpu-shares N] [--cpu-quota N] [--cpu-period N]\n"
 	"                   [--cpuset-cpus LIST] [--cpuset-mems LIST] [--pids-limit N]\n"
-	"                   [--memory-reservation N] ID\n"
+	"                   [--memory-reservation N] [--blkio-weight N] ID\n"
 	"Change the limits of a created, running or paused pod (runc's flags and meaning).\n"
 	"  --resources FILE|-  an OCI LinuxResources JSON object (- = stdin), alone;\n"
-	"                      unknown fields, and fields qpod cannot apply (blockIO,\n"
-	"                      hugepageLimits, network, ...), are refused;\n"
+	"                      unknown fields, and fields qpod cannot apply\n"
+	"                      (hugepageLimits, network, ...), are refused;\n"
 	"                      device rules stay as created (as with runc)\n"
 	"  --memory N          memory limit: bytes or 64M, 1G...; -1 = unlimited\n"
 	"  --memory-swap N     memory + swap limit, the same way\n"
@@ -40,7 +40,9 @@ static const char usage[] =
 	"  --cpuset-cpus LIST  CPUs, such as 0-1,3\n"
 	"  --cpuset-mems LIST  memory nodes\n"
 	"  --pids-limit N      most processes (-1 or 0 = unlimited)\n"
-	"runc's --blkio-weight, --cpu-rt-period, --cpu-rt-runtime, --cpu-burst,\n"
+	"  --blkio-weight N    block I/O weight 10..1000 (v1 blkio[.bfq].weight, v2\n"
+	"                      io.bfq.weight or io.weight)\n"
+	"runc's --cpu-rt-period, --cpu-rt-runtime, --cpu-burst,\n"
 	"--cpu-idle, --kernel-memory, --kernel-memory-tcp, --l3-cache-schema and\n"
 	"--mem-bw-schema are refused by name: qpod cannot apply them.\n"
 	"vm pods: nothing can change while the VM runs (no memory balloon, vCPUs fixed\n"
@@ -49,7 +51,7 @@ static const char usage[] =
 
 /* runc's update flags that qpod has no writer for */
 static const char *const unsupported[] = {
-	"blkio-weight", "cpu-rt-period", "cpu-rt-runtime", "cpu-burst", "cpu-idle",
+	"cpu-rt-period", "cpu-rt-runtime", "cpu-burst", "cpu-idle",
 	"kernel-memory", "kernel-memory-tcp", "l3-cache-schema",
 	"mem-bw-schema",
 };
@@ -70,6 +72,7 @@ static const struct {
 	{ "cpu-quota", F_I64, R(cpu_quota), R(has_cpu_quota) },
 	{ "cpu-period", F_U64, R(cpu_period), R(has_cpu_period) },
 	{ "pids-limit", F_I64, R(pids_limit), R(has_pids_limit) },
+	{ "blkio-weight", F_U64, R(blkio_weight), R(has_blkio_weight) },
 	{ "cpuset-cpus", F_STR, R(cpuset_cpus), 0 },
 	{ "cpuset-mems", F_STR, R(cpuset_mems), 0 },
 };

@@ -112,7 +112,7 @@ bool qp_cgroup_cpuset_valid(const char *s);
  * (freeze.c) and the stats reader (cgroup_stats.c) work on this, so each
  * setting has one writer for both modes. */
 enum qp_cg_ctrl { QP_CG_MEMORY, QP_CG_CPU, QP_CG_CPUACCT, QP_CG_CPUSET, QP_CG_PIDS,
-		  QP_CG_FREEZER, QP_CG_DEVICES, QP_CG_ANY, QP_CG_N };
+		  QP_CG_FREEZER, QP_CG_DEVICES, QP_CG_BLKIO, QP_CG_ANY, QP_CG_N };
 
 struct qp_cg_leaves {
 	enum qp_cgroup_mode mode;
@@ -120,7 +120,7 @@ struct qp_cg_leaves {
 	char why[1200];     /* why a controller can be missing, for errors */
 };
 
-#define QP_CG_LEAVES_INIT { .fd = { -1, -1, -1, -1, -1, -1, -1, -1 } }
+#define QP_CG_LEAVES_INIT { .fd = { -1, -1, -1, -1, -1, -1, -1, -1, -1 } }
 void qp_cg_leaves_close(struct qp_cg_leaves *l);
 #define _cleanup_leaves_ __attribute__((cleanup(qp_cg_leaves_close)))
 /* v2: the leaves of one directory fd (dup'ed), by its cgroup.controllers */
@@ -133,6 +133,9 @@ int qp_cg_set_limits(const struct qp_cg_leaves *l, const struct qp_resources *re
  * devices; v1 devices.allow/deny (only what changes), v2 an eBPF filter
  * (replacing the one attached before). */
 int qp_cg_set_devices(const struct qp_cg_leaves *l, const struct qp_resources *res, qp_error **err);
+/* linux.resources.blockIO (cgroup_blkio.c): v1 blkio (CFQ's or BFQ's
+ * weight files, throttles), v2 io (io.bfq.weight or io.weight, io.max). */
+int qp_cg_set_blkio(const struct qp_cg_leaves *l, const struct qp_resources *res, qp_error **err);
 
 struct qp_cgroup_ops {
 	int (*create)(struct qp_cgroup *cg, const struct qp_resources *res, qp_error **err);

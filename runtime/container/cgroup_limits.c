@@ -14,7 +14,7 @@
 static const char *const ctrl_names[QP_CG_N] = {
 	[QP_CG_MEMORY] = "memory", [QP_CG_CPU] = "cpu",	    [QP_CG_CPUACCT] = "cpuacct",
 	[QP_CG_CPUSET] = "cpuset", [QP_CG_PIDS] = "pids",   [QP_CG_FREEZER] = "freezer",
-	[QP_CG_DEVICES] = "devices", [QP_CG_ANY] = "any",
+	[QP_CG_DEVICES] = "devices", [QP_CG_BLKIO] = "blkio (v2: io)", [QP_CG_ANY] = "any",
 };
 
 int qp_cg_need(const struct qp_cg_leaves *l, enum qp_cg_ctrl c, const char *what, qp_error **err)
@@ -252,7 +252,7 @@ int qp_cg_set_limits(const struct qp_cg_leaves *l, const struct qp_resources *re
 				qp_cgroup_limit_str(lim, "max", buf, sizeof(buf)), err) < 0)
 			return -1;
 	}
-	if (set_unified(l, res, err) < 0)
+	if (qp_cg_set_blkio(l, res, err) < 0 || set_unified(l, res, err) < 0)
 		return -1;
 	return qp_cg_set_devices(l, res, err);
 }

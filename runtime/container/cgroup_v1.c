@@ -141,7 +141,7 @@ static int fill_leaves(const struct v1_set *s, const int *leaves, const struct q
 	static const char *const names[QP_CG_ANY] = {
 		[QP_CG_MEMORY] = "memory", [QP_CG_CPU] = "cpu",   [QP_CG_CPUACCT] = "cpuacct",
 		[QP_CG_CPUSET] = "cpuset", [QP_CG_PIDS] = "pids", [QP_CG_FREEZER] = "freezer",
-		[QP_CG_DEVICES] = "devices",
+		[QP_CG_DEVICES] = "devices", [QP_CG_BLKIO] = "blkio",
 	};
 	int any = -1;
 

@@ -18,7 +18,7 @@
 #include "util/log.h"
 
 /* the controllers a pod's limits need, enabled where the kernel offers them */
-static const char *const wanted[] = { "cpuset", "cpu", "memory", "pids" };
+static const char *const wanted[] = { "cpuset", "cpu", "memory", "pids", "io" };
 
 static int open_leaf(struct qp_cgroup *cg, qp_error **err)
 {
@@ -64,7 +64,7 @@ int qp_cg_leaves_v2(int fd, struct qp_cg_leaves *l, qp_error **err)
 {
 	static const char *const names[QP_CG_N] = {
 		[QP_CG_MEMORY] = "memory", [QP_CG_CPU] = "cpu", [QP_CG_CPUSET] = "cpuset",
-		[QP_CG_PIDS] = "pids",
+		[QP_CG_PIDS] = "pids", [QP_CG_BLKIO] = "io",
 	};
 	char avail[1024];
 

@@ -19,6 +19,7 @@
 
 #include "container/caps.h"
 #include "container/cgroup.h"
+#include "spec/resources.h"
 #include "container/console.h"
 #include "container/container.h"
 #include "container/mounts.h"
@@ -66,7 +67,8 @@ static bool wants_limits(const struct qp_resources *r)
 {
 	return r->n_unified || r->has_memory_limit || r->has_memory_swap || r->has_memory_reservation ||
 	       r->has_memory_swappiness || r->memory_disable_oom_killer || r->has_cpu_shares || r->has_cpu_quota ||
-	       r->has_cpu_period || r->cpuset_cpus || r->cpuset_mems || r->has_pids_limit;
+	       r->has_cpu_period || r->cpuset_cpus || r->cpuset_mems || r->has_pids_limit ||
+	       spec_resources_has_blkio(r);
 }
 
 /* An unprivileged writer of gid_map must first give up setgroups(2). */

@@ -49,6 +49,8 @@ static const char *const accel_words[] = { [QP_ACCEL_AUTO] = "auto", [QP_ACCEL_K
 					   [QP_ACCEL_TCG] = "tcg", NULL };
 static const char *const boot_words[] = { [QP_BOOT_AUTO] = "auto", [QP_BOOT_TEMPLATE] = "template",
 					  [QP_BOOT_COLD] = "cold", NULL };
+static const char *const backend_words[] = { [QP_VM_BACKEND_QEMU] = "qemu",
+					     [QP_VM_BACKEND_LIBVIRT] = "libvirt", NULL };
 
 int qp_mode_parse(const char *v, enum qp_mode *m)
 {
@@ -84,6 +86,29 @@ int qp_boot_parse(const char *v, enum qp_boot *b)
 static int set_boot(struct pod_spec *s, const char *v)
 {
 	return qp_boot_parse(v, &s->opts.boot);
+}
+
+static int set_backend(struct pod_spec *s, const char *v)
+{
+	int i = word_index(v, backend_words);
+
+	return i < 0 ? -1 : (s->opts.vm_backend = (enum qp_vm_backend)i, 0);
+}
+
+const char *qp_vm_backend_name(enum qp_vm_backend b)
+{
+	return backend_words[b == QP_VM_BACKEND_LIBVIRT ? QP_VM_BACKEND_LIBVIRT : QP_VM_BACKEND_QEMU];
+}
+
+/* any non-empty URI without control characters: libvirt parses it at connect */
+static int set_libvirt_uri(struct pod_spec *s, const char *v)
+{
+	if (!*v || strlen(v) > 1024)
+		return -1;
+	for (const char *c = v; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return -1;
+	return dup_into(&s->opts.libvirt_uri, v);
 }
 
 static int set_mode(struct pod_spec *s, const char *v)
@@ -190,6 +215,12 @@ static const struct opt_def defs[] = {
 	{ "qpod.vm.boot", "--boot", "auto, template or cold",
 	  "auto|template|cold: a vm pod as a clone of a booted template, or a kernel boot (default auto: "
 	  "a template when one exists or can be made)", set_boot },
+	{ "qpod.vm.backend", "--vm-backend", "qemu or libvirt",
+	  "qemu|libvirt: who runs a vm pod's QEMU: qpod itself, or libvirtd as a transient domain "
+	  "(default qemu)", set_backend },
+	{ "qpod.vm.libvirt.uri", "--libvirt-uri", "a libvirt URI of 1..1024 printable bytes",
+	  "the libvirt connection of a vm pod with backend libvirt (default $QPOD_LIBVIRT_URI, else "
+	  "qemu:///system)", set_libvirt_uri },
 	{ "qpod.init", "--init", "true or false",
 	  "true|false: a tiny init as PID 1 of a container pod (default false)", set_init },
 };
@@ -267,4 +298,5 @@ void spec_opts_free(struct qp_pod_opts *o)
 	free(o->net_subnet);
 	free(o->net_bridge);
 	free(o->firmware);
+	free(o->libvirt_uri);
 }

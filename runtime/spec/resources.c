@@ -27,6 +27,7 @@ enum kind {
 	K_NO,      /* not supported: refused unless empty (both modes) */
 	K_HUGEPAGES, /* not supported: refused unless every limit is 0 */
 	K_UNIFIED, /* cgroup v2 file -> value (written on v2, refused on v1) */
+	K_BLKIO,   /* linux.resources.blockIO */
 };
 
 struct field {
@@ -77,7 +78,7 @@ static const struct field top_fields[] = {
 	{ "cpu", K_SECTION, 0, 0, cpu_fields, NULL },
 	{ "pids", K_SECTION, 0, 0, pids_fields, NULL },
 	{ "devices", K_DEVICES, 0, 0, NULL, NULL },
-	NO("blockIO", "blkio limits are not supported"),
+	{ "blockIO", K_BLKIO, 0, 0, NULL, NULL },
 	{ "hugepageLimits", K_HUGEPAGES, 0, 0, NULL, "hugetlb limits are not supported" },
 	NO("network", "net_cls/net_prio are not supported"),
 	NO("rdma", "rdma limits are not supported"),
@@ -290,6 +291,117 @@ static int unified(struct ctx *c, yajl_val v, const char *path)
 	return 0;
 }
 
+const char *const qp_blkio_throttle_keys[QP_BLKIO_THROTTLES] = {
+	"throttleReadBpsDevice", "throttleWriteBpsDevice", "throttleReadIOPSDevice", "throttleWriteIOPSDevice"
+};
+
+static int dev_major_minor(struct ctx *c, yajl_val o, const char *path, struct qp_blkio_dev *d)
+{
+	static const char *const keys[2] = { "major", "minor" };
+	int64_t *out[2] = { &d->major, &d->minor };
+	char p[PATH_MAX_JSON + 48];
+
+	for (int i = 0; i < 2; i++) {
+		yajl_val v = qp_json_get(o, keys[i]);
+		snprintf(p, sizeof(p), "%.100s.%s", path, keys[i]);
+		if (!YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0 || YAJL_GET_INTEGER(v) > UINT32_MAX)
+			return bad(c, p, absent(v) ? "missing" : "expected an integer in 0..4294967295");
+		*out[i] = YAJL_GET_INTEGER(v);
+	}
+	return 0;
+}
+
+/* [{major, minor, KEY...}] -> a new array; weights: "weight" and
+ * "leafWeight" (either), throttles: "rate" */
+static int blkio_devs(struct ctx *c, yajl_val v, const char *path, bool weights, struct qp_blkio_dev **out,
+		      size_t *n_out)
+{
+	struct qp_blkio_dev *d;
+	char p[PATH_MAX_JSON + 48];
+	size_t n;
+
+	if (!YAJL_IS_ARRAY(v))
+		return bad(c, path, "expected an array of objects");
+	if ((n = v->u.array.len) > QP_SPEC_MAX_ITEMS)
+		return bad(c, path, "more than %u entries", QP_SPEC_MAX_ITEMS);
+	if (!(d = calloc(n ? n : 1, sizeof(*d))))
+		return qp_fail(c->err, ENOMEM, "%s", c->what);
+	for (size_t i = 0; i < n; i++) {
+		yajl_val o = v->u.array.values[i];
+		snprintf(p, sizeof(p), "%.100s[%zu]", path, i);
+		if (!YAJL_IS_OBJECT(o)) {
+			free(d);
+			return bad(c, p, "expected an object");
+		}
+		if (dev_major_minor(c, o, p, &d[i]) < 0)
+			goto fail;
+		const char *k[2] = { weights ? "weight" : "rate", weights ? "leafWeight" : NULL };
+		uint64_t *dst[2] = { &d[i].value, &d[i].leaf };
+		for (int j = 0; j < 2 && k[j]; j++) {
+			yajl_val x = qp_json_get(o, k[j]);
+			char q[PATH_MAX_JSON + 64];
+			snprintf(q, sizeof(q), "%.110s.%s", p, k[j]);
+			if (!absent(x) && get_u64(c, x, q, dst[j]) < 0)
+				goto fail;
+		}
+		if (!weights && absent(qp_json_get(o, "rate"))) {
+			bad(c, p, "rate: missing");
+			goto fail;
+		}
+		if (weights && !d[i].value && !d[i].leaf) {
+			bad(c, p, "neither weight nor leafWeight");
+			goto fail;
+		}
+	}
+	free(*out);
+	*out = d;
+	*n_out = n;
+	return 0;
+fail:
+	free(d);
+	return -1;
+}
+
+static int blkio(struct ctx *c, yajl_val v, const char *path)
+{
+	struct qp_resources *r = c->res;
+	char p[PATH_MAX_JSON + 48];
+
+	if (!YAJL_IS_OBJECT(v))
+		return bad(c, path, "expected an object");
+	for (size_t i = 0; i < v->u.object.len; i++) {
+		const char *k = v->u.object.keys[i];
+		yajl_val x = v->u.object.values[i];
+		size_t t = 0;
+		snprintf(p, sizeof(p), "%.100s.%s", path, k);
+		if (absent(x))
+			continue;
+		if (!strcmp(k, "weight") || !strcmp(k, "leafWeight")) {
+			bool leaf = k[0] == 'l';
+			if (get_u64(c, x, p, leaf ? &r->blkio_leaf_weight : &r->blkio_weight) < 0)
+				return -1;
+			*(leaf ? &r->has_blkio_leaf_weight : &r->has_blkio_weight) = true;
+			continue;
+		}
+		if (!strcmp(k, "weightDevice")) {
+			if (blkio_devs(c, x, p, true, &r->blkio_weight_dev, &r->n_blkio_weight_dev) < 0)
+				return -1;
+			continue;
+		}
+		while (t < QP_BLKIO_THROTTLES && strcmp(k, qp_blkio_throttle_keys[t]))
+			t++;
+		if (t < QP_BLKIO_THROTTLES) {
+			if (blkio_devs(c, x, p, false, &r->blkio_throttle[t], &r->n_blkio_throttle[t]) < 0)
+				return -1;
+			continue;
+		}
+		char shown[QP_SHOWN_MAX];
+		if (c->strict)
+			return bad(c, path, "unknown field \"%s\"", qp_shown(k, shown));
+	}
+	return 0;
+}
+
 static int section(struct ctx *c, yajl_val obj, const char *path, const struct field *table);
 
 static int one(struct ctx *c, const struct field *f, yajl_val v, const char *path)
@@ -327,6 +439,8 @@ static int one(struct ctx *c, const struct field *f, yajl_val v, const char *pat
 		return devices(c, v, path);
 	case K_UNIFIED:
 		return unified(c, v, path);
+	case K_BLKIO:
+		return blkio(c, v, path);
 	case K_HUGEPAGES:
 		/* kubelet lists every page size with limit 0: nothing to apply */
 		if (!YAJL_IS_ARRAY(v))
@@ -416,6 +530,28 @@ static int copy_str(char **dst, const char *src)
 	return 0;
 }
 
+bool spec_resources_has_blkio(const struct qp_resources *r)
+{
+	bool any = r->has_blkio_weight || r->has_blkio_leaf_weight || r->n_blkio_weight_dev;
+
+	for (int t = 0; t < QP_BLKIO_THROTTLES; t++)
+		any = any || r->n_blkio_throttle[t];
+	return any;
+}
+
+static int blkio_copy(struct qp_blkio_dev **dst, size_t *n_dst, const struct qp_blkio_dev *src, size_t n)
+{
+	struct qp_blkio_dev *d = malloc(n * sizeof(*d));
+
+	if (!d)
+		return -1;
+	memcpy(d, src, n * sizeof(*d));
+	free(*dst);
+	*dst = d;
+	*n_dst = n;
+	return 0;
+}
+
 int spec_resources_merge(struct qp_resources *dst, const struct qp_resources *u)
 {
 	/* as runc's update: a zero memory, swap, shares, quota or period means
@@ -435,7 +571,17 @@ int spec_resources_merge(struct qp_resources *dst, const struct qp_resources *u)
 	TAKE(pids_limit, false);
 	TAKE(memory_reservation, false);
 	TAKE(memory_swappiness, false);
+	TAKE(blkio_weight, true);
+	TAKE(blkio_leaf_weight, true);
 #undef TAKE
+	/* device lists: the update's replace the pod's */
+	if (u->n_blkio_weight_dev && blkio_copy(&dst->blkio_weight_dev, &dst->n_blkio_weight_dev,
+						u->blkio_weight_dev, u->n_blkio_weight_dev) < 0)
+		return -1;
+	for (int t = 0; t < QP_BLKIO_THROTTLES; t++)
+		if (u->n_blkio_throttle[t] && blkio_copy(&dst->blkio_throttle[t], &dst->n_blkio_throttle[t],
+							 u->blkio_throttle[t], u->n_blkio_throttle[t]) < 0)
+			return -1;
 	if (u->memory_disable_oom_killer)
 		dst->memory_disable_oom_killer = true;
 	/* memsw >= limit: an unlimited memory limit cannot keep a finite swap */
@@ -494,6 +640,11 @@ static bool dev_rules_same(const struct qp_resources *a, const struct qp_resourc
 	return true;
 }
 
+static bool blkio_same(const struct qp_blkio_dev *a, size_t na, const struct qp_blkio_dev *b, size_t nb)
+{
+	return na == nb && (!na || !memcmp(a, b, na * sizeof(*a)));
+}
+
 const char *spec_resources_changed(const struct qp_resources *a, const struct qp_resources *b)
 {
 #define SAME(f) (a->has_##f == b->has_##f && (!a->has_##f || a->f == b->f))
@@ -521,6 +672,14 @@ const char *spec_resources_changed(const struct qp_resources *a, const struct qp
 		return "memory.disableOOMKiller";
 	if (!dev_rules_same(a, b))
 		return "devices";
+	if (!SAME(blkio_weight) || !SAME(blkio_leaf_weight))
+		return "blockIO.weight";
+	if (!blkio_same(a->blkio_weight_dev, a->n_blkio_weight_dev, b->blkio_weight_dev, b->n_blkio_weight_dev))
+		return "blockIO.weightDevice";
+	for (int t = 0; t < QP_BLKIO_THROTTLES; t++)
+		if (!blkio_same(a->blkio_throttle[t], a->n_blkio_throttle[t], b->blkio_throttle[t],
+				b->n_blkio_throttle[t]))
+			return "blockIO.throttle";
 	if (a->n_unified != b->n_unified)
 		return "unified";
 	for (size_t i = 0; i < a->n_unified; i++)
@@ -536,6 +695,9 @@ void spec_resources_clear(struct qp_resources *r)
 	free(r->cpuset_cpus);
 	free(r->cpuset_mems);
 	free(r->dev_rules);
+	free(r->blkio_weight_dev);
+	for (int t = 0; t < QP_BLKIO_THROTTLES; t++)
+		free(r->blkio_throttle[t]);
 	for (size_t i = 0; i < r->n_unified; i++) {
 		free(r->unified[i].key);
 		free(r->unified[i].value);

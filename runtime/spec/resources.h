@@ -12,7 +12,7 @@
 
 /* v (absent/null: nothing) -> the fields of *res it sets.  Errors read
  * "WHAT: PREFIX.FIELD: reason" (PREFIX may be "").
- * A field qpod cannot apply (blockIO, hugepageLimits, network, ...) is
+ * A field qpod cannot apply (hugepageLimits, network, rdma, ...) is
  * refused unless it is empty (absent, null, 0, false, "", [], {}
  * throughout: kubelet sends zero hugepage limits), in both modes.
  * strict (update input): an unknown field is refused too;
@@ -35,6 +35,8 @@ int spec_resources_merge(struct qp_resources *dst, const struct qp_resources *up
 /* The OCI name ("memory.limit", ...) of the first field in which a and b
  * differ, NULL when they are the same. */
 const char *spec_resources_changed(const struct qp_resources *a, const struct qp_resources *b);
+/* Does r set anything of linux.resources.blockIO? */
+bool spec_resources_has_blkio(const struct qp_resources *r);
 /* Free the strings of r (not r itself) and zero it. */
 void spec_resources_clear(struct qp_resources *r);
 

@@ -131,6 +131,17 @@ struct qp_dev_rule {
 	unsigned access;      /* QP_DEV_* bits */
 };
 
+/* linux.resources.blockIO: one device's weight (value; leaf 0 = none) or
+ * throttle rate (value: bytes or operations per second) */
+struct qp_blkio_dev {
+	int64_t major, minor;   /* 0..UINT32_MAX */
+	uint64_t value, leaf;
+};
+enum qp_blkio_throttle { QP_BLKIO_READ_BPS, QP_BLKIO_WRITE_BPS, QP_BLKIO_READ_IOPS, QP_BLKIO_WRITE_IOPS,
+			 QP_BLKIO_THROTTLES };
+/* their OCI names: throttleReadBpsDevice ... (spec/resources.c) */
+extern const char *const qp_blkio_throttle_keys[QP_BLKIO_THROTTLES];
+
 struct qp_kv {
 	char *key, *value;
 };
@@ -155,6 +166,14 @@ struct qp_resources {
 	char *cpuset_cpus, *cpuset_mems;
 	bool has_pids_limit;
 	int64_t pids_limit;            /* -1 / 0 = unlimited */
+	bool has_blkio_weight;
+	uint64_t blkio_weight;         /* 10..1000 (v1 blkio[.bfq].weight, v2 io[.bfq].weight) */
+	bool has_blkio_leaf_weight;
+	uint64_t blkio_leaf_weight;    /* 10..1000 (v1 blkio.leaf_weight only) */
+	struct qp_blkio_dev *blkio_weight_dev;
+	size_t n_blkio_weight_dev;
+	struct qp_blkio_dev *blkio_throttle[QP_BLKIO_THROTTLES];
+	size_t n_blkio_throttle[QP_BLKIO_THROTTLES];
 	struct qp_kv *unified;         /* linux.resources.unified: v2 file -> value */
 	size_t n_unified;
 	struct qp_dev_rule *dev_rules; /* linux.resources.devices, in order */
@@ -213,6 +232,8 @@ enum qp_accel { QP_ACCEL_AUTO = 0, QP_ACCEL_KVM, QP_ACCEL_TCG };
 /* how a VM pod's guest comes up: a clone of a booted template when one
  * exists or can be made (auto), always (template), or a kernel boot (cold) */
 enum qp_boot { QP_BOOT_AUTO = 0, QP_BOOT_TEMPLATE, QP_BOOT_COLD };
+/* who runs a VM pod's QEMU: qpod (qemu) or libvirtd (runtime/vm/libvirt*.c) */
+enum qp_vm_backend { QP_VM_BACKEND_QEMU = 0, QP_VM_BACKEND_LIBVIRT };
 
 struct qp_pod_opts {
 	enum qp_mode mode;     /* qpod.mode, --mode */
@@ -224,6 +245,8 @@ struct qp_pod_opts {
 	char *firmware;        /* qpod.vm.firmware: "qboot", "seabios", /path; NULL = default */
 	enum qp_accel accel;   /* qpod.vm.accel */
 	enum qp_boot boot;     /* qpod.vm.boot */
+	enum qp_vm_backend vm_backend; /* qpod.vm.backend */
+	char *libvirt_uri;     /* qpod.vm.libvirt.uri; NULL = $QPOD_LIBVIRT_URI or the default */
 	bool init;             /* qpod.init=true: a tiny init is PID 1 (container pods) */
 };
 
@@ -243,6 +266,7 @@ const char *qp_mode_name(enum qp_mode m);
 int qp_accel_parse(const char *v, enum qp_accel *a);
 const char *qp_accel_name(enum qp_accel a);
 int qp_boot_parse(const char *v, enum qp_boot *b);
+const char *qp_vm_backend_name(enum qp_vm_backend b);
 
 struct pod_spec {
 	char *oci_version;

@@ -97,6 +97,18 @@ int spec_validate_resources(const struct qp_resources *r, qp_error **err)
 		return invalid(err, "linux.resources.memory.swappiness: must be in 0..100");
 	if (r->has_pids_limit && r->pids_limit < -1)
 		return invalid(err, "linux.resources.pids.limit: must be >= -1");
+	/* the kernel's range (CFQ's and BFQ's: 10..1000, as runc documents) */
+#define WEIGHT_OK(w) ((w) >= 10 && (w) <= 1000)
+	if (r->has_blkio_weight && r->blkio_weight && !WEIGHT_OK(r->blkio_weight))
+		return invalid(err, "linux.resources.blockIO.weight: must be in 10..1000");
+	if (r->has_blkio_leaf_weight && r->blkio_leaf_weight && !WEIGHT_OK(r->blkio_leaf_weight))
+		return invalid(err, "linux.resources.blockIO.leafWeight: must be in 10..1000");
+	for (size_t i = 0; i < r->n_blkio_weight_dev; i++) {
+		const struct qp_blkio_dev *d = &r->blkio_weight_dev[i];
+		if ((d->value && !WEIGHT_OK(d->value)) || (d->leaf && !WEIGHT_OK(d->leaf)))
+			return invalid(err, "linux.resources.blockIO.weightDevice[%zu]: weights must be in 10..1000", i);
+	}
+#undef WEIGHT_OK
 	return 0;
 }
 

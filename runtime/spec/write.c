@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "spec/spec.h"
+#include "spec/resources.h"
 #include "util/json.h"
 
 /* The generator and the first string it refused (invalid UTF-8: strings
@@ -237,6 +238,41 @@ static void write_dev_rules(struct wr *w, const struct qp_resources *r)
 	yajl_gen_array_close(w->g);
 }
 
+static void write_blkio_devs(struct wr *w, const char *key, const struct qp_blkio_dev *d, size_t n, bool weights)
+{
+	if (!n)
+		return;
+	jkey(w, key);
+	yajl_gen_array_open(w->g);
+	for (size_t i = 0; i < n; i++) {
+		yajl_gen_map_open(w->g);
+		kint(w, "major", d[i].major);
+		kint(w, "minor", d[i].minor);
+		if (!weights)
+			ku64(w, "rate", d[i].value);
+		if (weights && d[i].value)
+			ku64(w, "weight", d[i].value);
+		if (weights && d[i].leaf)
+			ku64(w, "leafWeight", d[i].leaf);
+		yajl_gen_map_close(w->g);
+	}
+	yajl_gen_array_close(w->g);
+}
+
+static void write_blkio(struct wr *w, const struct qp_resources *r)
+{
+	jkey(w, "blockIO");
+	yajl_gen_map_open(w->g);
+	if (r->has_blkio_weight)
+		ku64(w, "weight", r->blkio_weight);
+	if (r->has_blkio_leaf_weight)
+		ku64(w, "leafWeight", r->blkio_leaf_weight);
+	write_blkio_devs(w, "weightDevice", r->blkio_weight_dev, r->n_blkio_weight_dev, true);
+	for (int t = 0; t < QP_BLKIO_THROTTLES; t++)
+		write_blkio_devs(w, qp_blkio_throttle_keys[t], r->blkio_throttle[t], r->n_blkio_throttle[t], false);
+	yajl_gen_map_close(w->g);
+}
+
 static void write_resources(struct wr *w, const struct qp_resources *r)
 {
 	bool unified = r->n_unified > 0;
@@ -245,7 +281,9 @@ static void write_resources(struct wr *w, const struct qp_resources *r)
 	bool cpu = r->has_cpu_shares || r->has_cpu_quota || r->has_cpu_period || r->cpuset_cpus ||
 		   r->cpuset_mems;
 
-	if (!mem && !cpu && !r->has_pids_limit && !r->n_dev_rules && !unified)
+	bool blkio = spec_resources_has_blkio(r);
+
+	if (!mem && !cpu && !r->has_pids_limit && !r->n_dev_rules && !unified && !blkio)
 		return;
 	jkey(w, "resources");
 	yajl_gen_map_open(w->g);
@@ -293,6 +331,8 @@ static void write_resources(struct wr *w, const struct qp_resources *r)
 		kint(w, "limit", r->pids_limit);
 		yajl_gen_map_close(w->g);
 	}
+	if (blkio)
+		write_blkio(w, r);
 	yajl_gen_map_close(w->g);
 }
 

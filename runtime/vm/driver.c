@@ -27,6 +27,7 @@
 #include "util/log.h"
 #include "util/report.h"
 #include "util/strv.h"
+#include "vm/libvirt.h"
 #include "vm/timeline.h"
 #include "vm/vm.h"
 
@@ -249,6 +250,9 @@ static int vm_create(struct pod *pod, qp_error **err)
 		if (pod->spec->time_offsets[c].set)
 			return qp_error_set(err, QP_E_INVALID, 0, "linux.timeOffsets: not supported for vm pods "
 					    "(the guest's clocks are its own)");
+	if (spec_resources_has_blkio(&pod->spec->resources))
+		return qp_error_set(err, QP_E_INVALID, 0, "linux.resources.blockIO: not supported for vm pods (the "
+				    "guest has no block device: its root and mounts are QEMU's 9p shares)");
 	if (refuse_guest_hooks(pod->spec, err) < 0 || cgroup_prepare(pod, err) < 0)
 		return -1;
 	pod->building = true;
@@ -562,6 +566,20 @@ static int vm_template_create(const struct pod_spec *spec, char key[17], bool *m
 	return 0;
 }
 
+/* The libvirt backend (docs/LIBVIRT.md): the QEMU is the pod's when the
+ * domain's uuid the monitor recorded is on its command line; the pod's pid
+ * (a foreground run's monitor, outside the cgroup and not QEMU's parent)
+ * when that QEMU also names it, pid and start time, as its monitor. */
+static bool vm_owns_pid(struct pod *pod, pid_t pid)
+{
+	_cleanup_free_ char *uuid = NULL;
+	size_t len;
+
+	if (state_read_file(pod->dirfd, QP_VM_LV_UUID, QP_LIBVIRT_UUID_LEN + 1, &uuid, &len, NULL) < 0)
+		return false;
+	return vm_lv_is_domain_qemu(pod->state->vmm_pid, uuid, pid == pod->state->vmm_pid ? 0 : pid);
+}
+
 const struct pod_driver qp_vm_driver = {
 	.name = "vm",
 	.create = vm_create,
@@ -584,4 +602,5 @@ const struct pod_driver qp_vm_driver = {
 	.template_list = vm_template_list,
 	.template_remove = vm_template_remove,
 	.template_prune = vm_template_prune,
+	.owns_pid = vm_owns_pid,
 };

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/if_tun.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -23,6 +25,7 @@
 #include "util/cleanup.h"
 #include "util/io.h"
 #include "util/log.h"
+#include "vm/libvirt.h"
 #include "vm/monitor.h"
 
 /* ---- boot ---- */
@@ -200,6 +203,15 @@ static int pick_template(struct vm_mon *m, const struct vm_qemu_opts *o, const c
 
 	if (boot == QP_BOOT_COLD)
 		return 0;
+	/* a clone is QEMU started paused with -incoming and a shared RAM file,
+	 * restored over QMP: the libvirt backend boots cold (docs/LIBVIRT.md) */
+	if (m->pod->spec->opts.vm_backend == QP_VM_BACKEND_LIBVIRT) {
+		if (boot == QP_BOOT_TEMPLATE)
+			return qp_error_set(err, QP_E_INVALID, 0,
+					    "--boot template: not supported with --vm-backend libvirt (its pods "
+					    "boot cold); use --boot cold or auto");
+		return 0;
+	}
 	/* auto: a template that cannot be made (a broken guest, a QEMU that
 	 * cannot save) costs a cold boot, which then says what is wrong; the
 	 * failure is remembered for a while (template.c) */
@@ -213,6 +225,31 @@ static int pick_template(struct vm_mon *m, const struct vm_qemu_opts *o, const c
 		return 0;
 	}
 	return 1;
+}
+
+/* The libvirt backend's spawn: the tap goes to libvirt by name (it opens
+ * it itself: the device is made persistent and our fd closed, since a tap
+ * takes one fd), then the domain is created. */
+static int mon_spawn_libvirt(struct vm_mon *m, const struct vm_qemu_opts *o, int *tap, qp_error **err)
+{
+	const char *bin = getenv("QPOD_QEMU");
+
+	if (bin && *bin)
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "QPOD_QEMU is set: another VMM binary is not possible with --vm-backend "
+				    "libvirt (libvirtd chooses its emulator)");
+	if (*tap >= 0) {
+		if (ioctl(*tap, TUNSETPERSIST, 1) < 0)
+			return qp_fail(err, errno, "make tap %s persistent for libvirt", m->lease.ifname_host);
+		close(*tap);
+		*tap = -1;
+	}
+	m->qemu = vm_lv_start(o, m->pod->id, vm_lv_uri(m->pod->spec->opts.libvirt_uri),
+			      m->has_net ? m->lease.ifname_host : "", &m->lv, err);
+	if (m->qemu < 0)
+		return -1;
+	/* the proof that this QEMU, outside the pod's cgroup, is the pod's */
+	return state_write_file(m->pod->dirfd, QP_VM_LV_UUID, vm_lv_uuid(m->lv), QP_LIBVIRT_UUID_LEN, err);
 }
 
 int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
@@ -230,6 +267,10 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	m->pod = pod;
 	m->qemu_pidfd = m->listen_fd = m->ready_fd = -1;
 	m->tl.request = qp_request_ns ? qp_request_ns : qp_now_ns();
+	if (spec->opts.libvirt_uri && spec->opts.vm_backend != QP_VM_BACKEND_LIBVIRT) {
+		qp_error_set(err, QP_E_INVALID, 0, "--libvirt-uri (qpod.vm.libvirt.uri) needs --vm-backend libvirt");
+		goto fail;
+	}
 	if (spec->process.terminal) {
 		qp_error_set(err, QP_E_INVALID, 0, "vm pods have no terminal support yet");
 		goto fail;
@@ -289,11 +330,15 @@ spawn:
 	o.incoming = clone;
 	unlinkat(pod->dirfd, QP_VM_CHAN_SOCK, 0);
 	unlinkat(pod->dirfd, QP_VM_QMP_SOCK, 0);
-	if ((m->qemu = vm_spawn_qemu(&o, err)) < 0)
+	if (spec->opts.vm_backend == QP_VM_BACKEND_LIBVIRT) {
+		if (mon_spawn_libvirt(m, &o, &tap, err) < 0)
+			goto fail;
+	} else if ((m->qemu = vm_spawn_qemu(&o, err)) < 0)
 		goto fail;
 	m->tl.spawned = qp_now_ns();
-	/* a foreground run's monitor stays where its caller is; QEMU goes in */
-	if (vm_cgroup_enter(pod, m->qemu, err) < 0)
+	/* a foreground run's monitor stays where its caller is; QEMU goes in
+	 * (libvirtd's QEMU stays in the cgroup libvirt gave it) */
+	if (!m->lv && vm_cgroup_enter(pod, m->qemu, err) < 0)
 		goto fail;
 	m->qemu_pidfd = (int)syscall(SYS_pidfd_open, m->qemu, 0);
 	/* the pod's pid is the monitor (this process): the one whose exit

@@ -24,6 +24,7 @@
 #include "util/cleanup.h"
 #include "util/io.h"
 #include "util/log.h"
+#include "vm/libvirt.h"
 #include "vm/monitor.h"
 
 pid_t vm_mon_qemu_pid(const struct vm_mon *m)
@@ -59,6 +60,13 @@ bool mon_qemu_gone(struct vm_mon *m)
 {
 	if (m->qemu <= 0 || m->qemu_reaped)
 		return true;
+	if (m->lv) { /* libvirtd's child: its pidfd says when it is gone */
+		struct pollfd p = { .fd = m->qemu_pidfd, .events = POLLIN };
+		if (m->qemu_pidfd >= 0 ? poll(&p, 1, 0) != 1 : kill(m->qemu, 0) == 0 || errno != ESRCH)
+			return false;
+		m->qemu_reaped = true;
+		return true;
+	}
 	if (waitpid(m->qemu, &m->qemu_status, WNOHANG) != m->qemu)
 		return false;
 	m->qemu_reaped = true;
@@ -71,6 +79,13 @@ void mon_qemu_reason(struct vm_mon *m)
 
 	char tail[200];
 
+	if (m->lv) { /* no exit status of libvirtd's child: libvirt's event says */
+		if (m->reason[0])
+			return; /* known already (the workload's exit): no wait for the event */
+		vm_lv_stop_reason(m->lv, 5000, tail, sizeof(tail));
+		mon_set_reason(m, "%s", tail[0] ? tail : "qemu (run by libvirtd) ended");
+		return;
+	}
 	vm_qemu_log_tail(m->pod->dirfd, tail, sizeof(tail));
 	/* QEMU's own last words, unless it was killed from outside */
 	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
@@ -90,6 +105,12 @@ static void qemu_kill(struct vm_mon *m)
 {
 	if (mon_qemu_gone(m))
 		return;
+	if (m->lv) { /* libvirt kills and reaps it, and returns when it is gone */
+		vm_lv_destroy(m->lv);
+		for (int i = 0; i < 500 && !mon_qemu_gone(m); i++)
+			usleep(10000);
+		return;
+	}
 	kill(m->qemu, SIGKILL);
 	if (waitpid(m->qemu, &m->qemu_status, 0) == m->qemu)
 		m->qemu_reaped = true;
@@ -146,10 +167,15 @@ int vm_mon_pause(struct vm_mon *m, bool pause, qp_error **err)
 	if (pause == m->paused)
 		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is %s", m->pod->id,
 				    pause ? "paused already" : "not paused");
-	if (!m->qmp && vm_qmp_connect(m->pod->dirfd, &m->qmp, err) < 0)
-		return -1;
-	if (vm_qmp_execute(m->qmp, pause ? "stop" : "cont", err) < 0)
-		return qp_error_prefix(err, "%s the VM", pause ? "pause" : "resume");
+	if (m->lv) {
+		if (vm_lv_pause(m->lv, pause, err) < 0)
+			return -1;
+	} else {
+		if (!m->qmp && vm_qmp_connect(m->pod->dirfd, &m->qmp, err) < 0)
+			return -1;
+		if (vm_qmp_execute(m->qmp, pause ? "stop" : "cont", err) < 0)
+			return qp_error_prefix(err, "%s the VM", pause ? "pause" : "resume");
+	}
 	m->paused = pause;
 	if (pause)
 		return state_write_file(m->pod->dirfd, QP_VM_PAUSED, "1\n", 2, err);
@@ -351,6 +377,7 @@ void vm_mon_free(struct vm_mon *m)
 	if (m->ready_fd >= 0)
 		close(m->ready_fd);
 	vm_qmp_free(m->qmp);
+	vm_lv_free(m->lv);
 	vm_mounts_free(&m->mounts);
 	unlinkat(m->pod->dirfd, QP_VM_CHAN_SOCK, 0);
 	unlinkat(m->pod->dirfd, QP_VM_CTL_SOCK, 0);

@@ -37,8 +37,11 @@ struct vm_client {
 	bool want_start, want_meminfo;
 };
 
+struct vm_lv;
+
 struct vm_mon {
 	struct pod *pod;
+	struct vm_lv *lv;       /* the libvirt backend's domain; NULL: QEMU is our child */
 	char statedir[PATH_MAX];
 	struct vm_mounts mounts;   /* the spec's own mounts (mounts.c) */
 	char uts_hostname[QP_PROTO_MAX_HOSTNAME + 1]; /* of a UTS namespace joined by path */

@@ -122,6 +122,59 @@ static void add_share(struct qargv *a, enum bus bus, const char *id, const char 
 	addf(a, "%s,fsdev=%s,mount_tag=%s", devices[DEV_9P][bus], id, tag);
 }
 
+void vm_qemu_cmdline(const struct vm_qemu_opts *o, char *out, size_t size)
+{
+	if (o->cmdline)
+		snprintf(out, size, "%s", o->cmdline);
+	else
+		vm_guest_cmdline(out, size, o->kvm, o->vcpus, o->template_boot);
+}
+
+/* The guest channel (its socket: chan, "path=P" or "fd=N") and the 9p
+ * shares: the devices every pod's guest has, whatever runs its QEMU. */
+static void add_guest_devices(struct qargv *a, const struct vm_qemu_opts *o, const char *chan)
+{
+	enum bus bus = profiles[o->machine].bus;
+
+	add(a, "-device");
+	add(a, devices[DEV_SERIAL][bus]);
+	add(a, "-chardev");
+	addf(a, "socket,id=c0,%s,server=on,wait=off", chan);
+	add(a, "-device");
+	add(a, "virtserialport,chardev=c0,name=" QP_PROTO_PORT_NAME);
+	/* the share is as writable as the spec's root (root.readonly), as a
+	 * container's rootfs is */
+	if (o->rootfs)
+		add_share(a, bus, "r", o->rootfs, o->rootfs_ro, "rootfs");
+	/* the spec's binds: one more 9p share each (mounts.c) */
+	for (size_t i = 0; i < o->nshares && i < QP_PROTO_MAX_MOUNTS; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "f%zu", i);
+		add_share(a, bus, id, o->shares[i].path, o->shares[i].ro, o->shares[i].tag);
+	}
+}
+
+int vm_qemu_guest_devices(const struct vm_qemu_opts *o, const char *chan_path, char ***argv, qp_error **err)
+{
+	struct qargv a = { .n = 0 };
+	_cleanup_free_ char *p = qemu_escape(chan_path);
+	char chan[ARG_BUF];
+
+	if (!p || snprintf(chan, sizeof(chan), "path=%s", p) >= (int)sizeof(chan))
+		return qp_error_set(err, QP_E_INVALID, 0, "qemu arguments: out of memory or a path too long");
+	add_guest_devices(&a, o, chan);
+	if (a.oom) {
+		qargv_free(&a);
+		return qp_error_set(err, QP_E_INVALID, 0, "qemu arguments: out of memory or a path too long");
+	}
+	if (!(*argv = calloc(a.n + 1, sizeof(char *)))) {
+		qargv_free(&a);
+		return qp_fail(err, ENOMEM, "qemu arguments");
+	}
+	memcpy(*argv, a.v, a.n * sizeof(char *));
+	return 0;
+}
+
 /* the listening sockets QEMU serves, made here and passed in (a jailed
  * QEMU sees nothing of the state dir); -1 where not used */
 struct qsocks {
@@ -134,10 +187,7 @@ static int build_argv(const struct vm_qemu_opts *o, const struct qsocks *s, bool
 	const struct machine_profile *pr = &profiles[o->machine];
 	char cmdline[VM_CMDLINE_MAX + 32];
 
-	if (o->cmdline)
-		snprintf(cmdline, sizeof(cmdline), "%s", o->cmdline);
-	else
-		vm_guest_cmdline(cmdline, sizeof(cmdline), o->kvm, o->vcpus, o->template_boot);
+	vm_qemu_cmdline(o, cmdline, sizeof(cmdline));
 	add(a, QEMU_BIN);
 	add(a, "-M");
 	add(a, pr->machine);
@@ -187,23 +237,11 @@ static int build_argv(const struct vm_qemu_opts *o, const struct qsocks *s, bool
 		add(a, "-serial");
 		addf(a, "file:%s", o->console);
 	}
-	/* the guest channel; the socket path is relative to QEMU's cwd, the
-	 * state dir: sun_path holds only 108 bytes */
-	add(a, "-device");
-	add(a, devices[DEV_SERIAL][pr->bus]);
-	add(a, "-chardev");
-	addf(a, "socket,id=c0,fd=%d,server=on,wait=off", s->chan);
-	add(a, "-device");
-	add(a, "virtserialport,chardev=c0,name=" QP_PROTO_PORT_NAME);
-	/* the share is as writable as the spec's root (root.readonly), as a
-	 * container's rootfs is */
-	if (o->rootfs)
-		add_share(a, pr->bus, "r", o->rootfs, o->rootfs_ro, "rootfs");
-	/* the spec's binds: one more 9p share each (mounts.c) */
-	for (size_t i = 0; i < o->nshares && i < QP_PROTO_MAX_MOUNTS; i++) {
-		char id[16];
-		snprintf(id, sizeof(id), "f%zu", i);
-		add_share(a, pr->bus, id, o->shares[i].path, o->shares[i].ro, o->shares[i].tag);
+	/* the guest channel: qpod's listening socket (listen_at) */
+	{
+		char chan[32];
+		snprintf(chan, sizeof(chan), "fd=%d", s->chan);
+		add_guest_devices(a, o, chan);
 	}
 	if (o->tap_fd >= 0) {
 		/* the tap fd keeps its number in QEMU (it is not close-on-exec there) */

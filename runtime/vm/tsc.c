@@ -11,9 +11,10 @@
  * timers and a tickless idle.
  *
  * The rate is measured here against CLOCK_MONOTONIC_RAW (three 20 ms
- * windows, the median), only where the host's TSC is invariant
- * (constant_tsc and nonstop_tsc), and cached per host boot in
- * $QPOD_CACHE/tsc-khz ("BOOT_ID KHZ"), so it costs 60 ms once per boot. */
+ * windows, the median, rounded to the MHz), only where the host's TSC is
+ * invariant (constant_tsc and nonstop_tsc), and cached per host boot in
+ * $QPOD_CACHE/tsc-khz ("BOOT_ID KHZ"), so it costs 60 ms once per boot;
+ * one process measures (tsc-khz.lock), the others wait and read it. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,14 +105,14 @@ static long measure_khz(void)
 }
 #endif
 
-/* the rate cached for this boot in path, else 0 */
+/* the cached rate of this boot, or 0 */
 static long cached_khz(const char *path, const char *boot)
 {
 	char line[128], cboot[64];
 	long khz;
 
-	if (read_line(path, line, sizeof(line)) && sscanf(line, "%63s %ld", cboot, &khz) == 2 &&
-	    !strcmp(cboot, boot) && khz > 0)
+	if (read_line(path, line, sizeof(line)) && sscanf(line, "%63s %ld", cboot, &khz) == 2 && !strcmp(cboot, boot) &&
+	    khz > 0)
 		return khz;
 	return 0;
 }
@@ -120,7 +121,7 @@ long vm_host_tsc_khz(void)
 {
 	static const char *const invariant[] = { "constant_tsc", "nonstop_tsc", NULL };
 	static long known = -1;
-	char boot[64], path[4096];
+	char boot[64], path[4096], lockpath[4200];
 	long khz;
 
 	if (known >= 0)
@@ -131,16 +132,16 @@ long vm_host_tsc_khz(void)
 	snprintf(path, sizeof(path), "%s/" TSC_FILE, qp_cache_dir());
 	if ((khz = cached_khz(path, boot)) > 0)
 		return known = khz;
-	/* one measurer at a time: two first users measure slightly different
-	 * rates, so their guests' cmdlines and template keys differed (two
-	 * templates of one pod; vm_stress.bats) — the later one reads the
-	 * first one's.  Unlocked if the lock cannot be made (a read-only cache) */
-	char lockpath[4200];
+	/* one measurer at a time: the rate is part of every template's key,
+	 * so concurrent first starts must agree on it */
 	snprintf(lockpath, sizeof(lockpath), "%s.lock", path);
-	_cleanup_close_ int lock = open(lockpath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (lock >= 0 && flock(lock, LOCK_EX) == 0 && (khz = cached_khz(path, boot)) > 0)
+	_cleanup_close_ int lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (lock >= 0)
+		flock(lock, LOCK_EX);
+	if ((khz = cached_khz(path, boot)) > 0)
 		return known = khz;
-	if ((khz = measure_khz()) <= 0)
+	/* to the MHz: a re-measurement after a reboot (±0.01 %) keeps the key */
+	if ((khz = (measure_khz() + 500) / 1000 * 1000) <= 0)
 		return 0;
 	/* best effort: a cache that cannot be written costs the next start 60 ms */
 	char tmp[4200];

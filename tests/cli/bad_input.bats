@@ -72,6 +72,8 @@ create_fails() {
 		'.annotations["qpod.net.ip"] = "10.1.2.3"'
 		'.annotations["qpod.net"] = "bridge" | .annotations["qpod.net.subnet"] = "10.0.0.0"'
 		'.annotations["qpod.vm.acel"] = "tcg"'
+		'.annotations["qpod.mode"] = "vm" | .annotations["qpod.vm.backend"] = "xen"'
+		'.annotations["qpod.mode"] = "vm" | .annotations["qpod.vm.libvirt.uri"] = "qemu:///system\n"'
 	) wants=(
 		'qpod.vm.accel must be auto, kvm or tcg'
 		'qpod.vm.firmware must be qboot, seabios or an absolute path'
@@ -79,6 +81,8 @@ create_fails() {
 		'need qpod.net=bridge'
 		'qpod.net.subnet must be an IPv4 subnet'
 		'unknown qpod option "qpod.vm.acel"'
+		'qpod.vm.backend must be qemu or libvirt'
+		'qpod.vm.libvirt.uri must be a libvirt URI of 1..1024 printable bytes'
 	)
 	for case_i in "${!filters[@]}"; do
 		rm -rf "$BUNDLE"

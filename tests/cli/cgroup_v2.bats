@@ -140,6 +140,11 @@ guest_has() {
 	assert_match "$(guest unified-missing)" 'unified: the pod.s cgroup has no file "hugetlb.2MB.max".*\|rc=125$'
 }
 
+@test "cgroup v2 guest: blockIO: io.max is written (a device the guest lacks is refused by name); a weight without io.bfq.weight or io.weight is refused" {
+	assert_match "$(guest blkio-absent)" 'blockIO.throttleReadBpsDevice: no block device 4095:4095: write "4095:4095 rbps=1048576" to io.max.*\|rc=125$'
+	assert_match "$(guest blkio-weight)" 'blockIO.weight cannot be applied: the pod.s cgroup has no io.bfq.weight or io.weight.*\|rc=125$'
+}
+
 @test "cgroup v2 guest: a nested cgroupsPath gets its controllers through every level; removed by delete" {
 	assert_eq "$(guest nested)" "25165824|9|rc=0" "memory.max|pids.max inside"
 	assert_eq "$(guest nested-after-delete)" gone

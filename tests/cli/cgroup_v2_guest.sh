@@ -128,6 +128,13 @@ bundle uni ".process.args = $(sh_args 'cat /sys/fs/cgroup/memory.high /sys/fs/cg
 say unified "$(q run uni --bundle /tmp/b/uni 2>&1; echo "rc=$?")"
 bundle uni-bad ".process.args = [\"true\"] | .linux.resources.unified = {\"hugetlb.2MB.max\": \"0\"}"
 say unified-missing "$(q run unib --bundle /tmp/b/uni-bad 2>&1; echo "rc=$?")"
+# blockIO: io.max is written (this guest has no disk, so the kernel refuses
+# the device by name), a weight needs io.bfq.weight or io.weight (no BFQ,
+# no io.cost in this kernel)
+bundle blk-max ".process.args = [\"true\"] | .linux.resources.blockIO = {throttleReadBpsDevice: [{major: 4095, minor: 4095, rate: 1048576}]}"
+say blkio-absent "$(q run blkm --bundle /tmp/b/blk-max 2>&1; echo "rc=$?")"
+bundle blk-w ".process.args = [\"true\"] | .linux.resources.blockIO = {weight: 200}"
+say blkio-weight "$(q run blkw --bundle /tmp/b/blk-w 2>&1; echo "rc=$?")"
 
 # ---- a nested cgroupsPath without a cgroup namespace ----
 bundle nest ".process.args = $(sh_args 'cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/pids.max')

@@ -184,3 +184,48 @@ load helpers
 	done
 	assert_eq "$(qp list --quiet)" "" "pods left"
 }
+
+@test "linux.resources.blockIO: weight and throttles written and read back, updated; what the kernel lacks refused by name" {
+	local dev
+	dev=$(lsblk -dno MAJ:MIN,TYPE 2>/dev/null | awk '$2 == "disk" { gsub(/ /, "", $1); print $1; exit }')
+	[ -n "$dev" ] || skip "no block device on this host"
+	local maj=${dev%%:*} min=${dev##*:}
+	[ -d "$CGROUP_FS/blkio" ] || skip "no v1 blkio hierarchy here (cgroup_v2.bats covers io.max)"
+	make_bundle "$BUNDLE" "$(helper_args sleep 60) | .linux.resources.blockIO = {weight: 200,
+		throttleReadBpsDevice: [{major: $maj, minor: $min, rate: 1048576}],
+		throttleWriteIOPSDevice: [{major: $maj, minor: $min, rate: 100}]}"
+	qp create "$ID" --bundle "$BUNDLE"
+	local wf
+	wf=$(cg_file blkio blkio.weight io.weight 2>/dev/null) || wf=$(cg_file blkio blkio.bfq.weight io.bfq.weight)
+	assert_eq "$(cat "$wf")" 200 "weight ($wf)"
+	assert_eq "$(cat "$(cg_file blkio blkio.throttle.read_bps_device io.max)")" "$maj:$min 1048576" "read bps"
+	assert_eq "$(cat "$(cg_file blkio blkio.throttle.write_iops_device io.max)")" "$maj:$min 100" "write iops"
+	qp update --blkio-weight 300 "$ID"
+	assert_eq "$(cat "$wf")" 300 "weight after update"
+	echo "{\"blockIO\": {\"throttleReadBpsDevice\": [{\"major\": $maj, \"minor\": $min, \"rate\": 0}]}}" |
+		qp update --resources - "$ID"
+	assert_eq "$(cat "$(cg_file blkio blkio.throttle.read_bps_device io.max)")" "" "rate 0 lifts the limit"
+	run --separate-stderr qp update --blkio-weight 5 "$ID"
+	assert_status 1
+	assert_contains "$stderr" "blockIO.weight: must be in 10..1000"
+	qp delete --force "$ID"
+	# what cannot be applied is refused at create, naming it; nothing is left
+	local bad
+	for bad in "{throttleReadBpsDevice: [{major: 4095, minor: 4095, rate: 5}]}" \
+		"{throttleReadBpsDevice: [{major: $maj, minor: $min}]}" "{weightDevice: [{major: $maj}]}"; do
+		make_bundle "$BUNDLE" "$(helper_args true) | .linux.resources.blockIO = $bad"
+		run --separate-stderr qp create "$ID" --bundle "$BUNDLE"
+		assert_qpod_error 125
+		assert_contains "$stderr" "blockIO"
+		[ ! -e "$ROOT/$ID" ] || flunk "state left after $bad"
+		assert_eq "$(pod_cgroup_dirs "$ID")" "" "cgroup dirs left after $bad"
+	done
+	make_bundle "$BUNDLE" "$(helper_args true) | .linux.resources.blockIO = {leafWeight: 300}"
+	run --separate-stderr qp create "$ID" --bundle "$BUNDLE"
+	if [ -f "$CGROUP_FS/blkio/blkio.leaf_weight" ]; then
+		assert_status 0 # CFQ's kernels have it
+		qp delete --force "$ID"
+	else
+		assert_contains "$stderr" "no blkio.leaf_weight"
+	fi
+}

@@ -168,7 +168,7 @@ frozen_state() { # freezer state of pod $ID as the kernel says it
 	for json in '{"memory": {"limit": "big"}}' '{"pids": {"limit": 1.5}}' '{"cpu": {"shares": -5}}' \
 		'{"cpu": {"cpus": 3}}' '{"pids": 7}' '[1]' '{"memory": {"limit": -7}}' \
 		'{"pids": {"limit": -3}}' '{"cpu": {"quota": 10}}' '{"memroy": {"limit": 1}}' \
-		'{"memory": {"kernel": 1048576}}' '{"blockIO": {"weight": 10}}' \
+		'{"memory": {"kernel": 1048576}}' '{"blockIO": {"weight": 5}}' '{"network": {"classID": 1}}' \
 		'{"hugepageLimits": [{"pageSize": "2MB", "limit": 2097152}]}' '{"unified": {"memory.high": "1"}}' \
 		'{"memory": {"limit": 4096, "checkBeforeUpdate": true}}' 'not json'; do
 		run --separate-stderr qp update --resources - "$ID" <<<"$json"
@@ -176,7 +176,7 @@ frozen_state() { # freezer state of pod $ID as the kernel says it
 		assert_match "$stderr" '^qpod: update: ' "error for $json"
 	done
 	for want in "--memory -5" "--memory 0" "--pids-limit -3" "--pids-limit x" "--cpu-shares -1" \
-		"--cpu-quota 5" "--cpu-period 1" "--cpuset-cpus all" "--blkio-weight 100" \
+		"--cpu-quota 5" "--cpu-period 1" "--cpuset-cpus all" "--blkio-weight 5" \
 		"--kernel-memory 1M" "--resources - --memory 1G"; do
 		# shellcheck disable=SC2086 # the flag and its value
 		run --separate-stderr qp update $want "$ID" </dev/null
@@ -184,8 +184,8 @@ frozen_state() { # freezer state of pod $ID as the kernel says it
 	done
 	run --separate-stderr qp update --resources - "$ID" <<<'{"memory": {"limit": "big"}}'
 	assert_contains "$stderr" "memory.limit: expected an integer"
-	run --separate-stderr qp update --resources - "$ID" <<<'{"blockIO": {"weight": 10}}'
-	assert_contains "$stderr" "blockIO: cannot be applied"
+	run --separate-stderr qp update --resources - "$ID" <<<'{"network": {"classID": 10}}'
+	assert_contains "$stderr" "network: cannot be applied"
 	run --separate-stderr qp update --resources - "$ID" <<<'{"memroy": {}}'
 	assert_contains "$stderr" 'unknown field "memroy"'
 	assert_eq "$(cat "$(cg_file memory memory.limit_in_bytes memory.max)")" 67108864 "memory unchanged"

@@ -128,7 +128,7 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	return 0
 }
 
-@test "vm faults: missing kernel, firmware, bad accel" {
+@test "vm faults: missing kernel, firmware, bad accel, blockIO" {
 	run --separate-stderr env QPOD_KERNEL=/no/such/vmlinux "$QPOD" --root "$ROOT" run --mode vm --rm "$ROOTFS" -- true
 	assert_qpod_error
 	assert_contains "$stderr" 'guest kernel "/no/such/vmlinux" not found'
@@ -142,6 +142,13 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	assert_contains "$stderr" "--accel must be auto, kvm or tcg"
 	run --separate-stderr qp run --mode vm --vcpus 0 --rm "$ROOTFS" -- true
 	assert_qpod_error
+	# a VM pod has no block device for blockIO to act on: refused, not ignored
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["true"]
+		| .linux.resources.blockIO = {weight: 200}'
+	run --separate-stderr qp run --bundle "$BUNDLE" "$ID"
+	assert_qpod_error 125
+	assert_contains "$stderr" "blockIO: not supported for vm pods"
+	[ ! -e "$ROOT/$ID" ] || flunk "state left"
 }
 
 @test "vm: seabios firmware and 2 vCPUs" {

@@ -100,7 +100,14 @@ static void test_parse_refusals(void **state)
 	BAD("{\"memory\": {\"limt\": 1}}", "memory: unknown field \"limt\"");
 	BAD("{\"memory\": {\"kernel\": 1048576}}", "memory.kernel: cannot be applied");
 	BAD("{\"cpu\": {\"realtimeRuntime\": 5}}", "cpu.realtimeRuntime: cannot be applied");
-	BAD("{\"blockIO\": {\"weight\": 10}}", "blockIO: cannot be applied");
+	BAD("{\"network\": {\"classID\": 10}}", "network: cannot be applied");
+	BAD("{\"blockIO\": {\"weightDevice\": [{\"major\": 8}]}}", "blockIO.weightDevice[0].minor: missing");
+	BAD("{\"blockIO\": {\"weightDevice\": [{\"major\": 8, \"minor\": 0}]}}", "neither weight nor leafWeight");
+	BAD("{\"blockIO\": {\"throttleReadBpsDevice\": [{\"major\": 8, \"minor\": 0}]}}", "rate: missing");
+	BAD("{\"blockIO\": {\"throttleReadBpsDevice\": [{\"major\": -1, \"minor\": 0, \"rate\": 1}]}}",
+	    "major: expected an integer in 0..4294967295");
+	BAD("{\"blockIO\": {\"weight\": -3}}", "blockIO.weight: expected an integer");
+	BAD("{\"blockIO\": {\"wieght\": 100}}", "blockIO: unknown field \"wieght\"");
 	BAD("{\"hugepageLimits\": [{\"pageSize\": \"2MB\", \"limit\": 2097152}]}", "hugepageLimits: cannot be applied");
 	BAD("{\"unified\": {\"../memory.high\": \"1\"}}", "is not a cgroup v2 file name");
 	BAD("{\"unified\": {\"memory.high\": 1}}", "expected a one-line string");
@@ -126,9 +133,9 @@ static void test_lenient(void **state)
 	assert_int_equal(r.memory_limit, 5);
 	yajl_tree_free(v);
 	/* but a setting qpod cannot apply is refused, never ignored */
-	assert_int_equal(qp_json_parse("{\"blockIO\": {\"weight\": 10}}", "t", &v, &err), 0);
+	assert_int_equal(qp_json_parse("{\"network\": {\"classID\": 10}}", "t", &v, &err), 0);
 	assert_int_equal(spec_resources_parse(v, "config.json", "linux.resources", false, &r, &err), -1);
-	assert_non_null(strstr(err->msg, "linux.resources.blockIO: cannot be applied"));
+	assert_non_null(strstr(err->msg, "linux.resources.network: cannot be applied"));
 	qp_error_free(&err);
 	yajl_tree_free(v);
 	/* but types are still checked, with the config's path */
@@ -244,7 +251,7 @@ static void test_update_flags(void **state)
 	static const char *const bad[][2] = {
 		{ "memory", "-5" },	  { "memory", "0" },	     { "memory", "lots" },
 		{ "cpu-shares", "-1" },	  { "cpu-period", "1e5" },   { "pids-limit", "x" },
-		{ "pids-limit", "" },	  { "cpu-quota", "5s" },     { "blkio-weight", "10" },
+		{ "pids-limit", "" },	  { "cpu-quota", "5s" },     { "blkio-weight", "x" },
 		{ "kernel-memory", "1M" }, { "memory-reservation", "soft" }, { "no-such-flag", "1" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
