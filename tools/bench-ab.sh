@@ -9,7 +9,8 @@
 # rounds).  Each build finds its own guest-init next to it.  VM_ARGS_A and
 # VM_ARGS_B: more `run` options for each build's VM pods (e.g. VM_ARGS_B=
 # "--boot cold" to compare cold boots across a change; A and B may then be
-# the same binary).
+# the same binary).  VM_ENV_A and VM_ENV_B: environment settings for each
+# build's VM pods (e.g. VM_ENV_A=QPOD_VM_JAIL=off: the jail's cost).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/bench-lib.sh
@@ -31,9 +32,9 @@ for ((i = 0; i < WARMUP + RUNS; i++)); do
 	ca=$(time_us "$A" --root "$work/a" run --rm "$ROOTFS" -- /bin/true)
 	cb=$(time_us "$B" --root "$work/b" run --rm "$ROOTFS" -- /bin/true)
 	# shellcheck disable=SC2086 # the extra options are words
-	va=$(time_us "$A" --root "$work/a" run --mode vm ${VM_ARGS_A:-} --rm "$ROOTFS" -- /bin/true)
+	va=$(time_us env ${VM_ENV_A:-} "$A" --root "$work/a" run --mode vm ${VM_ARGS_A:-} --rm "$ROOTFS" -- /bin/true)
 	# shellcheck disable=SC2086
-	vb=$(time_us "$B" --root "$work/b" run --mode vm ${VM_ARGS_B:-} --rm "$ROOTFS" -- /bin/true)
+	vb=$(time_us env ${VM_ENV_B:-} "$B" --root "$work/b" run --mode vm ${VM_ARGS_B:-} --rm "$ROOTFS" -- /bin/true)
 	if ((i >= WARMUP)); then
 		CA+=("$ca"); CB+=("$cb"); VA+=("$va"); VB+=("$vb")
 	fi
@@ -45,8 +46,8 @@ accel=$("$B" --root "$work/b" state ab-accel | jq -r .accel)
 
 host_line
 echo "runs: $RUNS (after $WARMUP warm-up rounds), interleaved; vm accel: ${accel:-auto}"
-echo "A: $A ${VM_ARGS_A:-}"
-echo "B: $B ${VM_ARGS_B:-}"
+echo "A: ${VM_ENV_A:-} $A ${VM_ARGS_A:-}"
+echo "B: ${VM_ENV_B:-} $B ${VM_ARGS_B:-}"
 echo
 echo "| mode | A median ms | B median ms | B/A |"
 echo "|---|---|---|---|"

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "guest-init/protocol.h"
@@ -127,21 +130,16 @@ void vm_qemu_cmdline(const struct vm_qemu_opts *o, char *out, size_t size)
 		vm_guest_cmdline(out, size, o->kvm, o->vcpus, o->template_boot);
 }
 
-/* The guest channel (its socket at chan_path) and the 9p shares: the
- * devices every pod's guest has, whatever runs its QEMU. */
-static void add_guest_devices(struct qargv *a, const struct vm_qemu_opts *o, const char *chan_path)
+/* The guest channel (its socket: chan, "path=P" or "fd=N") and the 9p
+ * shares: the devices every pod's guest has, whatever runs its QEMU. */
+static void add_guest_devices(struct qargv *a, const struct vm_qemu_opts *o, const char *chan)
 {
 	enum bus bus = profiles[o->machine].bus;
-	_cleanup_free_ char *p = qemu_escape(chan_path);
 
-	if (!p) {
-		a->oom = true;
-		return;
-	}
 	add(a, "-device");
 	add(a, devices[DEV_SERIAL][bus]);
 	add(a, "-chardev");
-	addf(a, "socket,id=c0,path=%s,server=on,wait=off", p);
+	addf(a, "socket,id=c0,%s,server=on,wait=off", chan);
 	add(a, "-device");
 	add(a, "virtserialport,chardev=c0,name=" QP_PROTO_PORT_NAME);
 	/* the share is as writable as the spec's root (root.readonly), as a
@@ -159,8 +157,12 @@ static void add_guest_devices(struct qargv *a, const struct vm_qemu_opts *o, con
 int vm_qemu_guest_devices(const struct vm_qemu_opts *o, const char *chan_path, char ***argv, qp_error **err)
 {
 	struct qargv a = { .n = 0 };
+	_cleanup_free_ char *p = qemu_escape(chan_path);
+	char chan[ARG_BUF];
 
-	add_guest_devices(&a, o, chan_path);
+	if (!p || snprintf(chan, sizeof(chan), "path=%s", p) >= (int)sizeof(chan))
+		return qp_error_set(err, QP_E_INVALID, 0, "qemu arguments: out of memory or a path too long");
+	add_guest_devices(&a, o, chan);
 	if (a.oom) {
 		qargv_free(&a);
 		return qp_error_set(err, QP_E_INVALID, 0, "qemu arguments: out of memory or a path too long");
@@ -173,7 +175,14 @@ int vm_qemu_guest_devices(const struct vm_qemu_opts *o, const char *chan_path, c
 	return 0;
 }
 
-static int build_argv(const struct vm_qemu_opts *o, struct qargv *a, qp_error **err)
+/* the listening sockets QEMU serves, made here and passed in (a jailed
+ * QEMU sees nothing of the state dir); -1 where not used */
+struct qsocks {
+	int chan, qmp;
+};
+
+static int build_argv(const struct vm_qemu_opts *o, const struct qsocks *s, bool jail, struct qargv *a,
+		      qp_error **err)
 {
 	const struct machine_profile *pr = &profiles[o->machine];
 	char cmdline[VM_CMDLINE_MAX + 32];
@@ -228,9 +237,12 @@ static int build_argv(const struct vm_qemu_opts *o, struct qargv *a, qp_error **
 		add(a, "-serial");
 		addf(a, "file:%s", o->console);
 	}
-	/* the guest channel; the socket path is relative to QEMU's cwd, the
-	 * state dir: sun_path holds only 108 bytes */
-	add_guest_devices(a, o, QP_VM_CHAN_SOCK);
+	/* the guest channel: qpod's listening socket (listen_at) */
+	{
+		char chan[32];
+		snprintf(chan, sizeof(chan), "fd=%d", s->chan);
+		add_guest_devices(a, o, chan);
+	}
 	if (o->tap_fd >= 0) {
 		/* the tap fd keeps its number in QEMU (it is not close-on-exec there) */
 		add(a, "-netdev");
@@ -241,8 +253,14 @@ static int build_argv(const struct vm_qemu_opts *o, struct qargv *a, qp_error **
 	}
 	if (o->qmp) {
 		/* relative to the state dir like the channel */
-		add(a, "-qmp");
-		add(a, "unix:" QP_VM_QMP_SOCK ",server=on,wait=off");
+		add(a, "-chardev");
+		addf(a, "socket,id=q0,fd=%d,server=on,wait=off", s->qmp);
+		add(a, "-mon");
+		add(a, "chardev=q0,mode=control");
+	}
+	if (jail) {
+		add(a, "-sandbox");
+		add(a, vm_jail_sandbox_arg());
 	}
 	if (a->oom)
 		return qp_error_set(err, QP_E_INVALID, 0, "qemu arguments: out of memory or a path too long");
@@ -250,13 +268,54 @@ static int build_argv(const struct vm_qemu_opts *o, struct qargv *a, qp_error **
 	return 0;
 }
 
+/* a listening socket at name in dirfd (an old one replaced) */
+static int listen_at(int dirfd, const char *name, qp_error **err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	/* through the dir fd: the state dir's own path may not fit sun_path */
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/%s", dirfd, name);
+	if (fd < 0)
+		return qp_fail(err, errno, "socket for %s", name);
+	if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT) {
+		int e = errno;
+		close(fd);
+		return qp_fail(err, e, "remove the old %s", name);
+	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 4) < 0) {
+		int e = errno;
+		close(fd);
+		return qp_fail(err, e, "listen on %s", name);
+	}
+	return fd;
+}
+
+/* the fds QEMU keeps: its stdio and these (every other one is closed at exec) */
+static int keep_fds(const struct vm_qemu_opts *o, const struct qsocks *s)
+{
+	const int keep[] = { o->tap_fd, s->chan, s->qmp };
+
+	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		if (keep[i] >= 0 && fcntl(keep[i], F_SETFD, 0) < 0)
+			return -1;
+	return 0;
+}
+
 pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
 {
 	struct qargv a = { .n = 0 };
-	_cleanup_close_ int devnull = -1, logfd = -1;
+	_cleanup_close_ int devnull = -1, logfd = -1, chan = -1, qmp = -1;
 	pid_t pid = -1;
+	bool jail;
 
-	if (build_argv(o, &a, err) < 0)
+	if (vm_jail_wanted(&jail, err) < 0 || (chan = listen_at(o->dirfd, QP_VM_CHAN_SOCK, err)) < 0 ||
+	    (o->qmp && (qmp = listen_at(o->dirfd, QP_VM_QMP_SOCK, err)) < 0))
+		goto out;
+	const struct qsocks socks = { .chan = chan, .qmp = qmp };
+	if (build_argv(o, &socks, jail, &a, err) < 0)
 		goto out;
 	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	logfd = openat(o->dirfd, QP_VM_QEMU_LOG, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
@@ -275,19 +334,21 @@ pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		/* QEMU dies with its monitor: no VM without someone holding it */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-			_exit(127);
 		setsid();
 		if (fchdir(o->dirfd) < 0 || dup2(devnull, 0) < 0 || dup2(logfd, 1) < 0 ||
 		    dup2(logfd, 2) < 0)
 			_exit(127);
-		if (o->tap_fd >= 0 && fcntl(o->tap_fd, F_SETFD, 0) < 0)
-			_exit(127);
 		/* QPOD_QEMU: another binary (tests put a fake VMM here) */
 		const char *bin = getenv("QPOD_QEMU");
-		execvp(bin && *bin ? bin : QEMU_BIN, a.v);
-		dprintf(2, "qpod: exec %s: %s\n", bin && *bin ? bin : QEMU_BIN, strerror(errno));
+		bin = bin && *bin ? bin : QEMU_BIN;
+		if ((jail && vm_jail_enter(o, bin) < 0) || keep_fds(o, &socks) < 0)
+			_exit(127);
+		/* QEMU dies with its monitor: no VM without someone holding it
+		 * (set after the jail's uid switch, which clears it) */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
+		execvp(bin, a.v);
+		dprintf(2, "qpod: exec %s: %s\n", bin, strerror(errno));
 		_exit(127);
 	}
 out:

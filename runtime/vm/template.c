@@ -454,7 +454,6 @@ int vm_template_get(const struct vm_template_params *p, bool create, bool skip_f
 	remove_dir(tdir, out->key); /* stale or of other inputs */
 	snprintf(tmpname, sizeof(tmpname), ".tmp-%s-%d", out->key, (int)getpid());
 	snprintf(tmp, sizeof(tmp), "%s/%s", dir, tmpname);
-	remove_dir(tdir, tmpname);
 	if (mkdirat(tdir, tmpname, 0700) < 0)
 		return qp_fail(err, errno, "template: mkdir %s", tmp);
 	qp_log(QP_LOG_INFO, "making VM template %s (%llu MiB, %d vCPU, %s): one boot, then every pod clones it",

@@ -4,7 +4,7 @@ plays a hostile or broken guest on the VM channel, so the tests can check
 that qpod ends such a pod with a clear error and never hangs or crashes.
 
 FAKE_GUEST selects the behaviour once qpod connects to the channel socket
-(the path from -chardev socket,...,path=P):
+(the listening socket qpod passes in: the first -chardev socket,...,fd=N):
   garbage   bytes that are not a frame (bad magic)
   oversize  a HELLO header announcing a 1 GiB payload
   endless   a header for 100 bytes, then 10 bytes, then silence
@@ -28,17 +28,15 @@ def frame(mtype, payload):
 
 
 def main():
-    path = None
+    fd = None
     for i, a in enumerate(sys.argv):
-        if a == "-chardev":
+        if a == "-chardev" and fd is None:
             for part in sys.argv[i + 1].split(","):
-                if part.startswith("path="):
-                    path = part[5:]
-    if not path:
-        sys.exit("fake-qemu: no -chardev path")
-    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    srv.bind(path)
-    srv.listen(1)
+                if part.startswith("fd="):
+                    fd = int(part[3:])
+    if fd is None:
+        sys.exit("fake-qemu: no -chardev fd")
+    srv = socket.socket(fileno=fd)
     conn, _ = srv.accept()
     mode = os.environ.get("FAKE_GUEST", "silent")
     if mode == "garbage":

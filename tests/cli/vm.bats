@@ -267,7 +267,7 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	fi
 }
 
-@test "vm faults: a QEMU that never opens its channel: a clear error, no crash, and no state dir, process or lease left (bridge)" {
+@test "vm faults: a QEMU that never serves its channel (qpod made the socket): a clear error, no crash, and no state dir, process or lease left (bridge)" {
 	printf '#!/bin/sh\nexec sleep 30\n' >"$TEST_DIR/sleeping-qemu"
 	chmod +x "$TEST_DIR/sleeping-qemu"
 	NS=qpvm$$$BATS_TEST_NUMBER
@@ -275,7 +275,7 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	run --separate-stderr env QPOD_QEMU="$TEST_DIR/sleeping-qemu" QPOD_VM_HELLO_TIMEOUT_MS=1500 \
 		nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" run --mode vm --net bridge --rm "$ROOTFS" -- true
 	assert_qpod_error 125
-	assert_contains "$stderr" "did not open the VM channel"
+	assert_contains "$stderr" "the VM did not say hello within 1500 ms"
 	assert_eq "$(ls "$ROOT" | grep -v '^\.' || true)" "" "state dirs left"
 	assert_eq "$(cat "$ROOT/.net/ipam" 2>/dev/null)" "" "leases left"
 	! pgrep -f "$TEST_DIR/sleeping-qemu" >/dev/null || flunk "the fake QEMU is still running"
