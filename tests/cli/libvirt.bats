@@ -152,6 +152,8 @@ domain_gone() { [ -z "$(virsh -q -c "$LV_URI" list --all --name | grep -Fx "$1")
 	run qp replace "$ID" -- sh -c 'echo replaced >/tmp/mark; sleep 60'
 	assert_status 0
 	echo "$output" | jq -e '.mode == "warm" and .replace_ms > 0' >/dev/null || flunk "replace: $output"
+	# replace returns once the new workload is exec'd; its first line may come later
+	wait_for 100 qp exec "$ID" test -s /tmp/mark || flunk "the new workload never wrote /tmp/mark"
 	run qp exec "$ID" cat /tmp/mark
 	assert_eq "$output" replaced "the new workload ran"
 	run qp pause "$ID"
