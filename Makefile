@@ -42,8 +42,31 @@ BENCH_BINS := $(BENCH_TOOLS:%=$(B)/tools/bench/%)
 
 MANPAGE := $(B)/qpod.8
 
+# qboot/: qpod's own firmware (qboot/main.c), 32-bit freestanding code in a
+# 64 KiB ROM image; none of the host's CFLAGS (no sanitizer, no -g: it is
+# a ROM) reach it.
+FIRMWARE := $(B)/qboot/qpod-firmware.bin
+FW_SRCS := $(wildcard qboot/*.c qboot/*.S)
+FW_OBJS := $(patsubst %,$(B)/%.o,$(basename $(FW_SRCS)))
+FW_CFLAGS := -m32 -march=i686 -Os -std=gnu11 $(WARN) -Werror -ffreestanding -fno-pic -fno-pie \
+	-fno-stack-protector -fcf-protection=none -fno-asynchronous-unwind-tables -mgeneral-regs-only \
+	-Iqboot -MMD -MP
+
 .PHONY: all check check-bins sanitize-bins demo bench clean distclean deps fuzz fuzz-bins kernel install uninstall
-all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(TRADVM) $(UNIT_BINS) $(BENCH_BINS) $(MANPAGE)
+all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(FIRMWARE) $(TRADVM) $(UNIT_BINS) $(BENCH_BINS) $(MANPAGE)
+
+$(B)/qboot/%.o: qboot/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(FW_CFLAGS) -c -o $@ $<
+$(B)/qboot/%.o: qboot/%.S
+	@mkdir -p $(dir $@)
+	$(CC) $(FW_CFLAGS) -c -o $@ $<
+$(B)/qboot/qpod-firmware.elf: $(FW_OBJS) qboot/fw.ld
+	$(CC) -m32 -nostdlib -static -no-pie -Wl,-T,qboot/fw.ld -Wl,--build-id=none -o $@ $(FW_OBJS)
+$(FIRMWARE): $(B)/qboot/qpod-firmware.elf
+	objcopy -O binary $< $@.tmp
+	@test "$$(stat -c %s $@.tmp)" = 65536 || { echo "qpod: firmware: $@ is not 64 KiB"; rm -f $@.tmp; exit 1; }
+	mv $@.tmp $@
 
 deps:
 	@tools/deps.sh
@@ -197,4 +220,4 @@ clean:
 distclean: clean
 	rm -rf config.mk config.h config.log config.status configure autom4te.cache aclocal.m4
 
--include $(LIB_OBJS:.o=.d) $(B)/runtime/main.d
+-include $(LIB_OBJS:.o=.d) $(B)/runtime/main.d $(FW_OBJS:.o=.d)
