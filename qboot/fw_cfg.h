@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "qpod_abi.h"
+
 #define FW_CFG_PORT_SEL 0x510
 #define FW_CFG_PORT_DATA 0x511
 #define FW_CFG_PORT_DMA_HI 0x514 /* the DMA address, big-endian: high half */
@@ -44,13 +46,12 @@
 
 #define FW_CFG_FILE_NAME_MAX 56
 
-/* The firmware's test hook: a file QEMU serves only when qpod's test
- * environment asks (QPOD_TEST_FWCFG_CORRUPT, runtime/vm/qemu_cmd.c).  Its
+/* The firmware's test hook (qpod_abi.h): a file QEMU serves only when
+ * qpod's test environment asks (QPOD_TEST_FWCFG_CORRUPT).  Its
  * text names one answer the firmware then takes as corrupt, as if QEMU had
  * sent it so: "e820" (a size that is no whole number of entries),
  * "cmdline" (a size over CMDLINE_MAX), "kernel" (an entry outside RAM).
  * The checks that catch it are the ones every boot runs. */
-#define FW_CFG_TEST_CORRUPT_FILE "opt/org.qpod/test-corrupt"
 enum fw_cfg_corrupt { CORRUPT_NONE = 0, CORRUPT_E820, CORRUPT_CMDLINE, CORRUPT_KERNEL };
 
 struct fw_cfg {

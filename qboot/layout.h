@@ -44,11 +44,7 @@
 
 #define CR0_PE 0x1
 
-/* The boundary markers (marker.h): debugcon's port, where QEMU's
- * isa-debugcon device forwards each byte to a chardev the monitor reads. */
-#define MARK_PORT 0x402
-#define MARK_RESET 'R'          /* the reset vector's first instruction */
-#define MARK_JUMP 'J'           /* the last instruction before the kernel's entry */
-#define MARK_ERROR 'E'          /* then a line of text, then the VM stops */
+/* the marker port and bytes */
+#include "qpod_abi.h"
 
 #endif

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "guest-init/protocol.h"
+#include "qboot/qpod_abi.h"
 #include "util/cleanup.h"
 #include "vm/vm.h"
 
@@ -42,7 +43,8 @@ static const char *const devices[DEV_COUNT][2] = {
 	[DEV_NET] = { "virtio-net-device", "virtio-net-pci" },
 };
 
-#define MAX_ARGS (56 + 4 * QP_PROTO_MAX_MOUNTS)
+#define MAX_ARGS (64 + 4 * QP_PROTO_MAX_MOUNTS)
+#define FW_MARK_FDSET 1 /* -add-fd's set of the marker pipe */
 #define ARG_BUF (PATH_MAX * 2 + 128)
 
 /* the argv under construction: every string owned here */
@@ -171,6 +173,27 @@ static int build_argv(const struct vm_qemu_opts *o, struct qargv *a, qp_error **
 		add(a, "-bios");
 		add(a, o->firmware);
 	}
+	if (o->fw_markers) {
+		/* the firmware's marker port: isa-debugcon into the pipe the
+		 * monitor reads (mon_fwmark.c), by an fd set, which needs no
+		 * /proc or /dev/fd in QEMU's view (append: QEMU would truncate
+		 * the file, which a pipe refuses) */
+		add(a, "-add-fd");
+		addf(a, "fd=%d,set=%d", o->fw_mark_fd, FW_MARK_FDSET);
+		add(a, "-chardev");
+		addf(a, "file,id=fwmark,path=/dev/fdset/%d,append=on", FW_MARK_FDSET);
+		add(a, "-device");
+		addf(a, "isa-debugcon,iobase=%#x,chardev=fwmark", MARK_PORT);
+	}
+	/* the firmware's test hook (qboot/qpod_abi.h): one fw_cfg answer it
+	 * takes as corrupt */
+	const char *corrupt = getenv("QPOD_TEST_FWCFG_CORRUPT");
+	if (corrupt && *corrupt) {
+		_cleanup_free_ char *c = qemu_escape(corrupt);
+		add(a, "-fw_cfg");
+		addf(a, "name=" FW_CFG_TEST_CORRUPT_FILE ",string=%s", c ? c : "");
+		a->oom |= !c;
+	}
 	add(a, "-kernel");
 	add(a, o->kernel);
 	add(a, "-initrd");
@@ -250,7 +273,8 @@ pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
 		if (fchdir(o->dirfd) < 0 || dup2(devnull, 0) < 0 || dup2(logfd, 1) < 0 ||
 		    dup2(logfd, 2) < 0)
 			_exit(127);
-		if (o->tap_fd >= 0 && fcntl(o->tap_fd, F_SETFD, 0) < 0)
+		if ((o->tap_fd >= 0 && fcntl(o->tap_fd, F_SETFD, 0) < 0) ||
+		    (o->fw_markers && fcntl(o->fw_mark_fd, F_SETFD, 0) < 0))
 			_exit(127);
 		/* QPOD_QEMU: another binary (tests put a fake VMM here) */
 		const char *bin = getenv("QPOD_QEMU");
