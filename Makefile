@@ -130,11 +130,12 @@ $(MANPAGE): $(B)/qpod tools/mkman.sh
 # The installed layout (util/paths.h: qpod finds PREFIX/lib/qpod beside
 # PREFIX/bin/qpod, so any PREFIX and a DESTDIR staging tree both work):
 #   PREFIX/bin/qpod
-#   PREFIX/lib/qpod/{qpod-init,vmlinux,cmdline.txt,qpod-tradvm}
+#   PREFIX/lib/qpod/{qpod-init,vmlinux,cmdline.txt,qpod-tradvm,qpod-firmware.bin}
 #   PREFIX/share/man/man8/qpod.8
 #   PREFIX/share/bash-completion/completions/qpod
 # The guest kernel is the cached build of `make kernel` (built first if
-# missing, ~3 min); the firmware is QEMU's (Debian's qemu-system-data).
+# missing, ~3 min); the default firmware is qboot/'s build (qboot and
+# seabios are QEMU's, Debian's qemu-system-data).
 PREFIX ?= /usr/local
 BINDIR := $(PREFIX)/bin
 QPOD_LIBDIR := $(PREFIX)/lib/qpod
@@ -142,14 +143,16 @@ MAN8DIR := $(PREFIX)/share/man/man8
 COMPDIR := $(PREFIX)/share/bash-completion/completions
 KERNEL_BUILT = $(or $(QPOD_CACHE),/var/cache/qpod)/kernel/current/vmlinux
 INSTALLED := $(BINDIR)/qpod $(QPOD_LIBDIR)/qpod-init $(QPOD_LIBDIR)/vmlinux \
-	$(QPOD_LIBDIR)/cmdline.txt $(QPOD_LIBDIR)/qpod-tradvm $(MAN8DIR)/qpod.8 $(COMPDIR)/qpod
+	$(QPOD_LIBDIR)/cmdline.txt $(QPOD_LIBDIR)/qpod-tradvm $(QPOD_LIBDIR)/qpod-firmware.bin \
+	$(MAN8DIR)/qpod.8 $(COMPDIR)/qpod
 
-install: $(B)/qpod $(GUEST_INIT) $(TRADVM) $(MANPAGE) kernel
+install: $(B)/qpod $(GUEST_INIT) $(FIRMWARE) $(TRADVM) $(MANPAGE) kernel
 	install -D -m 0755 $(B)/qpod $(DESTDIR)$(BINDIR)/qpod
 	install -D -m 0755 $(GUEST_INIT) $(DESTDIR)$(QPOD_LIBDIR)/qpod-init
 	install -D -m 0644 $(KERNEL_BUILT) $(DESTDIR)$(QPOD_LIBDIR)/vmlinux
 	install -D -m 0644 kernel-config/cmdline.txt $(DESTDIR)$(QPOD_LIBDIR)/cmdline.txt
 	install -D -m 0755 $(TRADVM) $(DESTDIR)$(QPOD_LIBDIR)/qpod-tradvm
+	install -D -m 0644 $(FIRMWARE) $(DESTDIR)$(QPOD_LIBDIR)/qpod-firmware.bin
 	install -D -m 0644 $(MANPAGE) $(DESTDIR)$(MAN8DIR)/qpod.8
 	install -D -m 0644 tools/qpod.bash-completion $(DESTDIR)$(COMPDIR)/qpod
 

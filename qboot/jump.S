@@ -1,7 +1,9 @@
 /* qboot/jump.S — the jumps into the kernel, each right after the jump
  * marker (so the host's timestamp of MARK_JUMP is the firmware's end), and
  * the stop after a fatal error.
- *   jump_pvh(entry, start_info):      EBX = start_info (the PVH ABI)
+ *   jump_pvh(entry, start_info):      EBX = start_info (the PVH ABI; TR
+ *                                     is left as reset made it: Linux's
+ *                                     PVH entry does not use it)
  *   jump_linux32(entry, boot_params): ESI = boot_params, EBX = EDI = EBP = 0
  *                                     (Linux's 32-bit boot protocol)
  *   stop_vm():  a triple fault: QEMU runs with -no-reboot, so the VM ends

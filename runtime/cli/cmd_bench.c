@@ -48,8 +48,9 @@ static const char usage[] =
 	"  --vcpus N        vm pods' vCPUs\n"
 	"  --accel auto|kvm|tcg  vm pods' accelerator (default auto: KVM if a probe\n"
 	"                   boot under it works)\n"
-	"  --baseline       start: runc (containers); the SeaBIOS firmware and the\n"
-	"                   traditional VM (vm), interleaved in the same rounds\n"
+	"  --baseline       start: runc (containers); cold boots with Debian's qboot.rom\n"
+	"                   and SeaBIOS beside qpod's firmware, and the traditional VM\n"
+	"                   (vm), interleaved in the same rounds\n"
 	"  --format table|markdown|csv|json   (default table)\n"
 	"  --output FILE    write there instead of stdout\n"
 	"A progress line goes to stderr when it is a terminal.\n";
