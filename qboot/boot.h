@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "fw_cfg.h"
+#include "layout.h"
 
 /* an e820 entry as QEMU's etc/e820 and Linux's zero page hold it */
 struct e820_entry {
@@ -17,7 +18,9 @@ struct e820_entry {
 } __attribute__((packed));
 #define E820_TYPE_RAM 1
 #define E820_TYPE_RESERVED 2
-#define ISA_HOLE_START 0xa0000  /* VGA memory and the BIOS area, up to 1 MiB */
+/* reserved below 1 MiB, as on a PC: the last KiB of base memory (the MP
+ * table's place, layout.h), VGA memory and the BIOS area */
+#define ISA_HOLE_START MPTABLE_ADDR
 #define ISA_HOLE_END 0x100000
 #define E820_MAX_ENTRIES 128    /* the zero page's E820_MAX_ENTRIES_ZEROPAGE */
 #define E820_FILE "etc/e820"
@@ -40,6 +43,9 @@ void boot_check_ram(const struct boot *b, const char *what, uint64_t addr, uint6
 /* The command line to addr, and the initrd to where QEMU says. */
 void boot_load_cmdline(struct boot *b, uint32_t addr);
 void boot_load_initrd(struct boot *b);
+
+/* The MP table for two or more CPUs (mptable.c). */
+void mptable_build(struct boot *b);
 
 /* the two kernel formats (pvh.c, linux.c): neither returns */
 __attribute__((noreturn)) void boot_pvh(struct boot *b, uint32_t entry);

@@ -19,6 +19,7 @@
 /* the fixed items */
 #define FW_CFG_SIGNATURE 0x00    /* "QEMU" */
 #define FW_CFG_ID 0x01           /* feature bits */
+#define FW_CFG_NB_CPUS 0x05      /* u16: the CPUs at boot */
 #define FW_CFG_KERNEL_ADDR 0x07
 #define FW_CFG_KERNEL_SIZE 0x08
 #define FW_CFG_INITRD_ADDR 0x0a

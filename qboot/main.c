@@ -1,6 +1,6 @@
 /* qboot/main.c — qpod's firmware: from fw_cfg to the kernel's entry.
  * reset.S got here in 32-bit protected mode on a stack in low memory.
- * A vmlinux (FW_CFG_KERNEL_ENTRY set) boots by PVH (pvh.c), a bzImage by
+ * Then the MP table if there is more than one CPU (mptable.c).  A vmlinux (FW_CFG_KERNEL_ENTRY set) boots by PVH (pvh.c), a bzImage by
  * Linux's 32-bit boot protocol (linux.c); anything else, or an answer of
  * fw_cfg that does not add up, stops the VM with an error line on the
  * marker port (marker.c). */
@@ -35,6 +35,7 @@ void fw_main(void)
 	fw_cfg_find_files(&b.cfg, names, files, 2);
 	b.cfg.corrupt = read_test_hook(&b.cfg, files[1]);
 	boot_read_e820(&b, files[0]);
+	mptable_build(&b);
 	uint32_t entry = fw_cfg_u32(&b.cfg, FW_CFG_KERNEL_ENTRY);
 	if (entry)
 		boot_pvh(&b, entry);

@@ -106,3 +106,13 @@ corrupt_run() { # WHAT KERNEL EXPECTED-TEXT
 	[ -f "$KERNEL_DIR/bzImage" ] || skip "the kernel build has no bzImage"
 	corrupt_run kernel "$KERNEL_DIR/bzImage" "fw_cfg: the kernel ("
 }
+
+@test "qpod firmware: 2 and 4 vCPUs are seen by the guest (its MP table)" {
+	run qp run --mode vm --boot cold --vcpus 2 --rm "$ROOTFS" -- sh -c 'grep -c ^processor /proc/cpuinfo'
+	assert_status 0
+	assert_eq "$output" 2
+	run qp run --mode vm --boot cold --vcpus 4 --rm "$ROOTFS" -- sh -c 'grep -c ^processor /proc/cpuinfo; grep -c IO-APIC /proc/interrupts'
+	assert_status 0
+	assert_eq "${lines[0]}" 4 "CPUs"
+	[ "${lines[1]}" -gt 0 ] || flunk "no interrupt through the I/O APIC: $output"
+}
