@@ -34,6 +34,7 @@
 #define FIRST_GUESS_CT_KB (4 * 1024)
 #define LINE_MAX_ 1024
 #define KSM_WAIT_S 300         /* at most, for KSM's two full scans */
+#define IDLE_CPU_WINDOW_US 3000000 /* the idle pods' CPU use is measured over this */
 
 struct worker {
 	pid_t pid;
@@ -383,6 +384,83 @@ static int measure(struct run *run, qp_error **err)
 	return 0;
 }
 
+/* busy and total jiffies of the whole host (/proc/stat "cpu" line) */
+static bool host_cpu_jiffies(unsigned long long *busy, unsigned long long *total)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "re");
+	int n;
+
+	if (!f)
+		return false;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+		   &v[6], &v[7]);
+	fclose(f);
+	if (n < 5)
+		return false;
+	*total = 0;
+	for (int i = 0; i < 8; i++)
+		*total += v[i];
+	*busy = *total - v[3] - v[4]; /* idle, iowait */
+	return true;
+}
+
+/* What the idle pods cost in CPU: each pod's CPU time (a VM pod's VMM, a
+ * container's cgroup: the stats op) over IDLE_CPU_WINDOW_US, in percent of
+ * one CPU ("idle_cpu_pct", per pod), and the whole host's busy share
+ * meanwhile, in percent of all its CPUs ("host_cpu_busy_pct"). */
+static int idle_cpu(struct run *run, qp_error **err)
+{
+	struct qp_bench_result *per_pod, *host;
+	uint64_t *t0 = calloc((size_t)run->count, sizeof(*t0));
+	unsigned long long b0, tot0, b1, tot1;
+	bool have_host;
+	double t_start, secs;
+	char id[64];
+	int ret = -1;
+
+	if (!t0)
+		return qp_fail(err, ENOMEM, "density");
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0) {
+			have_host = host_cpu_jiffies(&b0, &tot0);
+			t_start = now_ms();
+		} else {
+			if (run->o->progress)
+				fputs("\r\033[Kdensity: measuring the idle pods' CPU use", stderr);
+			usleep(IDLE_CPU_WINDOW_US);
+			have_host = have_host && host_cpu_jiffies(&b1, &tot1);
+			secs = (now_ms() - t_start) / 1000;
+			if (qp_bench_result_add(run->r, "qpod", "idle_cpu_pct", "%", &per_pod, err) < 0)
+				goto out;
+		}
+		for (long i = 0; i < run->count; i++) {
+			struct pod *pod = NULL;
+			struct qp_stats st = { 0 };
+			pod_id(id, sizeof(id), run->ok[i]);
+			bool ok = pod_open(run->o->rootfd, run->o->root, id, false, &pod, NULL) == 0 &&
+				  pod_stats(pod, &st, NULL) == 0 && st.has_cpu;
+			pod_free(pod);
+			qp_stats_free(&st);
+			if (pass == 0)
+				t0[i] = ok ? st.cpu_total : UINT64_MAX;
+			else if (ok && t0[i] != UINT64_MAX && st.cpu_total >= t0[i] &&
+				 qp_bench_sample(per_pod, (double)(st.cpu_total - t0[i]) / 1e9 / secs * 100, err) < 0)
+				goto out;
+		}
+	}
+	if (run->o->progress)
+		fputs("\r\033[K", stderr);
+	if (have_host && tot1 > tot0 &&
+	    (qp_bench_result_add(run->r, "qpod", "host_cpu_busy_pct", "%", &host, err) < 0 ||
+	     qp_bench_sample(host, (double)(b1 - b0) * 100 / (double)(tot1 - tot0), err) < 0))
+		goto out;
+	ret = 0;
+out:
+	free(t0);
+	return ret;
+}
+
 /* Delete every pod, TEARDOWN_WORKERS at a time. */
 static void teardown(struct run *run)
 {
@@ -473,7 +551,7 @@ int qp_density_run(const struct qp_density_opts *o, struct qp_bench_report *r, c
 		    qp_bench_sample(res, (double)(run.avail0 - avail_end) / 1024 / (double)run.count, err) < 0 ||
 		    qp_bench_param_num(r, "host_mem_available_before_mb", (double)run.avail0 / 1024, err) < 0 ||
 		    qp_bench_param_num(r, "host_mem_available_after_mb", (double)avail_end / 1024, err) < 0 ||
-		    measure(&run, err) < 0)
+		    measure(&run, err) < 0 || idle_cpu(&run, err) < 0)
 			goto out;
 	}
 	ret = 0;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "net/internal.h"
@@ -48,4 +49,15 @@ int qp_tap_open(const char *name, bool vnet_hdr, qp_error **err)
 		return qp_error_set(err, QP_E_GENERIC, 0, "create tap \"%s\": kernel named it \"%s\"",
 				    name, ifr.ifr_name);
 	return steal_fd(&fd);
+}
+
+int qp_net_tap_unattached(qp_error **err)
+{
+	unsigned char r[4];
+	char name[IFNAMSIZ];
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return qp_fail(err, errno, "getrandom");
+	snprintf(name, sizeof(name), "qpt-%02x%02x%02x%02x", r[0], r[1], r[2], r[3]);
+	return qp_tap_open(name, true, err);
 }

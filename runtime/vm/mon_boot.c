@@ -200,26 +200,15 @@ static int pick_template(struct vm_mon *m, const struct vm_qemu_opts *o, const c
 			 struct vm_template *t, qp_error **err)
 {
 	enum qp_boot boot = m->pod->spec->opts.boot;
+	/* the template's device set is the pod's: a NIC or not, as many
+	 * shares (their tags m0.. are positional, their paths the clone's) */
 	const struct vm_template_params p = { .kernel = o->kernel, .firmware = o->firmware, .init = init,
-					      .kvm = o->kvm, .vcpus = o->vcpus, .mem_mib = o->mem_mib };
-	const char *why = NULL;
+					      .kvm = o->kvm, .vcpus = o->vcpus, .mem_mib = o->mem_mib,
+					      .nic = o->tap_fd >= 0, .nshares = (unsigned)o->nshares };
 	qp_error *e = NULL;
 
 	if (boot == QP_BOOT_COLD)
 		return 0;
-	/* the clone's devices must be the template's: one rootfs share, no NIC */
-	if (o->tap_fd >= 0)
-		why = "a network interface";
-	else if (o->nshares)
-		why = "mounts of the spec's own";
-	if (why) {
-		if (boot == QP_BOOT_TEMPLATE)
-			return qp_error_set(err, QP_E_INVALID, 0,
-					    "--boot template: a pod with %s cannot be a clone of a template (yet); "
-					    "use --boot cold or auto", why);
-		qp_debug("vm %s: cold boot: a pod with %s", m->pod->id, why);
-		return 0;
-	}
 	/* auto: a template that cannot be made (a broken guest, a QEMU that
 	 * cannot save) costs a cold boot, which then says what is wrong; the
 	 * failure is remembered for a while (template.c) */

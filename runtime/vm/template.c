@@ -10,7 +10,8 @@
  *   meta   one line: everything that shapes the booted guest (kernel,
  *          firmware, guest-init and QEMU binaries by inode/size/mtime,
  *          memory, vCPUs, accel, the kernel command line, the protocol
- *          version).  KEY is a hash of it; the whole line is compared on use,
+ *          version, and the device set: whether there is a NIC and how
+ *          many 9p shares besides the rootfs).  KEY is a hash of it; the whole line is compared on use,
  *          so a changed input or a colliding key is a miss, never a wrong
  *          guest.
  * It is made in a private .tmp-KEY-PID/ directory under KEY.lock (flock)
@@ -40,6 +41,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/paths.h"
+#include "net/net.h"
 #include "vm/vm.h"
 
 #define TPL_SUBDIR "templates"
@@ -135,9 +137,10 @@ static int describe(const struct vm_template_params *p, char *desc, size_t size,
 		return qp_error_set(err, QP_E_NOTFOUND, 0, "template: %s not found", QEMU_BIN);
 	vm_read_cmdline(cmdline, sizeof(cmdline));
 	if ((size_t)snprintf(desc, size,
-			     "proto=%d kernel=%s firmware=%s init=%s qemu=%s mem=%lluM vcpus=%d accel=%s cmdline=%s",
+			     "proto=%d kernel=%s firmware=%s init=%s qemu=%s mem=%lluM vcpus=%d accel=%s nic=%d "
+			     "shares=%u cmdline=%s",
 			     QP_PROTO_VERSION, kernel, fw, init, qemu, p->mem_mib, p->vcpus,
-			     p->kvm ? "kvm" : "tcg", cmdline) >= size)
+			     p->kvm ? "kvm" : "tcg", p->nic, p->nshares, cmdline) >= size)
 		return qp_error_set(err, QP_E_INVALID, 0, "template: description too long");
 	for (const char *c = desc; *c; c++)
 		h = (h ^ (unsigned char)*c) * 1099511628211ull;
@@ -168,6 +171,26 @@ static bool valid(int tdir, const char *key, const char *desc, unsigned long lon
 	       st.st_size <= (off_t)TPL_STATE_MAX;
 }
 
+/* The empty directories a template's shares point at while it is made:
+ * root, m0 .. m(QP_PROTO_MAX_MOUNTS-1). */
+static void share_dir_name(unsigned i, char *buf, size_t size)
+{
+	if (i == 0)
+		snprintf(buf, size, "root");
+	else
+		snprintf(buf, size, "m%u", i - 1);
+}
+
+static void remove_share_dirs(int d)
+{
+	char name[16];
+
+	for (unsigned i = 0; i <= QP_PROTO_MAX_MOUNTS; i++) {
+		share_dir_name(i, name, sizeof(name));
+		unlinkat(d, name, AT_REMOVEDIR);
+	}
+}
+
 /* Remove a template directory (only the files a template has). */
 static void remove_dir(int tdir, const char *name)
 {
@@ -176,7 +199,7 @@ static void remove_dir(int tdir, const char *name)
 	if (d >= 0) {
 		for (size_t i = 0; tpl_files[i]; i++)
 			unlinkat(d, tpl_files[i], 0);
-		unlinkat(d, "root", AT_REMOVEDIR);
+		remove_share_dirs(d);
 	}
 	unlinkat(tdir, name, AT_REMOVEDIR);
 }
@@ -238,24 +261,55 @@ int vm_template_migrate(struct vm_qmp *q, int fd, bool incoming, qp_error **err)
 static int make_in(int d, const char *tmp, const struct vm_template_params *p, const char *desc,
 		   qp_error **err)
 {
+	/* the MAC the guest boots with; each clone's guest-init sets its own */
+	static const unsigned char template_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 	char mem[PATH_MAX + 80], root[PATH_MAX + 80];
+	struct vm_share shares[QP_PROTO_MAX_MOUNTS];
+	char share_paths[QP_PROTO_MAX_MOUNTS][PATH_MAX + 80];
 	struct vm_qemu_opts o = {
 		.machine = VM_MACHINE_MICROVM, .statedir = tmp, .dirfd = d, .kernel = p->kernel,
 		.firmware = p->firmware, .rootfs = root, .rootfs_ro = true, .qmp = true, .kvm = p->kvm,
 		.vcpus = p->vcpus, .mem_mib = p->mem_mib, .tap_fd = -1, .mem_path = mem, .mem_shared = true,
+		.shares = shares, .nshares = p->nshares, .mac = template_mac,
 	};
 	struct vm_qmp *q = NULL;
 	struct qp_chan *ch = NULL;
 	struct qp_msg msg;
-	_cleanup_close_ int sfd = -1, mf = -1, meta = -1, fd = -1;
+	_cleanup_close_ int sfd = -1, mf = -1, meta = -1, fd = -1, tap = -1;
 	pid_t qemu = -1;
 	int r = -1;
 
+	if (p->nshares > QP_PROTO_MAX_MOUNTS)
+		return qp_error_set(err, QP_E_INVALID, 0, "template: at most %d shares", QP_PROTO_MAX_MOUNTS);
 	snprintf(mem, sizeof(mem), "%s/mem", tmp);
 	snprintf(root, sizeof(root), "%s/root", tmp);
-	/* the rootfs share exists (the device set must match the clones'), empty */
-	if (mkdirat(d, "root", 0500) < 0)
-		return qp_fail(err, errno, "template: mkdir root");
+	/* the shares exist (the device set must match the clones'), empty;
+	 * their tags are the ones vm_mounts_plan gives a pod's (m0, m1 ...) */
+	for (unsigned i = 0; i <= p->nshares; i++) {
+		char name[16];
+		share_dir_name(i, name, sizeof(name));
+		if (mkdirat(d, name, 0500) < 0)
+			return qp_fail(err, errno, "template: mkdir %s", name);
+		if (i == 0)
+			continue;
+		if ((size_t)snprintf(share_paths[i - 1], sizeof(share_paths[i - 1]), "%s/%s", tmp, name) >=
+		    sizeof(share_paths[i - 1]))
+			return qp_error_set(err, QP_E_INVALID, 0, "template: path too long");
+		shares[i - 1] = (struct vm_share){ .path = share_paths[i - 1], .ro = true };
+		snprintf(shares[i - 1].tag, sizeof(shares[i - 1].tag), "%s", name);
+	}
+	/* the NIC's backend: a tap attached to nothing and down (no packet
+	 * goes anywhere), of the kind (vnet_hdr) the clones' taps are, so the
+	 * features the guest negotiated hold for them */
+	if (p->nic && (o.tap_fd = tap = qp_net_tap_unattached(err)) < 0)
+		return qp_error_prefix(err, "template: NIC");
+	if (tap >= 0 && tap < 3) { /* QEMU's stdio would take its number */
+		int t = fcntl(tap, F_DUPFD_CLOEXEC, 3);
+		if (t < 0)
+			return qp_fail(err, errno, "template: dup tap fd");
+		close(tap);
+		o.tap_fd = tap = t;
+	}
 	if (vm_write_initrd(d, QP_VM_INITRD, p->init, err) < 0 || (qemu = vm_spawn_qemu(&o, err)) < 0)
 		goto out;
 	if ((fd = connect_chan(d, qemu, err)) < 0)
@@ -393,7 +447,7 @@ int vm_template_get(const struct vm_template_params *p, bool create, bool skip_f
 			qp_fail(err, errno, "open %s", tmp);
 		else if (make_in(d, tmp, p, desc, err) == 0) {
 			unlinkat(d, QP_VM_QEMU_LOG, 0);
-			unlinkat(d, "root", AT_REMOVEDIR);
+			remove_share_dirs(d);
 			r = 0;
 		}
 	}

@@ -262,6 +262,9 @@ struct vm_template_params {
 	bool kvm;
 	int vcpus;
 	unsigned long long mem_mib;
+	bool nic;               /* a virtio-net device (the clone's tap replaces
+				 * the template's; guest-init sets the MAC) */
+	unsigned nshares;       /* 9p shares besides the rootfs (tags m0..) */
 };
 struct vm_template {
 	char key[17];           /* 16 hex digits */

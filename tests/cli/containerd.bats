@@ -142,6 +142,8 @@ scenario_detached() { # MODE: run -d, task exec, task kill, task delete
 	kill -0 "$pid" || flunk "task pid $pid is not alive"
 	assert_eq "$(pod_field "$ID" status)" running "qpod state"
 	assert_eq "$(pod_field "$ID" mode)" "$1" "qpod mode"
+	# containerd's VM pods, with their bind mounts, are template clones
+	[ "$1" != vm ] || assert_eq "$(qp state "$ID" | jq '.timeline.restore > 0')" true "a clone (boot auto)"
 
 	run --separate-stderr c task exec --fifo-dir "$CD_DIR/fifo" --exec-id e1 "$ID" sh -c 'cat /tmp/ready; echo exec-err >&2; exit 5' </dev/null
 	assert_status 5

@@ -33,6 +33,11 @@ pods_at_least() { [ "$(ls "$ROOT" 2>/dev/null | wc -l)" -ge "$1" ]; }
 			flunk "$m: 4 samples expected"
 	done
 	jq -e '[.results[] | select(.metric == "per_pod_host_mb" and .n == 1)] | length == 1' <<<"$output" >/dev/null || flunk "per_pod_host_mb"
+	# what the idle pods cost in CPU: per pod (percent of one CPU), and the host's busy share
+	jq -e '[.results[] | select(.metric == "idle_cpu_pct" and .n == 4 and .min >= 0 and .max <= 100)] | length == 1' \
+		<<<"$output" >/dev/null || flunk "idle_cpu_pct: $output"
+	jq -e '[.results[] | select(.metric == "host_cpu_busy_pct" and .n == 1 and .min >= 0 and .max <= 100)] | length == 1' \
+		<<<"$output" >/dev/null || flunk "host_cpu_busy_pct: $output"
 	assert_eq "$(qp list --quiet)" "" "pods left"
 	echo "$output" >"$TEST_DIR/d.json"
 	run qp report --format svg --output "$TEST_DIR/svg" "$TEST_DIR/d.json"

@@ -444,6 +444,8 @@ vm_test() {
 	vm_test
 	run pm_run -d --name "$C" --annotation qpod.mode=vm "$IMAGE" sleep 1000
 	assert_status 0 || runtime_calls
+	# podman's VM pods, with their bind mounts (/etc/hosts ...), are template clones
+	assert_eq "$(qp state "$(pm inspect --format '{{.Id}}' "$C")" | jq '.timeline.restore > 0')" true "a clone (boot auto)"
 	run --separate-stderr pm exec "$C" sh -c 'echo exec-in-vm; exit 5'
 	assert_status 5 || runtime_calls
 	assert_eq "$output" exec-in-vm "exec stdout"

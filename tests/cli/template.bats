@@ -2,7 +2,7 @@
 # tests/cli/template.bats — VM templates (vm/template.c): `qpod template
 # list|create|rm`, pods started as clones (--boot template|auto|cold), what
 # makes a clone unique (RNG, clock, hostname), and the faults: a corrupted
-# or deleted template, a pod a template cannot serve, concurrent makers.
+# or deleted template, clones with mounts and with a NIC, concurrent makers.
 # Each test has a private cache ($TCACHE, the guest kernel linked in), so
 # its templates are its own and go with it.
 
@@ -19,6 +19,7 @@ setup() {
 
 teardown() {
 	teardown_common
+	if [ -n "${NS:-}" ]; then ip netns del "$NS" 2>/dev/null || true; fi
 }
 
 tq() { # qpod with the test's cache
@@ -107,23 +108,58 @@ timeline_of() { # STDERR-TEXT -> the JSON of its qpod-timeline line
 	[ $((now - t)) -ge 0 ] && [ $((now - t)) -le 30 ] || flunk "the clone's clock says $t, the host's $now"
 }
 
-@test "a pod a template cannot serve: --boot template refuses it, auto boots it cold" {
+@test "a pod with mounts of its own is a clone: its shares (a directory and a file) are its own, one template per share count" {
 	mkdir -p "$TEST_DIR/share"
 	echo shared >"$TEST_DIR/share/f"
+	echo staged >"$TEST_DIR/file"
 	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .annotations["qpod.vm.boot"] = "template"
-		| .process.terminal = false | .process.args = ["cat", "/mnt/f"]
-		| .mounts += [{"destination": "/mnt", "type": "bind", "source": "'"$TEST_DIR/share"'", "options": ["rbind", "ro"]}]'
-	run --separate-stderr tq run --bundle "$BUNDLE" "$ID"
-	assert_qpod_error 125
-	assert_contains "$stderr" "cannot be a clone of a template"
-	[ ! -e "$ROOT/$ID" ] || flunk "state left"
-	jq '.annotations["qpod.vm.boot"] = "auto"' "$BUNDLE/config.json" >"$BUNDLE/c" && mv "$BUNDLE/c" "$BUNDLE/config.json"
+		| .process.terminal = false | .process.args = ["sh", "-c", "cat /mnt/f /etc/motd"]
+		| .mounts += [{"destination": "/mnt", "type": "bind", "source": "'"$TEST_DIR/share"'", "options": ["rbind", "ro"]},
+		              {"destination": "/etc/motd", "type": "bind", "source": "'"$TEST_DIR/file"'", "options": ["bind"]}]'
+	run --separate-stderr tq run --timeline --bundle "$BUNDLE" "$ID"
+	assert_status 0
+	assert_eq "$output" "shared
+staged"
+	jq -e '.restore > 0 and (has("kernel") | not)' <<<"$(timeline_of "$stderr")" >/dev/null ||
+		flunk "not a clone: $stderr"
+	assert_eq "$(tq template list | jq -r '.meta | capture("nic=(?<n>[01]) shares=(?<s>[0-9]+)") | "\(.n) \(.s)"')" "0 2" \
+		"the template's device set"
+	# another pod with other sources clones the same template and sees its own
+	echo other >"$TEST_DIR/share/f"
+	echo other-file >"$TEST_DIR/file"
 	run --separate-stderr tq run --bundle "$BUNDLE" "$ID"
 	assert_status 0
-	assert_eq "$output" shared
+	assert_eq "$output" "other
+other-file"
+	assert_eq "$(tpl_keys | wc -l)" 1 "templates"
 	run --separate-stderr tq run --mode vm --boot sometimes --rm "$ROOTFS" -- true
 	assert_qpod_error 125
 	assert_contains "$stderr" "--boot must be auto, template or cold"
+}
+
+@test "clones with a NIC: each its own MAC and address on the bridge, they reach each other; no tap or lease left" {
+	NS=qptpl$$$BATS_TEST_NUMBER
+	ip netns add "$NS"
+	ip -n "$NS" link set lo up
+	tn() { nsenter --net="/run/netns/$NS" env QPOD_CACHE="$TCACHE" "$QPOD" --root "$ROOT" "$@"; }
+	tn run -d --name "$ID" --mode vm --boot template --net bridge --ip 10.213.0.20 "$ROOTFS" -- sleep 60 \
+		</dev/null >"$TEST_DIR/pod.out" 2>"$TEST_DIR/pod.err" || flunk "run -d: $(cat "$TEST_DIR/pod.err")"
+	run --separate-stderr tn run --timeline --mode vm --boot template --net bridge --ip 10.213.0.21 --rm "$ROOTFS" -- \
+		sh -c 'cat /sys/class/net/eth0/address; ip -4 -o addr show eth0; ping -c 1 -W 10 10.213.0.20 >/dev/null && echo peer-ok'
+	assert_status 0
+	jq -e '.restore > 0' <<<"$(timeline_of "$stderr")" >/dev/null || flunk "not a clone: $stderr"
+	assert_contains "$output" "inet 10.213.0.21/22"
+	assert_contains "$output" "peer-ok"
+	local mac_b mac_a
+	mac_b=${lines[0]}
+	mac_a=$(tn exec "$ID" cat /sys/class/net/eth0/address)
+	assert_match "$mac_a" '^([0-9a-f]{2}:){5}[0-9a-f]{2}$' "MAC of the first clone"
+	[ "$mac_a" != "$mac_b" ] || flunk "two clones share the MAC $mac_a"
+	[ "$mac_a" != 02:00:00:00:00:01 ] || flunk "the clone kept the template's MAC"
+	assert_eq "$(tq template list | jq -r '.meta | capture("nic=(?<n>[01])") | .n')" 1 "a template with a NIC"
+	tn delete --force "$ID"
+	assert_eq "$(ip -n "$NS" -o link show | grep -c ' qp[0-9a-f]\{10\}\| qpt-')" 0 "tap links left"
+	assert_eq "$(cat "$ROOT/.net/ipam" 2>/dev/null)" "" "leases left"
 }
 
 @test "faults: a corrupted template: auto boots cold, says so and remakes it; --boot template fails cleanly" {
