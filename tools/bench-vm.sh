@@ -73,7 +73,7 @@ echo "cold boot phases, medians per firmware, ms:"
 for name in qpod qboot seabios; do
 	jq -s -c --arg fw "$name" '[.[] | to_entries[]] | group_by(.key) |
 		map({key: .[0].key, value: ([.[].value] | sort | if length % 2 == 1 then .[length / 2 | floor]
-			else (.[length / 2 - 1] + .[length / 2]) / 2 end)}) | from_entries | {firmware: $fw} + .' "$ROOT/$name.tl"
+			else (.[length / 2 - 1] + .[length / 2]) / 2 end)}) | from_entries | {variant: $fw} + .' "$ROOT/$name.tl"
 done
 
 echo "memory after boot (idle sleep workload), kB:"
