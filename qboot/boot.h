@@ -44,7 +44,7 @@ void boot_check_ram(const struct boot *b, const char *what, uint64_t addr, uint6
 void boot_load_cmdline(struct boot *b, uint32_t addr);
 void boot_load_initrd(struct boot *b);
 
-/* The MP table for two or more CPUs (mptable.c). */
+/* The MP table (mptable.c). */
 void mptable_build(struct boot *b);
 
 /* the two kernel formats (pvh.c, linux.c): neither returns */

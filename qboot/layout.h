@@ -9,7 +9,7 @@
  *   0x07000-0x08000  Linux boot protocol: boot_params (the "zero page")
  *   0x20000-0x30000  PVH: the kernel command line (a bzImage's goes where
  *                    QEMU says, FW_CFG_CMDLINE_ADDR, 0x20000 too)
- *   0x9fc00-0xa0000  the MP table (two or more CPUs; reserved in e820)
+ *   0x9fc00-0xa0000  the MP table (reserved in e820)
  * The kernel itself: a vmlinux is in RAM already (QEMU loads the ELF's
  * segments, at 16 MiB for qpod's); a bzImage's protected-mode part goes to
  * FW_CFG_KERNEL_ADDR (1 MiB); the initrd to FW_CFG_INITRD_ADDR (QEMU puts it

@@ -1,6 +1,6 @@
 /* qboot/main.c — qpod's firmware: from fw_cfg to the kernel's entry.
  * reset.S got here in 32-bit protected mode on a stack in low memory.
- * Then the MP table if there is more than one CPU (mptable.c).  A vmlinux (FW_CFG_KERNEL_ENTRY set) boots by PVH (pvh.c), a bzImage by
+ * Then the MP table (mptable.c).  A vmlinux (FW_CFG_KERNEL_ENTRY set) boots by PVH (pvh.c), a bzImage by
  * Linux's 32-bit boot protocol (linux.c); anything else, or an answer of
  * fw_cfg that does not add up, stops the VM with an error line on the
  * marker port (marker.c). */

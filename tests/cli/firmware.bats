@@ -107,7 +107,11 @@ corrupt_run() { # WHAT KERNEL EXPECTED-TEXT
 	corrupt_run kernel "$KERNEL_DIR/bzImage" "fw_cfg: the kernel ("
 }
 
-@test "qpod firmware: 2 and 4 vCPUs are seen by the guest (its MP table)" {
+@test "qpod firmware: 1, 2 and 4 vCPUs are seen by the guest (its MP table), interrupts through the I/O APIC" {
+	run qp run --mode vm --boot cold --rm "$ROOTFS" -- sh -c 'grep -c ^processor /proc/cpuinfo; grep -c IO-APIC /proc/interrupts'
+	assert_status 0
+	assert_eq "${lines[0]}" 1 "CPUs"
+	[ "${lines[1]}" -gt 0 ] || flunk "no interrupt through the I/O APIC: $output"
 	run qp run --mode vm --boot cold --vcpus 2 --rm "$ROOTFS" -- sh -c 'grep -c ^processor /proc/cpuinfo'
 	assert_status 0
 	assert_eq "$output" 2
