@@ -42,8 +42,8 @@ cold() {
 q=() qc=() qb=() s=() t=()
 for ((i = 0; i <= RUNS; i++)); do
 	a=$(time_us "$QPOD" --root "$ROOT" run --mode vm --rm "$ROOTFS" -- /bin/true)
-	# the three cold boots in a rotating order: the one right after the
-	# clone above measured slower, whichever it was
+	# the three cold boots in a rotating order: none is always the one
+	# right after the clone's teardown
 	for ((k = 0; k < 3; k++)); do
 		case $(((i + k) % 3)) in
 		0) ac=$(cold qpod) ;;
