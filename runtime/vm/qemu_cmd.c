@@ -124,7 +124,7 @@ static void add_share(struct qargv *a, enum bus bus, const char *id, const char 
 static int build_argv(const struct vm_qemu_opts *o, struct qargv *a, qp_error **err)
 {
 	const struct machine_profile *pr = &profiles[o->machine];
-	char cmdline[VM_CMDLINE_MAX + 32];
+	char cmdline[VM_CMDLINE_MAX + 64];
 
 	if (o->cmdline)
 		snprintf(cmdline, sizeof(cmdline), "%s", o->cmdline);
@@ -133,6 +133,11 @@ static int build_argv(const struct vm_qemu_opts *o, struct qargv *a, qp_error **
 		/* TCG, one vCPU: the LAPIC timer's calibration costs more than it gives */
 		if (!o->kvm && o->vcpus == 1)
 			strcat(cmdline, " nolapic_timer");
+		/* TCG: the guest's TSC is the host's, whose rate it cannot
+		 * calibrate (tsc.c) */
+		unsigned long khz = o->kvm ? 0 : vm_host_tsc_khz();
+		if (khz)
+			snprintf(cmdline + strlen(cmdline), sizeof(cmdline) - strlen(cmdline), " tsc_early_khz=%lu", khz);
 	}
 	add(a, QEMU_BIN);
 	add(a, "-M");

@@ -127,6 +127,12 @@ void vm_mounts_unstage(int statefd);
 #define VM_CMDLINE_MAX 2048
 void vm_read_cmdline(char *out, size_t size);
 
+/* ---- tsc.c ---- */
+
+/* The host's TSC rate in kHz (measured, ~10 ms), for a TCG guest's
+ * tsc_early_khz=; 0 if the host's TSC is not invariant or not x86. */
+unsigned long vm_host_tsc_khz(void);
+
 /* ---- qemu_cmd.c: QEMU's command line and its start ---- */
 
 /* The machine profiles: a VM pod is a microvm (virtio-mmio devices, no

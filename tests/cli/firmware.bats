@@ -120,3 +120,14 @@ corrupt_run() { # WHAT KERNEL EXPECTED-TEXT
 	assert_eq "${lines[0]}" 4 "CPUs"
 	[ "${lines[1]}" -gt 0 ] || flunk "no interrupt through the I/O APIC: $output"
 }
+
+@test "TCG: the guest is told the host's TSC rate and runs on the TSC, not on jiffies" {
+	[ "${QPOD_ACCEL:-}" = tcg ] || skip "a TCG test (QPOD_ACCEL=$QPOD_ACCEL)"
+	grep -m1 '^flags' /proc/cpuinfo | grep -qw constant_tsc && grep -m1 '^flags' /proc/cpuinfo | grep -qw nonstop_tsc ||
+		skip "the host's TSC is not invariant (no constant_tsc/nonstop_tsc)"
+	run qp run --mode vm --boot cold --rm "$ROOTFS" -- sh -c \
+		'grep -o "tsc_early_khz=[0-9]*" /proc/cmdline; cat /sys/devices/system/clocksource/clocksource0/current_clocksource'
+	assert_status 0
+	assert_match "${lines[0]}" '^tsc_early_khz=[0-9]{6,8}$' "the rate on the kernel's command line"
+	assert_match "${lines[1]}" '^tsc' "the guest's clocksource"
+}
