@@ -46,6 +46,8 @@
 #define SEG_FLAG_G 0x8          /* limit in 4 KiB units */
 
 #define CR0_PE 0x1
+#define CR0_NW 0x20000000       /* not write-through: set at reset */
+#define CR0_CD 0x40000000       /* cache disable: set at reset */
 
 /* the marker port and bytes */
 #include "qpod_abi.h"

@@ -4,7 +4,7 @@
  * 0xfff0).  The first thing it does is the reset marker on MARK_PORT, so
  * the host's timestamp of that byte is the firmware's first instruction.
  * Then: a flat GDT (BOOT_CS/BOOT_DS, what both kernel entries accept),
- * CR0.PE, a far jump into 32-bit code, the stack, fw_main(). */
+ * caches enabled (CR0.CD/NW cleared), CR0.PE, a far jump into 32-bit code, the stack, fw_main(). */
 #include "layout.h"
 
 /* a flat 4 GiB descriptor, base 0, limit 0xfffff pages, as two longs */
@@ -28,7 +28,10 @@ entry16:
 	/* CS's base is still ROM_BASE: the descriptor by its offset in the
 	 * ROM (gdt_desc_rom_offset, from fw.ld) */
 	lgdtl %cs:gdt_desc_rom_offset
+	/* caches on (reset leaves CD and NW set: under KVM the firmware
+	 * would run uncached), protected mode */
 	mov %cr0, %eax
+	and $~(CR0_CD | CR0_NW), %eax
 	or $CR0_PE, %eax
 	mov %eax, %cr0
 	ljmpl $BOOT_CS, $entry32
