@@ -44,8 +44,31 @@ BENCH_BINS := $(BENCH_TOOLS:%=$(B)/tools/bench/%)
 
 MANPAGE := $(B)/qpod.8
 
+# qboot/: qpod's own firmware (qboot/main.c), 32-bit freestanding code in a
+# 64 KiB ROM image; none of the host's CFLAGS (no sanitizer, no -g: it is
+# a ROM) reach it.
+FIRMWARE := $(B)/qboot/qpod-firmware.bin
+FW_SRCS := $(wildcard qboot/*.c qboot/*.S)
+FW_OBJS := $(patsubst %,$(B)/%.o,$(basename $(FW_SRCS)))
+FW_CFLAGS := -m32 -march=i686 -Os -std=gnu11 $(WARN) -Werror -ffreestanding -fno-pic -fno-pie \
+	-fno-stack-protector -fcf-protection=none -fno-asynchronous-unwind-tables -mgeneral-regs-only \
+	-Iqboot -MMD -MP
+
 .PHONY: all check check-bins sanitize-bins demo bench clean distclean deps fuzz fuzz-bins kernel install uninstall
-all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(TRADVM) $(UNIT_BINS) $(BENCH_BINS) $(MANPAGE)
+all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(FIRMWARE) $(TRADVM) $(UNIT_BINS) $(BENCH_BINS) $(MANPAGE)
+
+$(B)/qboot/%.o: qboot/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(FW_CFLAGS) -c -o $@ $<
+$(B)/qboot/%.o: qboot/%.S
+	@mkdir -p $(dir $@)
+	$(CC) $(FW_CFLAGS) -c -o $@ $<
+$(B)/qboot/qpod-firmware.elf: $(FW_OBJS) qboot/fw.ld
+	$(CC) -m32 -nostdlib -static -no-pie -Wl,-T,qboot/fw.ld -Wl,--build-id=none -o $@ $(FW_OBJS)
+$(FIRMWARE): $(B)/qboot/qpod-firmware.elf
+	objcopy -O binary $< $@.tmp
+	@test "$$(stat -c %s $@.tmp)" = 65536 || { echo "qpod: firmware: $@ is not 64 KiB"; rm -f $@.tmp; exit 1; }
+	mv $@.tmp $@
 
 deps:
 	@tools/deps.sh
@@ -109,11 +132,12 @@ $(MANPAGE): $(B)/qpod tools/mkman.sh
 # The installed layout (util/paths.h: qpod finds PREFIX/lib/qpod beside
 # PREFIX/bin/qpod, so any PREFIX and a DESTDIR staging tree both work):
 #   PREFIX/bin/qpod
-#   PREFIX/lib/qpod/{qpod-init,vmlinux,cmdline.txt,qpod-tradvm}
+#   PREFIX/lib/qpod/{qpod-init,vmlinux,cmdline.txt,qpod-tradvm,qpod-firmware.bin}
 #   PREFIX/share/man/man8/qpod.8
 #   PREFIX/share/bash-completion/completions/qpod
 # The guest kernel is the cached build of `make kernel` (built first if
-# missing, ~3 min); the firmware is QEMU's (Debian's qemu-system-data).
+# missing, ~3 min); the default firmware is qboot/'s build (qboot and
+# seabios are QEMU's, Debian's qemu-system-data).
 PREFIX ?= /usr/local
 BINDIR := $(PREFIX)/bin
 QPOD_LIBDIR := $(PREFIX)/lib/qpod
@@ -121,14 +145,16 @@ MAN8DIR := $(PREFIX)/share/man/man8
 COMPDIR := $(PREFIX)/share/bash-completion/completions
 KERNEL_BUILT = $(or $(QPOD_CACHE),/var/cache/qpod)/kernel/current/vmlinux
 INSTALLED := $(BINDIR)/qpod $(QPOD_LIBDIR)/qpod-init $(QPOD_LIBDIR)/vmlinux \
-	$(QPOD_LIBDIR)/cmdline.txt $(QPOD_LIBDIR)/qpod-tradvm $(MAN8DIR)/qpod.8 $(COMPDIR)/qpod
+	$(QPOD_LIBDIR)/cmdline.txt $(QPOD_LIBDIR)/qpod-tradvm $(QPOD_LIBDIR)/qpod-firmware.bin \
+	$(MAN8DIR)/qpod.8 $(COMPDIR)/qpod
 
-install: $(B)/qpod $(GUEST_INIT) $(TRADVM) $(MANPAGE) kernel
+install: $(B)/qpod $(GUEST_INIT) $(FIRMWARE) $(TRADVM) $(MANPAGE) kernel
 	install -D -m 0755 $(B)/qpod $(DESTDIR)$(BINDIR)/qpod
 	install -D -m 0755 $(GUEST_INIT) $(DESTDIR)$(QPOD_LIBDIR)/qpod-init
 	install -D -m 0644 $(KERNEL_BUILT) $(DESTDIR)$(QPOD_LIBDIR)/vmlinux
 	install -D -m 0644 kernel-config/cmdline.txt $(DESTDIR)$(QPOD_LIBDIR)/cmdline.txt
 	install -D -m 0755 $(TRADVM) $(DESTDIR)$(QPOD_LIBDIR)/qpod-tradvm
+	install -D -m 0644 $(FIRMWARE) $(DESTDIR)$(QPOD_LIBDIR)/qpod-firmware.bin
 	install -D -m 0644 $(MANPAGE) $(DESTDIR)$(MAN8DIR)/qpod.8
 	install -D -m 0644 tools/qpod.bash-completion $(DESTDIR)$(COMPDIR)/qpod
 
@@ -199,4 +225,4 @@ clean:
 distclean: clean
 	rm -rf config.mk config.h config.log config.status configure autom4te.cache aclocal.m4
 
--include $(LIB_OBJS:.o=.d) $(B)/runtime/main.d
+-include $(LIB_OBJS:.o=.d) $(B)/runtime/main.d $(FW_OBJS:.o=.d)

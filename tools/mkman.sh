@@ -71,9 +71,11 @@ the guest kernel only: the cache of \fBmake kernel\fR,
 .IP 4. 4
 \fI/usr/lib/qpod/\fR.
 .PP
-The firmware is QEMU's: \fI/usr/share/qemu/qboot.rom\fR (default) or
-\fI/usr/share/qemu/bios-microvm.bin\fR (\fB\-\-firmware seabios\fR), from
-Debian's qemu-system-data.
+The firmware is qpod's own (\fB\-\-firmware qpod\fR, the default:
+\fIqpod-firmware.bin\fR beside the guest kernel, built from \fIqboot/\fR), or
+QEMU's from Debian's qemu-system-data: \fI/usr/share/qemu/qboot.rom\fR
+(\fB\-\-firmware qboot\fR) or \fI/usr/share/qemu/bios-microvm.bin\fR
+(\fB\-\-firmware seabios\fR).
 Pod state lives in \fB\-\-root\fR (default \fI/run/qpod\fR), one directory per pod.
 .SH ENVIRONMENT
 .TP

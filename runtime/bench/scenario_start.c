@@ -2,11 +2,14 @@
  * `qpod run --rm IMAGE -- /bin/true` per mode, each with its start latency
  * (the run's own timeline: request to the workload exec'd), its run-to-exit
  * wall time and the per-phase averages; with --baseline, interleaved in
- * the same loop: runc on the same bundle (containers), and for microVMs the
- * same pod with --firmware seabios ("without qboot") and the traditional VM
- * (QEMU -M pc, SeaBIOS, Debian's cloud kernel: tools/qpod-tradvm); with
- * --libvirt-uri, the cold boot through the libvirt backend beside the
- * direct one (qpod-vm-libvirt). */
+ * the same loop: runc on the same bundle (containers), and for microVMs
+ * cold boots of the same pod with Debian's qboot.rom (--firmware qboot) and
+ * SeaBIOS (--firmware seabios, "without qboot") beside qpod's own firmware
+ * (qpod-vm-cold), and the traditional VM (QEMU -M pc, SeaBIOS, Debian's
+ * cloud kernel: tools/qpod-tradvm); with --libvirt-uri, the cold boot
+ * through the libvirt backend beside the direct one (qpod-vm-libvirt).
+ * The phases are per variant: qpod's firmware has vmm_init and firmware
+ * (its markers), the others vmm_firmware (QEMU and the firmware in one). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -25,9 +28,12 @@
 
 #define MAX_ARGS 32
 
-/* a cold boot's phases, then a template clone's (restore, resume) */
-static const char *const vm_phases[] = { "prepare", "network", "vmm_spawn", "firmware", "kernel",
-					 "init", "restore", "resume", "workload", NULL };
+/* a cold boot's phases (with qpod's firmware, or another), then a template
+ * clone's (restore, resume) */
+static const char *const vm_phases[] = { "prepare", "network", "vmm_spawn", "vmm_init", "firmware",
+					 "vmm_firmware", "kernel", "init", "restore", "resume",
+					 "workload", NULL };
+#define MAX_VARIANT_PHASES 12
 static const char *const ct_phases[] = { "prepare", "namespaces", "workload", NULL };
 
 struct variant {
@@ -36,8 +42,8 @@ struct variant {
 	bool timeline;                  /* a qpod run: start_ms and phases */
 	const char *const *phases;
 	struct qp_bench_result *start, *exit;
-	double phase_sum[10];
-	int phase_n[10];
+	double phase_sum[MAX_VARIANT_PHASES];
+	int phase_n[MAX_VARIANT_PHASES];
 };
 
 static bool have_file(const char *p)
@@ -255,6 +261,8 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 			via_libvirt(&v[nv++], o->libvirt_uri);
 		}
 		if (o->baseline) {
+			v[nv].name = "qboot";
+			qpod_run_argv(o, &v[nv++], true, "qboot", "cold");
 			v[nv].name = "seabios";
 			qpod_run_argv(o, &v[nv++], true, "seabios", "cold");
 			/* the build's tools/qpod-tradvm, or the installed one */

@@ -15,7 +15,7 @@
 static const char usage[] =
 	"Usage: qpod template list\n"
 	"       qpod template create [--memory SIZE] [--vcpus N] [--accel auto|kvm|tcg]\n"
-	"                            [--firmware qboot|seabios|PATH]\n"
+	"                            [--firmware qpod|qboot|seabios|PATH]\n"
 	"       qpod template rm KEY...\n"
 	"       qpod template prune\n"
 	"VM templates: a microVM booted once up to its init's hello and saved (its RAM\n"
@@ -32,7 +32,7 @@ static const char usage[] =
 	"  prune    remove the stale templates and what dead makers left; prints\n"
 	"           {\"removed\":[KEY...]} (making a template prunes too)\n"
 	"  --memory SIZE, --vcpus N, --accel, --firmware: as for qpod run (defaults\n"
-	"           256M, 1, auto, qboot)\n";
+	"           256M, 1, auto, qpod)\n";
 
 const struct option cli_opts_template[] = {
 	{ "memory", required_argument, NULL, 'M' }, { "vcpus", required_argument, NULL, 'c' },

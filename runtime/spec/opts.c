@@ -182,7 +182,7 @@ static int set_bridge(struct pod_spec *s, const char *v)
 
 static int set_firmware(struct pod_spec *s, const char *v)
 {
-	if (strcmp(v, "qboot") && strcmp(v, "seabios") && v[0] != '/')
+	if (strcmp(v, "qpod") && strcmp(v, "qboot") && strcmp(v, "seabios") && v[0] != '/')
 		return -1;
 	return dup_into(&s->opts.firmware, v);
 }
@@ -210,8 +210,9 @@ static const struct opt_def defs[] = {
 	  "pod subnet, CIDR (default 10.213.0.0/16)", set_subnet, ANY_MODE },
 	{ "qpod.net.bridge", "--bridge", "a name prefix of 1..15 bytes", "bridge name prefix (default qpod)",
 	  set_bridge, ANY_MODE },
-	{ "qpod.vm.firmware", "--firmware", "qboot, seabios or an absolute path",
-	  "qboot|seabios|/path: firmware of a vm pod (default qboot)", set_firmware, QP_MODE_VM },
+	{ "qpod.vm.firmware", "--firmware", "qpod, qboot, seabios or an absolute path",
+	  "qpod|qboot|seabios|/path: firmware of a vm pod (default qpod: qpod's own, qboot/)", set_firmware,
+	  QP_MODE_VM },
 	{ "qpod.vm.accel", "--accel", "auto, kvm or tcg",
 	  "auto|kvm|tcg: accelerator of a vm pod (default auto)", set_accel, QP_MODE_VM },
 	{ "qpod.vm.boot", "--boot", "auto, template or cold",

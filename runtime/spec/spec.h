@@ -242,7 +242,7 @@ struct qp_pod_opts {
 	char *net_ip;          /* qpod.net.ip: NULL = the next free address */
 	char *net_subnet;      /* qpod.net.subnet: NULL = the default */
 	char *net_bridge;      /* qpod.net.bridge: the bridge name prefix; NULL = "qpod" */
-	char *firmware;        /* qpod.vm.firmware: "qboot", "seabios", /path; NULL = default */
+	char *firmware;        /* qpod.vm.firmware: "qpod", "qboot", "seabios", /path; NULL = default (qpod) */
 	enum qp_accel accel;   /* qpod.vm.accel */
 	enum qp_boot boot;     /* qpod.vm.boot */
 	enum qp_vm_backend vm_backend; /* qpod.vm.backend */

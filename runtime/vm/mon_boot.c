@@ -53,8 +53,10 @@ static int chan_connect(struct vm_mon *m, qp_error **err)
 		if (mon_qemu_gone(m)) {
 			close(fd);
 			mon_qemu_reason(m);
-			return qp_error_set(err, QP_E_GENERIC, 0, "qemu exited before it opened the VM channel: %s",
-					    m->reason);
+			qp_error_set(err, QP_E_GENERIC, 0, "qemu exited before it opened the VM channel: %s",
+				     m->reason);
+			mon_fwmark_error(m, err);
+			return -1;
 		}
 		if (qp_now_ms() >= deadline) {
 			close(fd);
@@ -62,7 +64,7 @@ static int chan_connect(struct vm_mon *m, qp_error **err)
 					    "qemu did not open the VM channel within %d s",
 					    CONNECT_TIMEOUT_MS / 1000);
 		}
-		usleep(2000);
+		mon_fwmark_wait(m, -1, 2);
 	}
 }
 
@@ -131,9 +133,15 @@ static int state_dir_path(struct vm_mon *m, qp_error **err)
 static int wait_hello(struct vm_mon *m, qp_error **err)
 {
 	int timeout = vm_hello_timeout_ms(m->kvm);
+	long long hello_by = qp_now_ms() + timeout;
 	struct qp_msg msg;
 
-	if (qp_chan_recv(m->chan, &msg, timeout, err) < 0) {
+	/* the firmware's markers meanwhile, until the guest speaks */
+	mon_fwmark_wait(m, m->chan->fd, timeout);
+	long long left = hello_by - qp_now_ms();
+	if (qp_chan_recv(m->chan, &msg, left > 0 ? (int)left : 0, err) < 0) {
+		if (mon_fwmark_error(m, err) < 0)
+			return -1;
 		if (*err && (*err)->code == QP_E_TIMEOUT) {
 			qp_error_free(err);
 			qp_error_set(err, QP_E_TIMEOUT, 0, "the VM did not say hello within %d ms",
@@ -158,6 +166,7 @@ static int wait_hello(struct vm_mon *m, qp_error **err)
 		return qp_error_set(err, QP_E_GUEST, 0, "the VM sent %s instead of HELLO",
 				    qp_msg_type_name(msg.type));
 	m->tl.hello = qp_now_ns();
+	mon_fwmark_close(m);
 	m->tl.guest_init_ns = msg.u.hello.init_ns;
 	m->tl.guest_hello_ns = msg.u.hello.hello_ns;
 	return 0;
@@ -265,7 +274,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	if (!m)
 		return qp_fail(err, ENOMEM, "vm");
 	m->pod = pod;
-	m->qemu_pidfd = m->listen_fd = m->ready_fd = -1;
+	m->qemu_pidfd = m->listen_fd = m->ready_fd = m->fw.fd = -1;
 	m->tl.request = qp_request_ns ? qp_request_ns : qp_now_ns();
 	if (spec->opts.libvirt_uri && spec->opts.vm_backend != QP_VM_BACKEND_LIBVIRT) {
 		qp_error_set(err, QP_E_INVALID, 0, "--libvirt-uri (qpod.vm.libvirt.uri) needs --vm-backend libvirt");
@@ -328,13 +337,25 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 spawn:
 	o.mem_path = clone ? tpl.mem : NULL;
 	o.incoming = clone;
+	/* a cold boot of qpod's firmware marks its boundaries (a clone runs
+	 * no firmware, and has its template's devices; libvirt's domain XML
+	 * has no marker device) */
+	o.fw_markers = false;
+	if (!clone && spec->opts.vm_backend != QP_VM_BACKEND_LIBVIRT && vm_firmware_is_qpod(spec->opts.firmware) &&
+	    mon_fwmark_open(m, &o, err) < 0)
+		goto fail;
 	unlinkat(pod->dirfd, QP_VM_CHAN_SOCK, 0);
 	unlinkat(pod->dirfd, QP_VM_QMP_SOCK, 0);
 	if (spec->opts.vm_backend == QP_VM_BACKEND_LIBVIRT) {
 		if (mon_spawn_libvirt(m, &o, &tap, err) < 0)
 			goto fail;
-	} else if ((m->qemu = vm_spawn_qemu(&o, err)) < 0)
-		goto fail;
+	} else {
+		m->qemu = vm_spawn_qemu(&o, err);
+		if (o.fw_markers)
+			close(o.fw_mark_fd);
+		if (m->qemu < 0)
+			goto fail;
+	}
 	m->tl.spawned = qp_now_ns();
 	/* a foreground run's monitor stays where its caller is; QEMU goes in
 	 * (libvirtd's QEMU stays in the cgroup libvirt gave it) */

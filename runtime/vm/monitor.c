@@ -376,6 +376,7 @@ void vm_mon_free(struct vm_mon *m)
 		close(m->qemu_pidfd);
 	if (m->ready_fd >= 0)
 		close(m->ready_fd);
+	mon_fwmark_close(m);
 	vm_qmp_free(m->qmp);
 	vm_lv_free(m->lv);
 	vm_mounts_free(&m->mounts);

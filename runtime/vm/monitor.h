@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "qboot/qpod_abi.h"
 #include "vm/timeline.h"
 #include "vm/vm.h"
 
@@ -38,6 +39,14 @@ struct vm_client {
 };
 
 struct vm_lv;
+
+/* the firmware's marker pipe (mon_fwmark.c) */
+struct vm_fwmark {
+	int fd;                 /* its read end, -1: none (or at its end) */
+	bool in_error;          /* inside an error line */
+	size_t error_len;
+	char error[MARK_ERROR_MAX + 1];
+};
 
 struct vm_mon {
 	struct pod *pod;
@@ -64,6 +73,7 @@ struct vm_mon {
 	qp_error *exec_err;     /* the workload could not be executed */
 	char reason[256];       /* why the VM stopped, once known */
 	struct vm_timeline tl;
+	struct vm_fwmark fw;
 	struct vm_qmp *qmp;     /* connected at the first pause */
 	bool paused;
 	/* a replace in progress (CTL_REPLACE) */
@@ -85,6 +95,16 @@ int mon_with_qemu_log(struct vm_mon *m, qp_error **err);
 
 /* boot and RUN (mon_boot.c) */
 int mon_send_run(struct vm_mon *m, char **argv, qp_error **err);
+
+/* the firmware's markers (mon_fwmark.c).  open: the pipe, its write end
+ * into o (the caller closes it once QEMU has it); wait: poll fd (-1: none)
+ * up to timeout_ms, the markers read and timestamped meanwhile, 1 if fd
+ * turned readable; error: after QEMU's end, -1 with the firmware's error
+ * line in *err (replacing what was there) if it wrote one, else 0. */
+int mon_fwmark_open(struct vm_mon *m, struct vm_qemu_opts *o, qp_error **err);
+int mon_fwmark_wait(struct vm_mon *m, int fd, int timeout_ms);
+int mon_fwmark_error(struct vm_mon *m, qp_error **err);
+void mon_fwmark_close(struct vm_mon *m);
 
 /* the ctl.sock server (mon_ctl.c) */
 struct vm_client *mon_exec_client(struct vm_mon *m, uint32_t id);

@@ -18,6 +18,9 @@
 #include "util/paths.h"
 #include "vm/vm.h"
 
+/* qpod's own (qboot/), built beside the binary or installed */
+#define FIRMWARE_QPOD "qpod-firmware.bin"
+#define FIRMWARE_QPOD_BUILT "qboot/" FIRMWARE_QPOD
 #define FIRMWARE_QBOOT "/usr/share/qemu/qboot.rom"
 #define FIRMWARE_SEABIOS "/usr/share/qemu/bios-microvm.bin"
 /* kernel-config/cmdline.txt, joined; used when that file is not found */
@@ -69,15 +72,26 @@ char *vm_find_guest_init(qp_error **err)
 	return NULL;
 }
 
+bool vm_firmware_is_qpod(const char *name)
+{
+	return !name || !*name || !strcmp(name, "qpod");
+}
+
 char *vm_find_firmware(const char *name, qp_error **err)
 {
-	const char *p = !name || !*name || !strcmp(name, "qboot") ? FIRMWARE_QBOOT
-			: !strcmp(name, "seabios")		   ? FIRMWARE_SEABIOS
-								   : name;
+	if (vm_firmware_is_qpod(name)) {
+		char *p = qp_find_shipped(FIRMWARE_QPOD_BUILT, FIRMWARE_QPOD, NULL);
+		if (!p)
+			qp_error_set(err, QP_E_NOTFOUND, 0,
+				     "firmware qpod (" FIRMWARE_QPOD ") not found (looked in the build tree and "
+				     "PREFIX/lib/qpod beside the binary, and " QP_LIBDIR_SYSTEM "; build it with make)");
+		return p;
+	}
+	const char *p = !strcmp(name, "qboot") ? FIRMWARE_QBOOT : !strcmp(name, "seabios") ? FIRMWARE_SEABIOS : name;
 
 	if (p == name && *name != '/')
 		return qp_error_set(err, QP_E_INVALID, 0,
-				    "firmware \"%s\": give qboot, seabios or an absolute path", name),
+				    "firmware \"%s\": give qpod, qboot, seabios or an absolute path", name),
 		       NULL;
 	if (!is_file(p))
 		return qp_error_set(err, QP_E_NOTFOUND, 0, "firmware \"%s\" not found%s", p,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "guest-init/protocol.h"
+#include "qboot/qpod_abi.h"
 #include "util/cleanup.h"
 #include "vm/vm.h"
 
@@ -45,7 +46,8 @@ static const char *const devices[DEV_COUNT][2] = {
 	[DEV_NET] = { "virtio-net-device", "virtio-net-pci" },
 };
 
-#define MAX_ARGS (56 + 4 * QP_PROTO_MAX_MOUNTS)
+#define MAX_ARGS (64 + 4 * QP_PROTO_MAX_MOUNTS)
+#define FW_MARK_FDSET 1 /* -add-fd's set of the marker pipe */
 #define ARG_BUF (PATH_MAX * 2 + 128)
 
 /* the argv under construction: every string owned here */
@@ -185,7 +187,7 @@ static int build_argv(const struct vm_qemu_opts *o, const struct qsocks *s, bool
 		      qp_error **err)
 {
 	const struct machine_profile *pr = &profiles[o->machine];
-	char cmdline[VM_CMDLINE_MAX + 32];
+	char cmdline[VM_CMDLINE_MAX + 64];
 
 	vm_qemu_cmdline(o, cmdline, sizeof(cmdline));
 	add(a, QEMU_BIN);
@@ -226,6 +228,27 @@ static int build_argv(const struct vm_qemu_opts *o, const struct qsocks *s, bool
 			return qp_error_set(err, QP_E_INVALID, 0, "machine %s needs a firmware", pr->machine);
 		add(a, "-bios");
 		add(a, o->firmware);
+	}
+	if (o->fw_markers) {
+		/* the firmware's marker port: isa-debugcon into the pipe the
+		 * monitor reads (mon_fwmark.c), by an fd set, which needs no
+		 * /proc or /dev/fd in QEMU's view (append: QEMU would truncate
+		 * the file, which a pipe refuses) */
+		add(a, "-add-fd");
+		addf(a, "fd=%d,set=%d", o->fw_mark_fd, FW_MARK_FDSET);
+		add(a, "-chardev");
+		addf(a, "file,id=fwmark,path=/dev/fdset/%d,append=on", FW_MARK_FDSET);
+		add(a, "-device");
+		addf(a, "isa-debugcon,iobase=%#x,chardev=fwmark", MARK_PORT);
+	}
+	/* the firmware's test hook (qboot/qpod_abi.h): one fw_cfg answer it
+	 * takes as corrupt */
+	const char *corrupt = getenv("QPOD_TEST_FWCFG_CORRUPT");
+	if (corrupt && *corrupt) {
+		_cleanup_free_ char *c = qemu_escape(corrupt);
+		add(a, "-fw_cfg");
+		addf(a, "name=" FW_CFG_TEST_CORRUPT_FILE ",string=%s", c ? c : "");
+		a->oom |= !c;
 	}
 	add(a, "-kernel");
 	add(a, o->kernel);
@@ -294,7 +317,7 @@ static int listen_at(int dirfd, const char *name, qp_error **err)
 /* the fds QEMU keeps: its stdio and these (every other one is closed at exec) */
 static int keep_fds(const struct vm_qemu_opts *o, const struct qsocks *s)
 {
-	const int keep[] = { o->tap_fd, s->chan, s->qmp };
+	const int keep[] = { o->tap_fd, s->chan, s->qmp, o->fw_markers ? o->fw_mark_fd : -1 };
 
 	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		return -1;

@@ -26,8 +26,15 @@ int vm_tl_phases(const struct vm_timeline *t, struct qp_phase out[VM_MAX_PHASES]
 		if (t->hello)
 			out[n++] = (struct qp_phase){ "resume", qp_ms_between(t->restored, t->hello) };
 	} else if (kstart) {
-		out[n++] = (struct qp_phase){ "firmware", qp_ms_between(t->spawned, kstart) };
-		out[n++] = (struct qp_phase){ "kernel", (double)t->guest_init_ns / 1e6 };
+		if (t->fw_reset && t->fw_jump) { /* qpod's firmware: its markers */
+			out[n++] = (struct qp_phase){ "vmm_init", qp_ms_between(t->spawned, t->fw_reset) };
+			out[n++] = (struct qp_phase){ "firmware", qp_ms_between(t->fw_reset, t->fw_jump) };
+			out[n++] = (struct qp_phase){ "kernel",
+						      qp_ms_between(t->fw_jump, kstart + (long long)t->guest_init_ns) };
+		} else {
+			out[n++] = (struct qp_phase){ "vmm_firmware", qp_ms_between(t->spawned, kstart) };
+			out[n++] = (struct qp_phase){ "kernel", (double)t->guest_init_ns / 1e6 };
+		}
 		out[n++] = (struct qp_phase){ "init", (double)(t->guest_hello_ns - t->guest_init_ns) / 1e6 };
 	}
 	if (t->started && t->run)

@@ -77,10 +77,15 @@ int vm_write_initrd_trees(int dirfd, const char *name, const char *init_path,
 char *vm_find_kernel(qp_error **err);
 char *vm_find_guest_init(qp_error **err);
 
-/* Firmware: "qboot" (default, NULL too: Debian's qboot.rom), "seabios"
- * (QEMU's microvm SeaBIOS build) or an absolute path.  Returns a malloc'ed path of a
- * file that exists, or NULL with an error. */
+/* Firmware: "qpod" (default, NULL too: qpod's own, qboot/, built as
+ * qboot/qpod-firmware.bin beside the binary or installed in PREFIX/lib/qpod),
+ * "qboot" (Debian's qboot.rom), "seabios" (QEMU's microvm SeaBIOS build) or an
+ * absolute path.  Returns a malloc'ed path of a file that exists, or NULL
+ * with an error. */
 char *vm_find_firmware(const char *name, qp_error **err);
+/* Whether name is qpod's own firmware: the one that marks its boundaries
+ * (qboot/qpod_abi.h), so QEMU gets the marker device. */
+bool vm_firmware_is_qpod(const char *name);
 
 /* Accelerator for `want`: auto picks KVM when a probe boot under KVM works
  * (kvm_probe.c; $QPOD_ACCEL=kvm|tcg overrides auto).  kvm without a
@@ -163,6 +168,8 @@ struct vm_qemu_opts {
 				 * else private, copy-on-write (a clone) */
 	bool incoming;          /* -incoming defer: wait for migrate-incoming */
 	bool template_boot;     /* the boot of a template (vm_guest_cmdline) */
+	bool fw_markers;        /* the firmware's marker port (qboot/qpod_abi.h) */
+	int fw_mark_fd;         /* with fw_markers: where its bytes go (a pipe's write end) */
 };
 
 /* Fork and exec QEMU ($QPOD_QEMU instead, for tests) with o's machine and

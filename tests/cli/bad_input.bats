@@ -76,7 +76,7 @@ create_fails() {
 		'.annotations["qpod.mode"] = "vm" | .annotations["qpod.vm.libvirt.uri"] = "qemu:///system\n"'
 	) wants=(
 		'qpod.vm.accel must be auto, kvm or tcg'
-		'qpod.vm.firmware must be qboot, seabios or an absolute path'
+		'qpod.vm.firmware must be qpod, qboot, seabios or an absolute path'
 		'qpod.vcpus must be a number in 1..255'
 		'need qpod.net=bridge'
 		'qpod.net.subnet must be an IPv4 subnet'

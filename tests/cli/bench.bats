@@ -24,7 +24,8 @@ setup() {
 	done
 	# vm pods side by side: the default (a template's clone) and a cold boot
 	jq -e '.phases["qpod-vm"].restore > 0 and (.phases["qpod-vm"] | has("kernel") | not) and
-		.phases["qpod-vm-cold"].kernel > 0 and .phases["qpod-container"].namespaces > 0' "$TEST_DIR/start.json" >/dev/null ||
+		.phases["qpod-vm-cold"].kernel > 0 and .phases["qpod-vm-cold"].vmm_init > 0 and
+		(.phases["qpod-vm-cold"].firmware | type) == "number" and .phases["qpod-container"].namespaces > 0' "$TEST_DIR/start.json" >/dev/null ||
 		flunk "phases: $(jq -c .phases "$TEST_DIR/start.json")"
 	run "$QPOD" report "$TEST_DIR/start.json"
 	assert_status 0

@@ -24,7 +24,7 @@ teardown() {
 	assert_status 0
 	local f
 	for f in usr/bin/qpod usr/lib/qpod/qpod-init usr/lib/qpod/vmlinux usr/lib/qpod/cmdline.txt \
-		usr/lib/qpod/qpod-tradvm usr/share/man/man8/qpod.8 usr/share/bash-completion/completions/qpod; do
+		usr/lib/qpod/qpod-tradvm usr/lib/qpod/qpod-firmware.bin usr/share/man/man8/qpod.8 usr/share/bash-completion/completions/qpod; do
 		[ -s "$DEST/$f" ] || flunk "not installed: $f"
 	done
 	local q=$DEST/usr/bin/qpod

@@ -34,7 +34,7 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	assert_eq "$(pod_field "$ID" mode)" vm
 	assert_eq "$(pod_field "$ID" accel)" "${QPOD_ACCEL:-tcg}"
 	qpid=$(qemu_of "$ID")
-	assert_match "$(tr '\0' ' ' </proc/"$qpid"/cmdline)" 'qemu-system-x86_64 .*-M microvm.*qboot.rom' "VMM"
+	assert_match "$(tr '\0' ' ' </proc/"$qpid"/cmdline)" 'qemu-system-x86_64 .*-M microvm.*qboot/qpod-firmware.bin' "VMM: qpod's firmware"
 	assert_eq "$(qp list --format json | jq -r --arg id "$ID" '.[] | select(.id == $id) | .status')" created "list"
 	run qp start "$ID"
 	assert_status 0

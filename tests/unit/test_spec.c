@@ -565,7 +565,7 @@ static void test_semantic_parse_errors(void **state)
 	EXPECT(MIN_HEAD "\"annotations\": {\"qpod.vm.accel\": \"hvf\"}, " MIN_PROC "}",
 	       "config.json: annotations: qpod.vm.accel must be auto, kvm or tcg, not \"hvf\"");
 	EXPECT(MIN_HEAD "\"annotations\": {\"qpod.vm.firmware\": \"rel/fw.bin\"}, " MIN_PROC "}",
-	       "qpod.vm.firmware must be qboot, seabios or an absolute path");
+	       "qpod.vm.firmware must be qpod, qboot, seabios or an absolute path");
 	EXPECT(MIN_HEAD "\"annotations\": {\"qpod.net.ip\": \"10.0.0.300\"}, " MIN_PROC "}",
 	       "qpod.net.ip must be an IPv4 address");
 	EXPECT(MIN_HEAD "\"annotations\": {\"qpod.vm.acel\": \"tcg\"}, " MIN_PROC "}",
