@@ -18,6 +18,7 @@ setup() {
 teardown() {
 	teardown_common
 	if [ -n "${NS:-}" ]; then ip netns del "$NS" 2>/dev/null || true; fi
+	if [ -n "${CACHE_SENTINEL:-}" ]; then rm -f "$CACHE_SENTINEL"; fi
 }
 
 JAIL_ID_BASE=$((0x50000000))
@@ -49,9 +50,13 @@ assert_jailed() {
 			flunk "QEMU shares the host's $ns namespace"
 	done
 	assert_eq "$(nsenter --net="/proc/$pid/ns/net" ip -o link show | grep -vc ': lo:')" 0 "links in QEMU's netns but lo"
-	# where the host's private places do not exist
-	local p
-	for p in /root /home /etc/shadow /etc/passwd /run /sys /var/cache/qpod "$ROOT/$ID/state.json" \
+	# where the host's private places do not exist; of the cache, only the
+	# files QEMU needs are bound (the kernel lives there): a file beside
+	# them is not visible
+	local p cache=${QPOD_CACHE:-/var/cache/qpod}
+	CACHE_SENTINEL=$cache/.jail-test-$$
+	: >"$CACHE_SENTINEL"
+	for p in /root /home /etc/shadow /etc/passwd /run /sys "$CACHE_SENTINEL" "$ROOT/$ID/state.json" \
 		"$REPO/Makefile"; do
 		[ ! -e "/proc/$pid/root$p" ] || flunk "the jail shows $p"
 	done
