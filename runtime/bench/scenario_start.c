@@ -129,9 +129,7 @@ static void via_libvirt(struct variant *v, const char *uri)
 static int write_bundle(const char *dir, const char *image, qp_error **err)
 {
 	struct pod_spec *spec = spec_default();
-	_cleanup_free_ char *json = NULL, *path = NULL;
-	size_t len;
-	int fd, r = -1;
+	int r = -1;
 
 	if (!spec)
 		return qp_fail(err, ENOMEM, "bench: spec");
@@ -143,16 +141,8 @@ static int write_bundle(const char *dir, const char *image, qp_error **err)
 		qp_fail(err, ENOMEM, "bench: spec");
 		goto out;
 	}
-	if (spec_write(spec, &json, &len, err) < 0 || asprintf(&path, "%s/config.json", dir) < 0)
+	if (spec_write_bundle(spec, dir, err) < 0)
 		goto out;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, json, len) != (ssize_t)len) {
-		qp_fail(err, errno, "bench: write \"%s\"", path);
-		if (fd >= 0)
-			close(fd);
-		goto out;
-	}
-	close(fd);
 	r = 0;
 out:
 	spec_free(spec);

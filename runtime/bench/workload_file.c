@@ -69,10 +69,8 @@ static int write_bundle(const struct wl *b, const char *target, const char *cons
 			size_t size, qp_error **err)
 {
 	struct pod_spec *s = spec_default();
-	char path[4400], vcpus[16], *json = NULL;
-	size_t len;
+	char vcpus[16];
 	int r = -1;
-	FILE *f = NULL;
 
 	snprintf(dir, size, "%s/.bench-bundle", b->o->root);
 	if (!s)
@@ -98,26 +96,14 @@ static int write_bundle(const struct wl *b, const char *target, const char *cons
 		s->resources.has_memory_limit = true;
 		s->resources.memory_limit = b->o->memory ? b->o->memory_bytes : WL_VM_MEMORY;
 		snprintf(vcpus, sizeof(vcpus), "%d", b->o->vcpus > 0 ? b->o->vcpus : 1);
-		if (spec_set_annotation(s, "qpod.mode", "vm") < 0 || spec_set_annotation(s, "qpod.vcpus", vcpus) < 0)
-			goto nomem;
+		if (spec_opt_set(s, "qpod.mode", "vm", err) < 0 || spec_opt_set(s, "qpod.vcpus", vcpus, err) < 0)
+			goto out;
 	}
-	if (spec_write(s, &json, &len, err) < 0)
-		goto out;
-	snprintf(path, sizeof(path), "%s/config.json", dir);
-	if (!(f = fopen(path, "we")) || fwrite(json, 1, len, f) != len || fclose(f) != 0) {
-		qp_fail(err, errno, "write \"%s\"", path);
-		f = NULL;
-		goto out;
-	}
-	f = NULL;
-	r = 0;
+	r = spec_write_bundle(s, dir, err);
 	goto out;
 nomem:
 	qp_fail(err, ENOMEM, "bench: spec");
 out:
-	if (f)
-		fclose(f);
-	free(json);
 	spec_free(s);
 	return r;
 }

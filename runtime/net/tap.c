@@ -48,6 +48,14 @@ int qp_tap_open(const char *name, bool vnet_hdr, qp_error **err)
 	if (strncmp(ifr.ifr_name, name, sizeof(ifr.ifr_name)))
 		return qp_error_set(err, QP_E_GENERIC, 0, "create tap \"%s\": kernel named it \"%s\"",
 				    name, ifr.ifr_name);
+	/* never 0..2: the VMM's stdio would take its number */
+	if (fd < 3) {
+		int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (high < 0)
+			return tap_fail(err, errno, "dup the fd of tap", name);
+		close(fd);
+		fd = high;
+	}
 	return steal_fd(&fd);
 }
 

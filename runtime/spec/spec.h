@@ -321,6 +321,8 @@ int spec_validate(const struct pod_spec *spec, qp_error **err);
 int spec_validate_resources(const struct qp_resources *r, qp_error **err);
 /* Serialise to config.json text (malloc'd, NUL-terminated). */
 int spec_write(const struct pod_spec *spec, char **out, size_t *len, qp_error **err);
+/* spec_write into DIR/config.json (a bundle the bench tools make). */
+int spec_write_bundle(const struct pod_spec *spec, const char *dir, qp_error **err);
 
 void spec_free(struct pod_spec *spec);
 /* Free a seccomp profile not (or no longer) owned by a spec. */

@@ -6,12 +6,16 @@
  * built from CLI flags survives the round trip through the state directory.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "spec/spec.h"
 #include "spec/resources.h"
+#include "util/io.h"
 #include "util/json.h"
 
 /* The generator and the first string it refused (invalid UTF-8: strings
@@ -494,4 +498,26 @@ int spec_write(const struct pod_spec *s, char **out, size_t *len, qp_error **err
 	if (qp_json_gen_finish(w.g, out, len, err) < 0)
 		return qp_error_prefix(err, "write config.json");
 	return 0;
+}
+
+int spec_write_bundle(const struct pod_spec *s, const char *dir, qp_error **err)
+{
+	char path[4200];
+	char *json = NULL;
+	size_t len;
+	int fd, r = -1;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/config.json", dir) >= sizeof(path))
+		return qp_error_set(err, QP_E_INVALID, 0, "write config.json: \"%s\": path too long", dir);
+	if (spec_write(s, &json, &len, err) < 0)
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 || qp_write_all(fd, json, len) < 0)
+		qp_fail(err, errno, "write \"%s\"", path);
+	else
+		r = 0;
+	if (fd >= 0 && close(fd) < 0 && r == 0)
+		r = qp_fail(err, errno, "write \"%s\"", path);
+	free(json);
+	return r;
 }

@@ -301,15 +301,6 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 		    qp_net_attach_tap(&m->net, pod->id, ip, &m->lease, &tap, err) < 0)
 			goto fail;
 		m->has_net = true;
-		if (tap < 3) { /* QEMU's stdio would take its number */
-			int t = fcntl(tap, F_DUPFD_CLOEXEC, 3);
-			if (t < 0) {
-				qp_fail(err, errno, "dup tap fd");
-				goto fail;
-			}
-			close(tap);
-			tap = t;
-		}
 	}
 	m->tl.network = qp_now_ns();
 

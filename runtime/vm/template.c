@@ -303,13 +303,6 @@ static int make_in(int d, const char *tmp, const struct vm_template_params *p, c
 	 * features the guest negotiated hold for them */
 	if (p->nic && (o.tap_fd = tap = qp_net_tap_unattached(err)) < 0)
 		return qp_error_prefix(err, "template: NIC");
-	if (tap >= 0 && tap < 3) { /* QEMU's stdio would take its number */
-		int t = fcntl(tap, F_DUPFD_CLOEXEC, 3);
-		if (t < 0)
-			return qp_fail(err, errno, "template: dup tap fd");
-		close(tap);
-		o.tap_fd = tap = t;
-	}
 	if (vm_write_initrd(d, QP_VM_INITRD, p->init, err) < 0 || (qemu = vm_spawn_qemu(&o, err)) < 0)
 		goto out;
 	if ((fd = connect_chan(d, qemu, err)) < 0)
