@@ -260,6 +260,35 @@ int qp_cgroup_enter(struct qp_cgroup *cg, pid_t pid, qp_error **err)
 	DISPATCH(cg->ops->enter(cg, pid, err));
 }
 
+int qp_cgroup_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err)
+{
+	e->n = 0;
+	if (cg->ops->entry_open(cg, e, err) < 0) {
+		qp_cgroup_entry_close(e);
+		return qp_error_prefix(err, "cgroup \"%s\"", cg->path);
+	}
+	return 0;
+}
+
+int qp_cgroup_entry_use(const struct qp_cgroup_entry *e, qp_error **err)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		ssize_t n = write(e->fd[i], "0", 1);
+		if (n != 1)
+			return qp_fail(err, n < 0 ? errno : EIO, "enter the pod cgroup (%s)", e->name[i]);
+	}
+	return 0;
+}
+
+void qp_cgroup_entry_close(struct qp_cgroup_entry *e)
+{
+	int saved = errno;
+	for (size_t i = 0; i < e->n; i++)
+		close(e->fd[i]);
+	e->n = 0;
+	errno = saved;
+}
+
 int qp_cgroup_pids(struct qp_cgroup *cg, pid_t **pids, size_t *n, qp_error **err)
 {
 	*pids = NULL;

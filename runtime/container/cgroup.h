@@ -54,6 +54,25 @@ int qp_cgroup_create(const char *path, const struct qp_resources *res, struct qp
 int qp_cgroup_open(const char *path, struct qp_cgroup **out, qp_error **err);
 /* Move process PID into the cgroup (cgroup.procs, in every v1 hierarchy). */
 int qp_cgroup_enter(struct qp_cgroup *cg, pid_t pid, qp_error **err);
+
+/* A process that moves itself in: the files it writes "0" to, opened
+ * beforehand (close-on-exec) by a caller allowed to write them.  The kernel
+ * checks the opener's credentials, so a pod's child that is already in a
+ * user namespace can still use them.  v1: each hierarchy's "tasks" file;
+ * "0" written there by a single-threaded process moves it without the
+ * kernel's global threadgroup lock, whose first writer waits for an RCU
+ * grace period (15 ms on this kind of host; a pid written to cgroup.procs
+ * pays it).  v2: cgroup.procs (the lock is paid there). */
+#define QP_CGROUP_ENTRY_MAX 16
+struct qp_cgroup_entry {
+	size_t n;
+	int fd[QP_CGROUP_ENTRY_MAX];
+	const char *name[QP_CGROUP_ENTRY_MAX]; /* v1 hierarchy or "unified", for errors */
+};
+int qp_cgroup_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err);
+/* Move the calling process in; it must be single-threaded. */
+int qp_cgroup_entry_use(const struct qp_cgroup_entry *e, qp_error **err);
+void qp_cgroup_entry_close(struct qp_cgroup_entry *e);
 /* The processes in the cgroup and its descendants, sorted, no duplicates;
  * *pids is malloc'd (may be NULL when *n == 0). */
 int qp_cgroup_pids(struct qp_cgroup *cg, pid_t **pids, size_t *n, qp_error **err);
@@ -141,6 +160,7 @@ struct qp_cgroup_ops {
 	int (*create)(struct qp_cgroup *cg, const struct qp_resources *res, qp_error **err);
 	int (*exists)(struct qp_cgroup *cg, qp_error **err); /* 0 or -1 (QP_E_NOTFOUND) */
 	int (*enter)(struct qp_cgroup *cg, pid_t pid, qp_error **err);
+	int (*entry_open)(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err);
 	int (*pids)(struct qp_cgroup *cg, pid_t **pids, size_t *n, qp_error **err);
 	/* open the leaves of the existing cgroup (fills every fd, -1 if absent) */
 	int (*leaves)(struct qp_cgroup *cg, struct qp_cg_leaves *l, qp_error **err);

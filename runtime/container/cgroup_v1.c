@@ -245,6 +245,26 @@ static int v1_enter(struct qp_cgroup *cg, pid_t pid, qp_error **err)
 	return 0;
 }
 
+static int v1_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err)
+{
+	_cleanup_v1set_ struct v1_set s = { 0 };
+
+	if (v1_hierarchies(cg->root, &s, err) < 0)
+		return -1;
+	_Static_assert(N_CTRL <= QP_CGROUP_ENTRY_MAX, "an entry per hierarchy");
+	for (size_t i = 0; i < s.n; i++) {
+		_cleanup_close_ int dir = qp_cg_openpath(s.h[i].fd, cg->path, err);
+		int fd = dir < 0 ? -1 : openat(dir, "tasks", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (dir >= 0 && fd < 0)
+			qp_fail(err, errno, "open tasks");
+		if (fd < 0)
+			return qp_error_prefix(err, "%s", s.h[i].name);
+		e->fd[e->n] = fd;
+		e->name[e->n++] = s.h[i].name;
+	}
+	return 0;
+}
+
 /* the leaf of the first hierarchy that has it (all hold the same tasks) */
 static int any_leaf(const struct v1_set *s, const struct qp_cgroup *cg, qp_error **err)
 {
@@ -330,6 +350,7 @@ const struct qp_cgroup_ops qp_cgroup_v1_ops = {
 	.create = v1_create,
 	.exists = v1_exists,
 	.enter = v1_enter,
+	.entry_open = v1_entry_open,
 	.pids = v1_pids,
 	.leaves = v1_leaves,
 	.destroy = v1_destroy,

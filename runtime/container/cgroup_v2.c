@@ -137,6 +137,21 @@ static int v2_enter(struct qp_cgroup *cg, pid_t pid, qp_error **err)
 	return qp_cg_write(fd, "cgroup.procs", buf, err);
 }
 
+static int v2_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err)
+{
+	_cleanup_close_ int dir = open_leaf(cg, err);
+	int fd = dir < 0 ? -1 : openat(dir, "cgroup.procs", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (dir >= 0 && fd < 0)
+		return qp_fail(err, errno, "open cgroup.procs");
+	if (fd < 0)
+		return -1;
+	e->fd[0] = fd;
+	e->name[0] = "unified";
+	e->n = 1;
+	return 0;
+}
+
 static int v2_pids(struct qp_cgroup *cg, pid_t **pids, size_t *n, qp_error **err)
 {
 	_cleanup_close_ int fd = open_leaf(cg, err);
@@ -189,6 +204,7 @@ const struct qp_cgroup_ops qp_cgroup_v2_ops = {
 	.create = v2_create,
 	.exists = v2_exists,
 	.enter = v2_enter,
+	.entry_open = v2_entry_open,
 	.pids = v2_pids,
 	.leaves = v2_leaves,
 	.destroy = v2_destroy,

@@ -35,6 +35,7 @@
 #include <sys/syscall.h>
 
 #include "container/caps.h"
+#include "container/cgroup.h"
 #include "container/console.h"
 #include "container/container.h"
 #include "container/mounts.h"
@@ -223,13 +224,15 @@ static int wait_for_start(qp_error **err)
 	return 0;
 }
 
-static int setup(struct qp_child_ctx *c, struct workload *w, qp_error **err)
+static int setup(struct qp_child_ctx *c, struct workload *w, int entered, qp_error **err)
 {
 	const struct pod_spec *spec = c->spec;
 	struct qp_sync_msg m;
 
 	if (qp_sync_recv(CHILD_SYNC_FD, &m, -1) != 1 || m.type != QP_SYNC_GO)
-		return qp_fail(err, errno ? errno : EPROTO, "wait for the parent");
+		return entered < 0 ? -1 : qp_fail(err, errno ? errno : EPROTO, "wait for the parent");
+	if (entered < 0)
+		return -1;
 	/* Non-dumpable only now: until GO, an unprivileged parent must be
 	 * able to write our /proc/PID/{uid_map,gid_map,setgroups}, which a
 	 * non-dumpable process's /proc files forbid.  Nothing of the pod
@@ -239,7 +242,7 @@ static int setup(struct qp_child_ctx *c, struct workload *w, qp_error **err)
 		return qp_fail(err, errno, "become root in the user namespace");
 	if (join_namespaces(spec, err) < 0)
 		return -1;
-	/* the parent placed us in the pod cgroup: make it our cgroup root */
+	/* we are in the pod cgroup: make it our cgroup root */
 	if (spec->ns[QP_NS_CGROUP].enabled && !spec->ns[QP_NS_CGROUP].path &&
 	    unshare(CLONE_NEWCGROUP) < 0)
 		return qp_fail(err, errno, "create cgroup namespace");
@@ -376,6 +379,9 @@ int qp_container_child(void *arg)
 	__sanitizer_finish_switch_fiber(fake, NULL, NULL);
 #endif
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* into the pod cgroup first (its cgroup namespace is made from it);
+	 * an error is reported after GO, like every setup error */
+	int entered = c->cg_entry ? qp_cgroup_entry_use(c->cg_entry, &err) : 0;
 	handle_signals_until_exec();
 	/* until the workload's exec, the host's ps shows "qpod-init" (like
 	 * "runc init"), never qpod's command line with host paths */
@@ -395,7 +401,7 @@ int qp_container_child(void *arg)
 			_exit(125); /* a preserved fd that is not open */
 	w.spec = c->spec;
 
-	if (setup(c, &w, &err) < 0)
+	if (setup(c, &w, entered, &err) < 0)
 		goto fail;
 	/* `qpod create` exits after READY; we must outlive it */
 	prctl(PR_SET_PDEATHSIG, 0);

@@ -9,6 +9,8 @@
 #include "spec/spec.h"
 #include "stats.h"
 
+struct qp_cgroup_entry;
+
 #define QP_EXEC_FIFO "exec.fifo"
 
 struct qp_child_ctx {
@@ -18,6 +20,7 @@ struct qp_child_ctx {
 	const char *rootfs;   /* absolute, resolved */
 	int sync_fd;          /* child's end of the sync socketpair */
 	int fifo_fd;          /* O_PATH fd of exec.fifo */
+	const struct qp_cgroup_entry *cg_entry; /* the child moves itself in; NULL: no cgroup */
 	bool new_userns;
 	int preserve_fds;     /* --preserve-fds: fds 3..3+N-1 go to the workload */
 	bool no_pivot;        /* --no-pivot */

@@ -206,6 +206,7 @@ static int ct_create(struct pod *pod, qp_error **err)
 	/* the child runs the createContainer hooks before it reports */
 	int setup_ms = qp_hooks_wait_ms(spec, QP_HOOK_CREATE_CONTAINER, SETUP_TIMEOUT_MS);
 	struct qp_cgroup *cg = NULL;
+	struct qp_cgroup_entry entry = { 0 };
 	_cleanup_close_ int fifo = -1;
 	int sv[2] = { -1, -1 };
 	void *stack = MAP_FAILED;
@@ -246,6 +247,10 @@ static int ct_create(struct pod *pod, qp_error **err)
 		unlinkat(pod->dirfd, QP_EXEC_FIFO, 0);
 		return -1;
 	}
+	/* the child moves itself in, before it waits for GO */
+	if (cg && qp_cgroup_entry_open(cg, &entry, err) < 0)
+		goto fail;
+	ctx.cg_entry = cg ? &entry : NULL;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		qp_fail(err, errno, "socketpair");
 		goto fail;
@@ -278,13 +283,12 @@ static int ct_create(struct pod *pod, qp_error **err)
 	pod->building = true;
 	close(sv[1]);
 	sv[1] = -1;
+	qp_cgroup_entry_close(&entry);
 
 	if (ctx.new_userns &&
 	    (deny_setgroups_if_unprivileged(pid, err) < 0 ||
 	     write_idmap(pid, "gid_map", spec->gid_mappings, spec->n_gid_mappings, err) < 0 ||
 	     write_idmap(pid, "uid_map", spec->uid_mappings, spec->n_uid_mappings, err) < 0))
-		goto fail;
-	if (cg && qp_cgroup_enter(cg, pid, err) < 0)
 		goto fail;
 	if (pod_net_config(pod, &net, &ip)) {
 		struct qp_net_lease lease;
@@ -344,6 +348,7 @@ fail:
 		qp_cgroup_destroy(cg, NULL);
 		qp_cgroup_free(cg);
 	}
+	qp_cgroup_entry_close(&entry);
 	qp_mounts_unbuild(spec, pod->rootfs);
 	if (stack != MAP_FAILED)
 		munmap(stack, CHILD_STACK);

@@ -153,12 +153,15 @@ int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *statu
 			qp_sync_send(sv[1], QP_SYNC_EXEC_FAILED, e);
 			_exit(125);
 		}
+		/* single-threaded: moves itself in without the global lock */
+		struct qp_cgroup_entry entry = { 0 };
 		if ((pod->state->cgroup && qp_cgroup_open(pod->state->cgroup, &cg, &e) == 0 &&
-		     qp_cgroup_enter(cg, getpid(), &e) < 0) ||
+		     (qp_cgroup_entry_open(cg, &entry, &e) < 0 || qp_cgroup_entry_use(&entry, &e) < 0)) ||
 		    join_pod(pod->state->pid, &e) < 0) {
 			qp_sync_send(sv[1], QP_SYNC_EXEC_FAILED, e);
 			_exit(125);
 		}
+		qp_cgroup_entry_close(&entry);
 		/* the pid namespace applies to children: fork once more */
 		pid_t inner = fork();
 		if (inner < 0)

@@ -79,10 +79,12 @@ static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 		qp_report_err(wfd, err, "");
 		_exit(1);
 	}
-	if (vm_cgroup_enter(pod, getpid(), &err) < 0) {
+	struct qp_cgroup_entry entry = { 0 };
+	if (vm_cgroup_entry_open(pod, &entry, &err) < 0 || qp_cgroup_entry_use(&entry, &err) < 0) {
 		qp_report_err(wfd, err, "");
 		_exit(1);
 	}
+	qp_cgroup_entry_close(&entry);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -174,16 +176,17 @@ static int cgroup_prepare(struct pod *pod, qp_error **err)
 	return 0;
 }
 
-int vm_cgroup_enter(struct pod *pod, pid_t pid, qp_error **err)
+int vm_cgroup_entry_open(struct pod *pod, struct qp_cgroup_entry *e, qp_error **err)
 {
 	struct qp_cgroup *cg = NULL;
 	int r = 0;
 
+	e->n = 0;
 	if (!pod->state->cgroup)
 		return 0;
 	r = qp_cgroup_open(pod->state->cgroup, &cg, err);
 	if (r == 0)
-		r = qp_cgroup_enter(cg, pid, err);
+		r = qp_cgroup_entry_open(cg, e, err);
 	qp_cgroup_free(cg);
 	return r < 0 ? qp_error_prefix(err, "enter the pod's cgroup") : 0;
 }

@@ -30,6 +30,7 @@ static void load(void)
 		SYM(EventRunDefaultImpl), SYM(ConnectOpen), SYM(ConnectClose), SYM(ConnectDomainEventRegisterAny),
 		SYM(ConnectDomainEventDeregisterAny), SYM(DomainCreateXML), SYM(DomainDestroy), SYM(DomainFree),
 		SYM(DomainGetName), SYM(DomainGetUUIDString), SYM(DomainSuspend), SYM(DomainResume),
+		SYM(DomainLookupByUUIDString),
 #undef SYM
 	};
 

@@ -30,6 +30,7 @@ struct vm_virt_api {
 	FN(DomainGetUUIDString);
 	FN(DomainSuspend);
 	FN(DomainResume);
+	FN(DomainLookupByUUIDString);
 #undef FN
 };
 /* valid once vm_virt_load() succeeded */

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "container/cgroup.h"
 #include "pod.h"
 #include "util/cleanup.h"
 #include "util/io.h"
@@ -341,17 +342,23 @@ spawn:
 		if (mon_spawn_libvirt(m, &o, &tap, err) < 0)
 			goto fail;
 	} else {
+		/* a foreground run's monitor stays where its caller is; QEMU
+		 * goes in (libvirtd's QEMU stays in the cgroup libvirt gave it) */
+		struct qp_cgroup_entry entry = { 0 };
+		if (vm_cgroup_entry_open(pod, &entry, err) < 0) {
+			if (o.fw_markers)
+				close(o.fw_mark_fd);
+			goto fail;
+		}
+		o.cg_entry = &entry;
 		m->qemu = vm_spawn_qemu(&o, err);
+		qp_cgroup_entry_close(&entry);
 		if (o.fw_markers)
 			close(o.fw_mark_fd);
 		if (m->qemu < 0)
 			goto fail;
 	}
 	m->tl.spawned = qp_now_ns();
-	/* a foreground run's monitor stays where its caller is; QEMU goes in
-	 * (libvirtd's QEMU stays in the cgroup libvirt gave it) */
-	if (!m->lv && vm_cgroup_enter(pod, m->qemu, err) < 0)
-		goto fail;
 	m->qemu_pidfd = (int)syscall(SYS_pidfd_open, m->qemu, 0);
 	/* the pod's pid is the monitor (this process): the one whose exit
 	 * status is the workload's, that a shim or conmon can wait on */

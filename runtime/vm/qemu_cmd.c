@@ -19,6 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "container/cgroup.h"
 #include "guest-init/protocol.h"
 #include "qboot/qpod_abi.h"
 #include "util/cleanup.h"
@@ -364,6 +365,11 @@ pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err)
 		/* QPOD_QEMU: another binary (tests put a fake VMM here) */
 		const char *bin = getenv("QPOD_QEMU");
 		bin = bin && *bin ? bin : QEMU_BIN;
+		qp_error *e = NULL;
+		if (o->cg_entry && qp_cgroup_entry_use(o->cg_entry, &e) < 0) {
+			dprintf(2, "qpod: %s\n", e->msg);
+			_exit(127);
+		}
 		if ((jail && vm_jail_enter(o, bin) < 0) || keep_fds(o, &socks) < 0)
 			_exit(127);
 		/* QEMU dies with its monitor: no VM without someone holding it

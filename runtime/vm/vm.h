@@ -170,6 +170,7 @@ struct vm_qemu_opts {
 	bool template_boot;     /* the boot of a template (vm_guest_cmdline) */
 	bool fw_markers;        /* the firmware's marker port (qboot/qpod_abi.h) */
 	int fw_mark_fd;         /* with fw_markers: where its bytes go (a pipe's write end) */
+	const struct qp_cgroup_entry *cg_entry; /* QEMU's child moves itself in; NULL: none */
 };
 
 /* Fork and exec QEMU ($QPOD_QEMU instead, for tests) with o's machine and
@@ -266,8 +267,11 @@ void vm_qmp_free(struct vm_qmp *q);
 /* Build the RUN/EXEC fields from an OCI process (pointers into proc). */
 void vm_run_from_process(const struct qp_process *proc, struct qp_run *run);
 
-/* Move pid into the pod's cgroup (driver.c; none: nothing to do). */
-int vm_cgroup_enter(struct pod *pod, pid_t pid, qp_error **err);
+/* Open the files through which a single-threaded process moves itself
+ * into the pod's cgroup (driver.c; no cgroup: e->n = 0; cgroup.h says why
+ * a process enters by itself). */
+struct qp_cgroup_entry;
+int vm_cgroup_entry_open(struct pod *pod, struct qp_cgroup_entry *e, qp_error **err);
 
 /* ---- ctl.c ---- */
 

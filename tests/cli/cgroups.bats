@@ -81,7 +81,13 @@ load helpers
 	[ -n "$(pod_cgroup_dirs "$ID")" ] || flunk "no cgroup directory for $ID"
 	local pid
 	pid=$(pod_field "$ID" pid)
-	grep -q "qpod/$ID" "/proc/$pid/cgroup" || flunk "pod pid $pid is not in qpod/$ID:" "$(cat "/proc/$pid/cgroup")"
+	assert_in_pod_cgroup "$pid"
+	# an exec'd process moves itself in too: in the pod's cgroup namespace
+	# its cgroup is "/" in every hierarchy (outside it would be "/..")
+	run --separate-stderr qp exec "$ID" -- cat /proc/self/cgroup
+	assert_status 0
+	[ -n "$output" ] || flunk "no /proc/self/cgroup from exec"
+	assert_eq "$(grep -v '^0::/$' <<<"$output" | grep -cv ':/$')" 0 "exec'd process outside the pod cgroup: $output"
 	qp delete --force "$ID"
 	assert_eq "$(pod_cgroup_dirs "$ID")" "" "cgroup dirs after delete"
 }

@@ -163,6 +163,21 @@ cg_file() {
 	flunk "no $2 / $3 for cgroup $cg under $CGROUP_FS"
 }
 
+# PID is in the pod's cgroup in every hierarchy (v1: each controller's;
+# v2: the unified one), not only in one: named hierarchies (name=systemd)
+# are not the pod's, nor a hybrid host's empty unified tree.
+assert_in_pod_cgroup() {
+	local pid=$1 ctl path n=0 lines
+	lines=$(grep -c . "/proc/$pid/cgroup")
+	while IFS=: read -r _ ctl path; do
+		case $ctl in name=*) continue ;; esac
+		[ -z "$ctl" ] && [ "$lines" -gt 1 ] && continue
+		[[ $path == */qpod/$ID ]] || flunk "pid $pid: ${ctl:-unified} is $path, not qpod/$ID" "$(cat "/proc/$pid/cgroup")"
+		n=$((n + 1))
+	done <"/proc/$pid/cgroup"
+	[ "$n" -gt 0 ] || flunk "pid $pid is in no cgroup hierarchy" "$(cat "/proc/$pid/cgroup")"
+}
+
 # ---- setup / teardown ------------------------------------------------------------
 
 setup() { setup_common; }

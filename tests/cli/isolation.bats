@@ -161,6 +161,9 @@ prun() {
 	local pid
 	pid=$(qp ps "$ID" | tail -n1)
 	assert_match "$(grep '^Uid:' "/proc/$pid/status")" '^Uid:\s+200000\s' "host uid of a pod process"
+	# it entered the pod cgroup by itself, from inside the user namespace
+	# (through files qpod opened for it)
+	assert_in_pod_cgroup "$(pod_field "$ID" pid)"
 	qp delete --force "$ID"
 }
 
