@@ -263,6 +263,7 @@ int qp_cgroup_enter(struct qp_cgroup *cg, pid_t pid, qp_error **err)
 int qp_cgroup_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err)
 {
 	e->n = 0;
+	e->dir_fd = -1;
 	if (cg->ops->entry_open(cg, e, err) < 0) {
 		qp_cgroup_entry_close(e);
 		return qp_error_prefix(err, "cgroup \"%s\"", cg->path);
@@ -286,6 +287,9 @@ void qp_cgroup_entry_close(struct qp_cgroup_entry *e)
 	for (size_t i = 0; i < e->n; i++)
 		close(e->fd[i]);
 	e->n = 0;
+	if (e->dir_fd >= 0)
+		close(e->dir_fd);
+	e->dir_fd = -1;
 	errno = saved;
 }
 

@@ -62,15 +62,19 @@ int qp_cgroup_enter(struct qp_cgroup *cg, pid_t pid, qp_error **err);
  * "0" written there by a single-threaded process moves it without the
  * kernel's global threadgroup lock, whose first writer waits for an RCU
  * grace period (15 ms on this kind of host; a pid written to cgroup.procs
- * pays it).  v2: cgroup.procs (the lock is paid there). */
+ * pays it).  v2: cgroup.procs, where the lock is paid; the pod's child
+ * avoids it by being cloned straight into the cgroup (dir_fd). */
 #define QP_CGROUP_ENTRY_MAX 16
 struct qp_cgroup_entry {
 	size_t n;
 	int fd[QP_CGROUP_ENTRY_MAX];
 	const char *name[QP_CGROUP_ENTRY_MAX]; /* v1 hierarchy or "unified", for errors */
+	int dir_fd; /* v2: the leaf, for clone3's CLONE_INTO_CGROUP (no lock at all); v1: -1 */
 };
+#define QP_CGROUP_ENTRY_INIT { .n = 0, .dir_fd = -1 }
 int qp_cgroup_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err);
-/* Move the calling process in; it must be single-threaded. */
+/* Move the calling process in; it must be single-threaded.  (A child made
+ * with CLONE_INTO_CGROUP and dir_fd is in already.) */
 int qp_cgroup_entry_use(const struct qp_cgroup_entry *e, qp_error **err);
 void qp_cgroup_entry_close(struct qp_cgroup_entry *e);
 /* The processes in the cgroup and its descendants, sorted, no duplicates;

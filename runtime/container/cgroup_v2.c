@@ -139,13 +139,14 @@ static int v2_enter(struct qp_cgroup *cg, pid_t pid, qp_error **err)
 
 static int v2_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err)
 {
-	_cleanup_close_ int dir = open_leaf(cg, err);
+	int dir = open_leaf(cg, err);
 	int fd = dir < 0 ? -1 : openat(dir, "cgroup.procs", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 
-	if (dir >= 0 && fd < 0)
-		return qp_fail(err, errno, "open cgroup.procs");
-	if (fd < 0)
+	if (dir < 0)
 		return -1;
+	e->dir_fd = dir;
+	if (fd < 0)
+		return qp_fail(err, errno, "open cgroup.procs");
 	e->fd[0] = fd;
 	e->name[0] = "unified";
 	e->n = 1;

@@ -375,8 +375,10 @@ int qp_container_child(void *arg)
 	 * it the clone's (a "fiber switch" already done), or each noreturn
 	 * call warns that it cannot clean a 32 GB "stack" (sanitized build) */
 	void *fake = NULL;
-	__sanitizer_start_switch_fiber(&fake, c->stack, c->stack_size);
-	__sanitizer_finish_switch_fiber(fake, NULL, NULL);
+	if (c->stack) { /* NULL: a fork-like clone3, on the parent's stack */
+		__sanitizer_start_switch_fiber(&fake, c->stack, c->stack_size);
+		__sanitizer_finish_switch_fiber(fake, NULL, NULL);
+	}
 #endif
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* into the pod cgroup first (its cgroup namespace is made from it);

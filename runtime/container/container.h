@@ -25,7 +25,8 @@ struct qp_child_ctx {
 	int preserve_fds;     /* --preserve-fds: fds 3..3+N-1 go to the workload */
 	bool no_pivot;        /* --no-pivot */
 	bool no_new_keyring;  /* --no-new-keyring */
-	void *stack;          /* the clone's stack (for ASan: see qp_container_child) */
+	void *stack;          /* the clone's stack (for ASan: see qp_container_child);
+			       * NULL: a fork-like clone3, on the parent's stack */
 	size_t stack_size;
 };
 

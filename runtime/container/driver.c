@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <linux/sched.h> /* clone3: struct clone_args, CLONE_INTO_CGROUP */
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -69,6 +70,38 @@ static bool wants_limits(const struct qp_resources *r)
 	       r->has_memory_swappiness || r->memory_disable_oom_killer || r->has_cpu_shares || r->has_cpu_quota ||
 	       r->has_cpu_period || r->cpuset_cpus || r->cpuset_mems || r->has_pids_limit ||
 	       spec_resources_has_blkio(r);
+}
+
+/* The pod's child.  On cgroup v2, clone3 puts it straight into the pod
+ * cgroup (CLONE_INTO_CGROUP: no cgroup.procs write, so no wait for the
+ * kernel's global threadgroup lock), and the child goes on fork-like, on a
+ * copy of this stack.  Otherwise (v1, or a kernel without clone3's cgroup,
+ * before 5.7) clone() on the child's own stack, and the child moves itself
+ * in through ctx->cg_entry. */
+static pid_t clone_child(int flags, struct qp_child_ctx *ctx)
+{
+	const struct qp_cgroup_entry *e = ctx->cg_entry;
+
+	if (e && e->dir_fd >= 0) {
+		struct clone_args a = { .flags = (uint64_t)flags | CLONE_INTO_CGROUP,
+					.exit_signal = SIGCHLD, .cgroup = (uint64_t)e->dir_fd };
+		void *stack = ctx->stack;
+		ctx->cg_entry = NULL; /* in already */
+		ctx->stack = NULL;    /* still on this stack (for ASan) */
+		long pid = syscall(SYS_clone3, &a, sizeof(a));
+		if (pid == 0)
+			_exit(qp_container_child(ctx));
+		ctx->cg_entry = e;
+		ctx->stack = stack;
+		if (pid > 0) {
+			qp_debug("pod process %ld cloned into its cgroup (CLONE_INTO_CGROUP)", pid);
+			return (pid_t)pid;
+		}
+		qp_debug("clone3 into the cgroup: %s; clone() and cgroup.procs instead", strerror(errno));
+		if (errno != ENOSYS && errno != E2BIG && errno != EINVAL && errno != EOPNOTSUPP)
+			return -1;
+	}
+	return clone(qp_container_child, (char *)ctx->stack + ctx->stack_size, flags | SIGCHLD, ctx);
 }
 
 /* An unprivileged writer of gid_map must first give up setgroups(2). */
@@ -206,7 +239,7 @@ static int ct_create(struct pod *pod, qp_error **err)
 	/* the child runs the createContainer hooks before it reports */
 	int setup_ms = qp_hooks_wait_ms(spec, QP_HOOK_CREATE_CONTAINER, SETUP_TIMEOUT_MS);
 	struct qp_cgroup *cg = NULL;
-	struct qp_cgroup_entry entry = { 0 };
+	struct qp_cgroup_entry entry = QP_CGROUP_ENTRY_INIT;
 	_cleanup_close_ int fifo = -1;
 	int sv[2] = { -1, -1 };
 	void *stack = MAP_FAILED;
@@ -272,7 +305,7 @@ static int ct_create(struct pod *pod, qp_error **err)
 	}
 	ctx.stack = stack;
 	ctx.stack_size = CHILD_STACK;
-	pid = clone(qp_container_child, (char *)stack + CHILD_STACK, flags | SIGCHLD, &ctx);
+	pid = clone_child(flags, &ctx);
 	int clone_errno = errno;
 	leave_for_clone(&timens_back, QP_NS_TIME);
 	leave_for_clone(&pidns_back, QP_NS_PID);

@@ -154,7 +154,7 @@ int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *statu
 			_exit(125);
 		}
 		/* single-threaded: moves itself in without the global lock */
-		struct qp_cgroup_entry entry = { 0 };
+		struct qp_cgroup_entry entry = QP_CGROUP_ENTRY_INIT;
 		if ((pod->state->cgroup && qp_cgroup_open(pod->state->cgroup, &cg, &e) == 0 &&
 		     (qp_cgroup_entry_open(cg, &entry, &e) < 0 || qp_cgroup_entry_use(&entry, &e) < 0)) ||
 		    join_pod(pod->state->pid, &e) < 0) {

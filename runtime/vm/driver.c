@@ -79,7 +79,7 @@ static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 		qp_report_err(wfd, err, "");
 		_exit(1);
 	}
-	struct qp_cgroup_entry entry = { 0 };
+	struct qp_cgroup_entry entry = QP_CGROUP_ENTRY_INIT;
 	if (vm_cgroup_entry_open(pod, &entry, &err) < 0 || qp_cgroup_entry_use(&entry, &err) < 0) {
 		qp_report_err(wfd, err, "");
 		_exit(1);
@@ -182,6 +182,7 @@ int vm_cgroup_entry_open(struct pod *pod, struct qp_cgroup_entry *e, qp_error **
 	int r = 0;
 
 	e->n = 0;
+	e->dir_fd = -1;
 	if (!pod->state->cgroup)
 		return 0;
 	r = qp_cgroup_open(pod->state->cgroup, &cg, err);

@@ -344,7 +344,7 @@ spawn:
 	} else {
 		/* a foreground run's monitor stays where its caller is; QEMU
 		 * goes in (libvirtd's QEMU stays in the cgroup libvirt gave it) */
-		struct qp_cgroup_entry entry = { 0 };
+		struct qp_cgroup_entry entry = QP_CGROUP_ENTRY_INIT;
 		if (vm_cgroup_entry_open(pod, &entry, err) < 0) {
 			if (o.fw_markers)
 				close(o.fw_mark_fd);

@@ -92,6 +92,11 @@ guest_has() {
 	assert_eq "$(guest friendly-cgroup-after-delete)" gone
 }
 
+@test "cgroup v2 guest: the pod's process is cloned straight into its cgroup (clone3, CLONE_INTO_CGROUP)" {
+	assert_match "$(guest clone-into-cgroup)" '^pod process [0-9]+ cloned into its cgroup \(CLONE_INTO_CGROUP\)\|0::/$' \
+		"qpod --debug, then /proc/self/cgroup in the pod's cgroup namespace"
+}
+
 @test "cgroup v2 guest: default pod: mknod works, loop-control and loop0 cannot be opened, null/zero can (eBPF)" {
 	local v
 	v=$(guest devices-default)

@@ -55,6 +55,9 @@ d=$(cgdir fr)
 say friendly-cgroup "$(cat "$d/memory.max" "$d/cpu.max" "$d/pids.max" "$d/cgroup.controllers" 2>&1)"
 q delete --force fr 2>&1
 say friendly-cgroup-after-delete "$([ -e "$d" ] && echo left || echo gone)"
+# how the pod's process got into its cgroup (qpod --debug says), and where it is
+say clone-into-cgroup "$(q --debug run --rm --name cic /tmp/rootfs -- cat /proc/self/cgroup 2>&1 |
+	grep -e CLONE_INTO_CGROUP -e '^0::' | sed 's/^qpod: //')"
 
 # ---- devices: the eBPF program of the default rules, and an allow rule ----
 probe='mknod /dev/lc c 10 237 && echo mknod-ok
