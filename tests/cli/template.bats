@@ -97,6 +97,22 @@ timeline_of() { # STDERR-TEXT -> the JSON of its qpod-timeline line
 	jq -e '.restore > 0' <<<"$(timeline_of "$stderr")" >/dev/null || flunk "auto did not clone: $stderr"
 }
 
+@test "what the template set up before its HELLO is there in a clone and in a 9p root: lo up, /dev/pts, /sys/fs/cgroup" {
+	local probe='cat /sys/class/net/lo/flags; grep -E "^(devpts /dev/pts|cgroup2 /sys/fs/cgroup|tmpfs /tmp) " /proc/mounts | cut -d" " -f1-3; ls /dev/pts/ptmx'
+	local boot out=()
+	for boot in template cold; do
+		run --separate-stderr tq run --mode vm --boot "$boot" --rm "$ROOTFS" -- sh -c "$probe"
+		assert_status 0
+		out+=("$output")
+	done
+	assert_eq "${out[0]}" "${out[1]}" "clone and cold boot see the same"
+	# IFF_UP (0x1) in lo's flags; the three mounts in the pod's root
+	[ $(( $(head -n1 <<<"${out[0]}") & 1 )) -eq 1 ] || flunk "lo is not up: ${out[0]}"
+	assert_eq "$(sed -n 2,4p <<<"${out[0]}" | sort | tr '\n' '|')" \
+		"cgroup2 /sys/fs/cgroup cgroup2|devpts /dev/pts devpts|tmpfs /tmp tmpfs|" "mounts"
+	assert_eq "$(tail -n1 <<<"${out[0]}")" /dev/pts/ptmx
+}
+
 @test "clones are unique: their own random bytes, hostname and a corrected clock" {
 	tq template create >/dev/null
 	local a b now
