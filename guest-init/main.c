@@ -44,7 +44,7 @@
 #define PORT_WAIT_MS 3000        /* virtio port names arrive asynchronously */
 #define DRAIN_MS 1000            /* after exit, stdio held open by leftovers */
 #define NEWROOT "/newroot"
-#define NINEP_OPTS "trans=virtio,version=9p2000.L,cache=none,msize=262144"
+#define NINEP_OPTS "trans=virtio,version=9p2000.L,cache=mmap,msize=262144"
 
 static struct qp_chan chan; /* static: ~200 KiB, fixed, whatever the host sends */
 static int chan_ready;

@@ -327,6 +327,20 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	assert_eq "$(ls "$ROOT" | grep -v '^\.' || true)" "" "state dirs left (with their staged copies)"
 }
 
+@test "vm: a 9p share takes shared writable mappings (cache=mmap), and the host sees what the guest wrote" {
+	mkdir -p "$TEST_DIR/rw"
+	echo old >"$TEST_DIR/rw/plain"
+	make_bundle "$BUNDLE" ".annotations[\"qpod.mode\"] = \"vm\" | .process.terminal = false
+		| .process.args = [\"sh\", \"-c\", \"$HELPER mmapwrite /rw/mapped via-mmap; cat /rw/plain; echo via-write >/rw/plain\"]
+		| .mounts += [{\"destination\": \"/rw\", \"type\": \"bind\", \"source\": \"$TEST_DIR/rw\", \"options\": [\"rbind\", \"rw\"]}]"
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_status 0
+	assert_eq "${lines[0]}" OK "mmap MAP_SHARED, write, msync in the guest"
+	assert_eq "${lines[1]}" old "read(2) of a host file"
+	assert_eq "$(cat "$TEST_DIR/rw/mapped")" via-mmap "the mapped write, on the host"
+	assert_eq "$(cat "$TEST_DIR/rw/plain")" via-write "the write(2), on the host"
+}
+
 # The traditional-VM baseline builds its QEMU with qpod's own command line
 # code (the pc machine profile of the same device table) and gets the pods'
 # accel, memory and vCPUs: what it boots shows them.

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -399,6 +400,34 @@ static int cmd_writefile(int argc, char **argv)
 	return 0;
 }
 
+/* TEXT into PATH through a shared writable mapping (created, sized to TEXT),
+ * msync'd and unmapped: OK, or the failing step and errno */
+static int cmd_mmapwrite(int argc, char **argv)
+{
+	if (argc != 3)
+		return usage("mmapwrite PATH TEXT");
+	size_t len = strlen(argv[2]);
+	int fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)len) < 0) {
+		printf("open %s\n", errno_name(errno));
+		return 1;
+	}
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		printf("mmap %s\n", errno_name(errno));
+		return 1;
+	}
+	memcpy(p, argv[2], len);
+	if (msync(p, len, MS_SYNC) < 0) {
+		printf("msync %s\n", errno_name(errno));
+		return 1;
+	}
+	munmap(p, len);
+	close(fd);
+	printf("OK\n");
+	return 0;
+}
+
 static int cmd_readlink(int argc, char **argv)
 {
 	char buf[4096];
@@ -612,6 +641,7 @@ static const struct {
 	{ "exit", cmd_exit, "N" },
 	{ "true", cmd_true, "" },
 	{ "writefile", cmd_writefile, "PATH : OK | ERRNO" },
+	{ "mmapwrite", cmd_mmapwrite, "PATH TEXT : OK | STEP ERRNO" },
 	{ "readlink", cmd_readlink, "PATH" },
 	{ "stat", cmd_stat, "PATH : TYPE MODE [MAJ:MIN]" },
 	{ "hostname", cmd_hostname, "" },
