@@ -320,42 +320,42 @@ static void net_setup(const struct qp_run *r)
 {
 	static const uint8_t zero[6];
 	struct ifreq ifr;
-	int sk = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int sk;
 
-	if (sk < 0)
+	if (r->prefix == 0)
+		return; /* no NIC (lo went up before HELLO) */
+	if ((sk = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
 		die("socket AF_INET");
-	if (r->prefix > 0) {
-		uint32_t mask = htonl(r->prefix >= 32 ? 0xffffffffu : ~(0xffffffffu >> r->prefix));
+	uint32_t mask = htonl(r->prefix >= 32 ? 0xffffffffu : ~(0xffffffffu >> r->prefix));
 
-		if (memcmp(r->mac, zero, 6) != 0) {
-			ifreq_for(&ifr, "eth0");
-			ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
-			memcpy(ifr.ifr_hwaddr.sa_data, r->mac, 6);
-			if (ioctl(sk, SIOCSIFHWADDR, &ifr) < 0)
-				die("SIOCSIFHWADDR eth0 (no virtio-net device?)");
-		}
+	if (memcmp(r->mac, zero, 6) != 0) {
 		ifreq_for(&ifr, "eth0");
-		set_inet(&ifr.ifr_addr, r->ip);
-		if (ioctl(sk, SIOCSIFADDR, &ifr) < 0)
-			die("SIOCSIFADDR eth0 %u.%u.%u.%u (no virtio-net device?)", r->ip[0], r->ip[1],
-			    r->ip[2], r->ip[3]);
-		ifreq_for(&ifr, "eth0");
-		set_inet(&ifr.ifr_netmask, (const uint8_t *)&mask);
-		if (ioctl(sk, SIOCSIFNETMASK, &ifr) < 0)
-			die("SIOCSIFNETMASK eth0 /%u", r->prefix);
-		link_up(sk, "eth0");
-		if (memcmp(r->gateway, zero, 4) != 0) {
-			struct rtentry rt;
+		ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
+		memcpy(ifr.ifr_hwaddr.sa_data, r->mac, 6);
+		if (ioctl(sk, SIOCSIFHWADDR, &ifr) < 0)
+			die("SIOCSIFHWADDR eth0 (no virtio-net device?)");
+	}
+	ifreq_for(&ifr, "eth0");
+	set_inet(&ifr.ifr_addr, r->ip);
+	if (ioctl(sk, SIOCSIFADDR, &ifr) < 0)
+		die("SIOCSIFADDR eth0 %u.%u.%u.%u (no virtio-net device?)", r->ip[0], r->ip[1],
+		    r->ip[2], r->ip[3]);
+	ifreq_for(&ifr, "eth0");
+	set_inet(&ifr.ifr_netmask, (const uint8_t *)&mask);
+	if (ioctl(sk, SIOCSIFNETMASK, &ifr) < 0)
+		die("SIOCSIFNETMASK eth0 /%u", r->prefix);
+	link_up(sk, "eth0");
+	if (memcmp(r->gateway, zero, 4) != 0) {
+		struct rtentry rt;
 
-			memset(&rt, 0, sizeof(rt));
-			set_inet(&rt.rt_dst, zero);
-			set_inet(&rt.rt_genmask, zero);
-			set_inet(&rt.rt_gateway, r->gateway);
-			rt.rt_flags = RTF_UP | RTF_GATEWAY;
-			if (ioctl(sk, SIOCADDRT, &rt) < 0)
-				die("SIOCADDRT default via %u.%u.%u.%u", r->gateway[0], r->gateway[1],
-				    r->gateway[2], r->gateway[3]);
-		}
+		memset(&rt, 0, sizeof(rt));
+		set_inet(&rt.rt_dst, zero);
+		set_inet(&rt.rt_genmask, zero);
+		set_inet(&rt.rt_gateway, r->gateway);
+		rt.rt_flags = RTF_UP | RTF_GATEWAY;
+		if (ioctl(sk, SIOCADDRT, &rt) < 0)
+			die("SIOCADDRT default via %u.%u.%u.%u", r->gateway[0], r->gateway[1],
+			    r->gateway[2], r->gateway[3]);
 	}
 	close(sk);
 }
@@ -897,6 +897,39 @@ static void *relay_main(void *arg)
 static struct workload wl;
 static struct relay rl;
 
+/* The first workload's relay thread is made before the first HELLO and
+ * waits behind a gate: a template holds it, so a clone does not create it
+ * (pthread_create took 10-15 ms of a TCG clone's start, 2-4 ms of a cold
+ * boot's).  Later workloads (replace) make their own. */
+static int relay_gate_r = -1, relay_gate_w = -1;
+static pthread_t relay_early;
+static int relay_early_ready;
+
+static void *relay_behind_gate(void *arg)
+{
+	char c;
+
+	while (read(relay_gate_r, &c, 1) < 0 && errno == EINTR)
+		;
+	close(relay_gate_r);
+	return relay_main(arg);
+}
+
+/* With every signal blocked, as run_workload makes its relay threads:
+ * signals are for tinyinit's sigwaitinfo in the main thread. */
+static void relay_prepare(void)
+{
+	sigset_t all, old;
+
+	make_pipe(&relay_gate_r, &relay_gate_w);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if ((errno = pthread_create(&relay_early, NULL, relay_behind_gate, &rl)) != 0)
+		die("pthread_create");
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	relay_early_ready = 1;
+}
+
 static void run_workload(void)
 {
 	pthread_t th;
@@ -927,7 +960,13 @@ static void run_workload(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, NULL);
 	rl.w = &wl;
-	if ((errno = pthread_create(&th, NULL, relay_main, &rl)) != 0)
+	if (relay_early_ready) {
+		relay_early_ready = 0;
+		th = relay_early;
+		if (write(relay_gate_w, "", 1) != 1)
+			die("start the relay thread");
+		close(relay_gate_w);
+	} else if ((errno = pthread_create(&th, NULL, relay_main, &rl)) != 0)
 		die("pthread_create");
 	code = tinyinit_run(exec_workload, &wl,
 			    &(struct tinyinit_hooks){ .on_spawn = on_spawn, .on_other_exit = on_other_exit });
@@ -953,6 +992,7 @@ int main(void)
 	setup_before_hello();
 	qp_chan_init(&chan, open_channel());
 	chan_ready = 1;
+	relay_prepare();
 	send_hello(init_ns);
 	wait_run(&wl.run, init_ns);
 	if (wl.run.hostname && wl.run.hostname[0] &&
