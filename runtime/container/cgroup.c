@@ -253,13 +253,6 @@ int qp_cgroup_open(const char *path, struct qp_cgroup **out, qp_error **err)
 		return 0;                                                    \
 	} while (0)
 
-int qp_cgroup_enter(struct qp_cgroup *cg, pid_t pid, qp_error **err)
-{
-	if (pid <= 0)
-		return qp_error_set(err, QP_E_INVALID, 0, "cgroup: bad pid %d", (int)pid);
-	DISPATCH(cg->ops->enter(cg, pid, err));
-}
-
 int qp_cgroup_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err)
 {
 	e->n = 0;

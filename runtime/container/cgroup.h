@@ -52,10 +52,7 @@ int qp_cgroup_create(const char *path, const struct qp_resources *res, struct qp
 /* Re-open an existing pod cgroup from its saved path; QP_E_NOTFOUND if it
  * exists in no hierarchy. */
 int qp_cgroup_open(const char *path, struct qp_cgroup **out, qp_error **err);
-/* Move process PID into the cgroup (cgroup.procs, in every v1 hierarchy). */
-int qp_cgroup_enter(struct qp_cgroup *cg, pid_t pid, qp_error **err);
-
-/* A process that moves itself in: the files it writes "0" to, opened
+/* A process moves itself in (no caller moves another one): the files it writes "0" to, opened
  * beforehand (close-on-exec) by a caller allowed to write them.  The kernel
  * checks the opener's credentials, so a pod's child that is already in a
  * user namespace can still use them.  v1: each hierarchy's "tasks" file;
@@ -163,7 +160,6 @@ int qp_cg_set_blkio(const struct qp_cg_leaves *l, const struct qp_resources *res
 struct qp_cgroup_ops {
 	int (*create)(struct qp_cgroup *cg, const struct qp_resources *res, qp_error **err);
 	int (*exists)(struct qp_cgroup *cg, qp_error **err); /* 0 or -1 (QP_E_NOTFOUND) */
-	int (*enter)(struct qp_cgroup *cg, pid_t pid, qp_error **err);
 	int (*entry_open)(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err);
 	int (*pids)(struct qp_cgroup *cg, pid_t **pids, size_t *n, qp_error **err);
 	/* open the leaves of the existing cgroup (fills every fd, -1 if absent) */

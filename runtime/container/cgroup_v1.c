@@ -229,22 +229,6 @@ static int v1_exists(struct qp_cgroup *cg, qp_error **err)
 	return qp_error_set(err, QP_E_NOTFOUND, 0, "does not exist");
 }
 
-static int v1_enter(struct qp_cgroup *cg, pid_t pid, qp_error **err)
-{
-	_cleanup_v1set_ struct v1_set s = { 0 };
-	char buf[32];
-
-	if (v1_hierarchies(cg->root, &s, err) < 0)
-		return -1;
-	snprintf(buf, sizeof(buf), "%d", (int)pid);
-	for (size_t i = 0; i < s.n; i++) {
-		_cleanup_close_ int fd = qp_cg_openpath(s.h[i].fd, cg->path, err);
-		if (fd < 0 || qp_cg_write(fd, "cgroup.procs", buf, err) < 0)
-			return qp_error_prefix(err, "%s", s.h[i].name);
-	}
-	return 0;
-}
-
 static int v1_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err)
 {
 	_cleanup_v1set_ struct v1_set s = { 0 };
@@ -349,7 +333,6 @@ static int v1_oom_kills(struct qp_cgroup *cg, uint64_t *n, qp_error **err)
 const struct qp_cgroup_ops qp_cgroup_v1_ops = {
 	.create = v1_create,
 	.exists = v1_exists,
-	.enter = v1_enter,
 	.entry_open = v1_entry_open,
 	.pids = v1_pids,
 	.leaves = v1_leaves,

@@ -126,17 +126,6 @@ static int v2_exists(struct qp_cgroup *cg, qp_error **err)
 	return qp_fail(err, errno, "open \"%s/%s\"", cg->root, cg->path);
 }
 
-static int v2_enter(struct qp_cgroup *cg, pid_t pid, qp_error **err)
-{
-	_cleanup_close_ int fd = open_leaf(cg, err);
-	char buf[32];
-
-	if (fd < 0)
-		return -1;
-	snprintf(buf, sizeof(buf), "%d", (int)pid);
-	return qp_cg_write(fd, "cgroup.procs", buf, err);
-}
-
 static int v2_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err)
 {
 	int dir = open_leaf(cg, err);
@@ -204,7 +193,6 @@ static int v2_oom_kills(struct qp_cgroup *cg, uint64_t *n, qp_error **err)
 const struct qp_cgroup_ops qp_cgroup_v2_ops = {
 	.create = v2_create,
 	.exists = v2_exists,
-	.enter = v2_enter,
 	.entry_open = v2_entry_open,
 	.pids = v2_pids,
 	.leaves = v2_leaves,

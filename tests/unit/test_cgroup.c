@@ -327,18 +327,32 @@ static void need_root(void)
 }
 
 /* A child that waits for a byte, touches MB mebibytes, answers, sleeps. */
-static pid_t spawn(int *go, int *ack, int mb)
+/* cg: the child moves itself in first (qp_cgroup_entry_*), and spawn
+ * returns once it is in */
+static pid_t spawn(struct qp_cgroup *cg, int *go, int *ack, int mb)
 {
-	int p1[2], p2[2];
+	int p1[2], p2[2], p3[2];
 	pid_t pid;
+	char in = 0;
 
 	assert_int_equal(pipe2(p1, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(p2, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(p3, O_CLOEXEC), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		char c;
 		signal(SIGTERM, SIG_DFL);
+		if (cg) {
+			struct qp_cgroup_entry e = QP_CGROUP_ENTRY_INIT;
+			qp_error *err = NULL;
+			int r = qp_cgroup_entry_open(cg, &e, &err) < 0 ? -1 : qp_cgroup_entry_use(&e, &err);
+			if (r < 0)
+				fprintf(stderr, "enter: %s\n", err->msg);
+			if (write(p3[1], r < 0 ? "x" : "e", 1) != 1 || r < 0)
+				_exit(4);
+			qp_cgroup_entry_close(&e);
+		}
 		if (read(p1[0], &c, 1) != 1)
 			_exit(1);
 		if (mb > 0) {
@@ -355,6 +369,12 @@ static pid_t spawn(int *go, int *ack, int mb)
 	}
 	close(p1[0]);
 	close(p2[1]);
+	close(p3[1]);
+	if (cg)
+		assert_int_equal(read(p3[0], &in, 1), 1);
+	close(p3[0]);
+	if (cg)
+		assert_int_equal(in, 'e');
 	*go = p1[1];
 	*ack = p2[0];
 	return pid;
@@ -457,8 +477,7 @@ static void test_host_lifecycle(void **state)
 	assert_true(dir_exists("/sys/fs/cgroup", qp_cgroup_mode_of(f->cg) == QP_CGROUP_V1 ?
 				"memory" : "", f->path));
 
-	f->child[0] = spawn(&go, &ack, 8);
-	check_err(qp_cgroup_enter(f->cg, f->child[0], &err), &err);
+	f->child[0] = spawn(f->cg, &go, &ack, 8);
 	go_and_wait(go, ack);
 	v = slurp("/proc/%d/cgroup", (int)f->child[0]);
 	assert_non_null(v);
@@ -477,8 +496,7 @@ static void test_host_lifecycle(void **state)
 		assert_string_equal(slurp("/sys/fs/cgroup/freezer/%s/freezer.state", f->path),
 				    "THAWED");
 
-	f->child[1] = spawn(&go, &ack, 0);
-	check_err(qp_cgroup_enter(f->cg, f->child[1], &err), &err);
+	f->child[1] = spawn(f->cg, &go, &ack, 0);
 	go_and_wait(go, ack);
 	check_err(qp_cgroup_signal_all(f->cg, SIGKILL, &err), &err);
 	assert_int_equal(reap(&f->child[1]), SIGKILL);
@@ -510,8 +528,7 @@ static void test_host_destroy_busy(void **state)
 	qp_cgroup_free(f->cg);
 	f->cg = NULL;
 	check_err(qp_cgroup_open(f->path, &f->cg, &err), &err);
-	f->child[0] = spawn(&go, &ack, 0);
-	check_err(qp_cgroup_enter(f->cg, f->child[0], &err), &err);
+	f->child[0] = spawn(f->cg, &go, &ack, 0);
 	go_and_wait(go, ack);
 	/* a nested cgroup, as a pod with its own cgroup namespace could make */
 	snprintf(p, sizeof(p), "%s/%s%s%s/sub", f->root,
@@ -541,8 +558,7 @@ static void test_host_oom(void **state)
 	r.has_memory_swap = true;
 	r.memory_swap = 16 * MIB;
 	check_err(qp_cgroup_create(f->path, &r, &f->cg, &err), &err);
-	f->child[0] = spawn(&go, &ack, 64);
-	check_err(qp_cgroup_enter(f->cg, f->child[0], &err), &err);
+	f->child[0] = spawn(f->cg, &go, &ack, 64);
 	assert_int_equal(write(go, "g", 1), 1);
 	assert_int_equal(read(ack, &c, 1), 0); /* killed before answering */
 	close(go);
@@ -633,8 +649,7 @@ static void test_unified_lifecycle(void **state)
 	check_err(qp_cgroup_create(f->path, NULL, &f->cg, &err), &err);
 	assert_int_equal(qp_cgroup_mode_of(f->cg), QP_CGROUP_V2);
 	assert_true(dir_exists(UNIFIED, "", f->path));
-	f->child[0] = spawn(&go, &ack, 0);
-	check_err(qp_cgroup_enter(f->cg, f->child[0], &err), &err);
+	f->child[0] = spawn(f->cg, &go, &ack, 0);
 	go_and_wait(go, ack);
 	v = slurp("/proc/%d/cgroup", (int)f->child[0]);
 	snprintf(want, sizeof(want), "0::/%s", f->path);
@@ -653,15 +668,13 @@ static void test_unified_lifecycle(void **state)
 	assert_string_equal(slurp(UNIFIED "/%s/cgroup.freeze", f->path), "0");
 
 	/* SIGKILL: cgroup.kill */
-	f->child[1] = spawn(&go, &ack, 0);
-	check_err(qp_cgroup_enter(f->cg, f->child[1], &err), &err);
+	f->child[1] = spawn(f->cg, &go, &ack, 0);
 	go_and_wait(go, ack);
 	check_err(qp_cgroup_signal_all(f->cg, SIGKILL, &err), &err);
 	assert_int_equal(reap(&f->child[1]), SIGKILL);
 
 	/* destroy with a live process inside */
-	f->child[2] = spawn(&go, &ack, 0);
-	check_err(qp_cgroup_enter(f->cg, f->child[2], &err), &err);
+	f->child[2] = spawn(f->cg, &go, &ack, 0);
 	go_and_wait(go, ack);
 	check_err(qp_cgroup_destroy(f->cg, &err), &err);
 	assert_int_equal(reap(&f->child[2]), SIGKILL);
@@ -692,8 +705,7 @@ static void test_host_freeze_update_stats(void **state)
 		print_message("not a v1 host: skipped\n");
 		skip();
 	}
-	f->child[0] = spawn(&go, &ack, 0);
-	check_err(qp_cgroup_enter(f->cg, f->child[0], &err), &err);
+	f->child[0] = spawn(f->cg, &go, &ack, 0);
 	go_and_wait(go, ack);
 
 	assert_false(qp_cgroup_is_frozen(f->cg));
@@ -768,8 +780,7 @@ static void test_unified_freeze(void **state)
 		skip();
 	}
 	check_err(qp_cgroup_create(f->path, NULL, &f->cg, &err), &err);
-	f->child[0] = spawn(&go, &ack, 0);
-	check_err(qp_cgroup_enter(f->cg, f->child[0], &err), &err);
+	f->child[0] = spawn(f->cg, &go, &ack, 0);
 	go_and_wait(go, ack);
 	check_err(qp_cgroup_freeze(f->cg, true, &err), &err);
 	assert_string_equal(slurp(UNIFIED "/%s/cgroup.freeze", f->path), "1");

@@ -388,16 +388,18 @@ static int probe_in(struct qp_cgroup *cg, const char *dir, bool loop_allowed)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		struct qp_cgroup_entry e = QP_CGROUP_ENTRY_INIT;
 		close(go[1]);
+		if (qp_cgroup_entry_open(cg, &e, &err) < 0 || qp_cgroup_entry_use(&e, &err) < 0) {
+			print_message("enter: %s\n", err->msg);
+			_exit(101);
+		}
+		qp_cgroup_entry_close(&e);
 		if (read(go[0], &c, 1) != 1)
 			_exit(100);
 		_exit(probe(dir, loop_allowed));
 	}
 	close(go[0]);
-	if (qp_cgroup_enter(cg, pid, &err) < 0) {
-		print_message("enter: %s\n", err->msg);
-		kill(pid, SIGKILL);
-	}
 	assert_int_equal(write(go[1], "g", 1), 1);
 	close(go[1]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
