@@ -188,12 +188,14 @@ void vm_lv_free(struct vm_lv *lv)
 	if (lv->cb_id >= 0)
 		virt.ConnectDomainEventDeregisterAny(lv->conn, lv->cb_id);
 	/* QEMU's exit is not the domain's end: libvirtd removes the transient
-	 * domain a little later.  Wait (at most 2 s) so that when the pod is
-	 * gone its domain is too, and its name can be used again at once. */
-	pthread_mutex_lock(&lv->lock);
-	bool ended = lv->stopped || lv->destroying;
-	pthread_mutex_unlock(&lv->lock);
-	for (int i = 0; ended && lv->dom && lv->uuid[0] && i < 200; i++) {
+	 * domain a little later (and its STOPPED event may not have come
+	 * yet).  The pod is over: destroy the domain if it is still there (an
+	 * error when it is stopping already: fine), then wait (at most 2 s)
+	 * until libvirtd has removed it, so that when the pod is gone its
+	 * domain is too and the name can be used again at once. */
+	if (lv->dom)
+		virt.DomainDestroy(lv->dom);
+	for (int i = 0; lv->dom && lv->uuid[0] && i < 200; i++) {
 		virDomainPtr d = virt.DomainLookupByUUIDString(lv->conn, lv->uuid);
 		if (!d)
 			break;
