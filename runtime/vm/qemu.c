@@ -1,5 +1,4 @@
-/* runtime/vm/qemu.c — finding the guest kernel, init, firmware and kernel
- * command line, choosing the accelerator, and reading QEMU's log (QEMU's
+/* runtime/vm/qemu.c — finding the guest kernel, init and firmware, choosing the accelerator, and reading QEMU's log (QEMU's
  * command line and start: qemu_cmd.c). */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,8 +22,6 @@
 #define FIRMWARE_QPOD_BUILT "qboot/" FIRMWARE_QPOD
 #define FIRMWARE_QBOOT "/usr/share/qemu/qboot.rom"
 #define FIRMWARE_SEABIOS "/usr/share/qemu/bios-microvm.bin"
-/* kernel-config/cmdline.txt, joined; used when that file is not found */
-#define CMDLINE_DEFAULT "console=ttyS0 quiet reboot=t panic=-1 no_timer_check tsc=reliable 8250.nr_uarts=1"
 
 static bool is_file(const char *p)
 {
@@ -131,37 +128,6 @@ int vm_pick_accel(enum qp_accel want, bool *kvm, qp_error **err)
 		return qp_fail(err, errno, "accel kvm: open /dev/kvm");
 	*kvm = true;
 	return 0;
-}
-
-/* see vm.h; the file is kernel-config/ beside the build, or installed
- * beside the kernel (util/paths.h) */
-void vm_read_cmdline(char *out, size_t size)
-{
-	const char *env = getenv("QPOD_KERNEL_CMDLINE");
-	_cleanup_free_ char *p = env && *env ? strdup(env)
-					     : qp_find_shipped("../kernel-config/cmdline.txt", "cmdline.txt", NULL);
-	_cleanup_fclose_ FILE *f = p ? fopen(p, "re") : NULL;
-	char line[256];
-	size_t len = 0;
-
-	snprintf(out, size, "%s", CMDLINE_DEFAULT);
-	if (!f)
-		return;
-	out[0] = '\0';
-	while (fgets(line, sizeof(line), f)) {
-		size_t n = strcspn(line, "\r\n");
-		line[n] = '\0';
-		if (!n || line[0] == '#')
-			continue;
-		for (size_t i = 0; i < n; i++)
-			if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
-				line[i] = ' ';
-		if (len + n + 2 > size)
-			break;
-		len += (size_t)snprintf(out + len, size - len, "%s%s", len ? " " : "", line);
-	}
-	if (!len)
-		snprintf(out, size, "%s", CMDLINE_DEFAULT);
 }
 
 void vm_qemu_log_tail(int dirfd, char *buf, size_t size)

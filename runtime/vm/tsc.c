@@ -156,22 +156,3 @@ long vm_host_tsc_khz(void)
 	}
 	return known = khz;
 }
-
-void vm_guest_cmdline(char *out, size_t size, bool kvm, int vcpus, bool template_boot)
-{
-	size_t len;
-
-	vm_read_cmdline(out, size);
-	if (kvm)
-		return; /* kvm-clock */
-	len = strlen(out);
-	long khz = vm_host_tsc_khz();
-	if (khz > 0)
-		len += (size_t)snprintf(out + len, len < size ? size - len : 0, " tsc_early_khz=%ld", khz);
-	/* one vCPU: the LAPIC timer's calibration (10 ticks of the PIT: 100 ms)
-	 * costs a cold boot more than it gives, and the PIT does (one-shot,
-	 * 55 ms at most).  A template pays it once for all its clones, whose
-	 * idle then wakes seconds apart instead of 18+ times a second. */
-	if (vcpus == 1 && !template_boot && len < size)
-		snprintf(out + len, size - len, " nolapic_timer");
-}

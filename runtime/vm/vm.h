@@ -121,20 +121,21 @@ void vm_mounts_free(struct vm_mounts *p);
 /* Remove the staged copies (mntN/) from the state dir. */
 void vm_mounts_unstage(int statefd);
 
+/* ---- guest_cmdline.c ---- */
 /* The guest kernel's command line: kernel-config/cmdline.txt next to the
  * build (or $QPOD_KERNEL_CMDLINE), '#' and blank lines dropped, the rest
  * joined with spaces; a built-in copy otherwise. */
 #define VM_CMDLINE_MAX 2048
 void vm_read_cmdline(char *out, size_t size);
+/* The line a pod's guest boots with: vm_read_cmdline's, plus under TCG the
+ * TSC's rate (tsc_early_khz=), noreplace-smp and, for one vCPU except in a
+ * template's boot, nolapic_timer.  A template's key holds exactly this line. */
+void vm_guest_cmdline(char *out, size_t size, bool kvm, int vcpus, bool template_boot);
 
 /* ---- tsc.c ---- */
 /* The host's TSC rate in kHz (0: not invariant or not measurable); cached
  * per host boot in $QPOD_CACHE/tsc-khz. */
 long vm_host_tsc_khz(void);
-/* The line a pod's guest boots with: vm_read_cmdline's, plus under TCG the
- * TSC's rate (tsc_early_khz=) and, for one vCPU except in a template's
- * boot, nolapic_timer.  A template's key holds exactly this line. */
-void vm_guest_cmdline(char *out, size_t size, bool kvm, int vcpus, bool template_boot);
 
 /* ---- qemu_cmd.c: QEMU's command line and its start ---- */
 

@@ -232,7 +232,7 @@ other-file"
 	! pgrep -f -- "$TCACHE/templates" >/dev/null || flunk "a template's QEMU is left"
 }
 
-@test "TCG guests are told the TSC's rate: the tsc clocksource in cold boots and clones; clones idle on the LAPIC timer" {
+@test "TCG guests are told the TSC's rate and keep their lock prefixes: the tsc clocksource in cold boots and clones; clones idle on the LAPIC timer" {
 	grep -m1 '^flags' /proc/cpuinfo | grep -qw constant_tsc && grep -m1 '^flags' /proc/cpuinfo | grep -qw nonstop_tsc ||
 		skip "this host's TSC is not invariant (no constant_tsc/nonstop_tsc): qpod does not pass its rate"
 	[ "${QPOD_ACCEL:-}" = tcg ] || skip "a TCG test (QPOD_ACCEL=${QPOD_ACCEL:-auto}); under KVM the guest uses kvm-clock"
@@ -248,6 +248,8 @@ other-file"
 	assert_match "${lines[0]}" '^tsc(-early)?$' "a cold boot's clocksource"
 	assert_eq "${lines[1]}" pit "a cold boot's clock events (one vCPU: no LAPIC calibration)"
 	assert_contains "${lines[2]}" "tsc_early_khz=$khz"
+	# the one-CPU lock-prefix patching is skipped under TCG (guest_cmdline.c)
+	assert_contains "${lines[2]}" " noreplace-smp"
 	run --separate-stderr tq run --mode vm --boot template --rm "$ROOTFS" -- sh -c "cat $cs $ce"
 	assert_status 0
 	assert_match "${lines[0]}" '^tsc(-early)?$' "a clone's clocksource"
