@@ -1,9 +1,10 @@
 #!/bin/bash
 # Builds the qpod microVM guest kernel (x86_64) from Debian's linux-source
-# package: tinyconfig + kernel-config/guest.config. Results are cached
-# outside the checkout in ${QPOD_CACHE:-/var/cache/qpod}/kernel/<key>/ with
-# key = <kernel package version>-<first 16 hex of sha256(guest.config)>;
-# kernel/current points at the last key built or found.
+# package: the patches in kernel-config/patches/ (in name order), then
+# tinyconfig + kernel-config/guest.config. Results are cached outside the
+# checkout in ${QPOD_CACHE:-/var/cache/qpod}/kernel/<key>/ with
+# key = <kernel package version>-<first 16 hex of sha256(guest.config and
+# the patches)>; kernel/current points at the last key built or found.
 #
 # Usage: kernel-config/build.sh [OUTDIR]
 #   OUTDIR (optional): also copy vmlinux, bzImage and config there.
@@ -12,6 +13,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fragment="$here/guest.config"
+patches=("$here"/patches/*.patch)
+[ -e "${patches[0]}" ] || patches=()
 cache_root="${QPOD_CACHE:-/var/cache/qpod}/kernel"
 outdir="${1:-}"
 jobs="${JOBS:-$(nproc)}"
@@ -65,7 +68,7 @@ if [ -z "$kver" ]; then
 fi
 kver=$(printf '%s' "$kver" | tr -c 'A-Za-z0-9.+_-' '_')
 
-cfg_hash=$(sha256sum "$fragment" | cut -c1-16)
+cfg_hash=$(cat "$fragment" "${patches[@]}" | sha256sum | cut -c1-16)
 key="$kver-$cfg_hash"
 dest="$cache_root/$key"
 
@@ -135,6 +138,12 @@ tar -xf "$tarball" -C "$work"
 src=$(find "$work" -mindepth 1 -maxdepth 1 -type d | head -n 1)
 [ -n "$src" ] && [ -f "$src/Makefile" ] || die "no kernel tree in $tarball"
 
+for p in "${patches[@]}"; do
+	log "applying $(basename "$p")"
+	patch -d "$src" -p1 --forward --batch --quiet <"$p" >>"$buildlog" 2>&1 ||
+		die "$(basename "$p") does not apply to $(basename "$tarball") (see $buildlog): update the patch"
+done
+
 kmake() {
 	make -C "$src" ARCH=$arch ${CROSS_COMPILE:+CROSS_COMPILE=$CROSS_COMPILE} \
 		KBUILD_BUILD_USER=qpod KBUILD_BUILD_HOST=qpod "$@"
@@ -203,6 +212,7 @@ cp "$src/vmlinux" "$stage/vmlinux"
 cp "$src/arch/x86/boot/bzImage" "$stage/bzImage"
 cp "$src/.config" "$stage/config"
 cp "$fragment" "$stage/guest.config"
+[ ${#patches[@]} -eq 0 ] || { mkdir -p "$stage/patches" && cp "${patches[@]}" "$stage/patches/"; }
 kmake -s kernelrelease >"$stage/kernelrelease" 2>/dev/null || true
 rm -rf "$dest"
 mv -T "$stage" "$dest"

@@ -20,7 +20,9 @@
 #include "vm/vm.h"
 
 /* kernel-config/cmdline.txt, joined; used when that file is not found */
-#define CMDLINE_DEFAULT "console=ttyS0 quiet reboot=t panic=-1 no_timer_check tsc=reliable 8250.nr_uarts=1"
+#define CMDLINE_DEFAULT                                                                            \
+	"console=ttyS0 quiet reboot=t panic=-1 no_timer_check tsc=reliable 8250.nr_uarts=1 "      \
+	"virtio_console.rx_bufs=64"
 
 /* see vm.h; the file is kernel-config/ beside the build, or installed
  * beside the kernel (util/paths.h) */

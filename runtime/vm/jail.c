@@ -154,7 +154,7 @@ static int make_plan(const struct vm_qemu_opts *o, const char *bin, struct jail_
 {
 	snprintf(p->initrd, sizeof(p->initrd), "%s/%s", o->statedir, o->initrd ? o->initrd : QP_VM_INITRD);
 	if (plan_add(p, "/usr", false, false) < 0 || plan_add(p, "/etc/ld.so.cache", false, true) < 0 ||
-	    plan_add(p, o->kernel, false, false) < 0 || plan_add(p, p->initrd, false, false) < 0 ||
+	    (!o->incoming && (plan_add(p, o->kernel, false, false) < 0 || plan_add(p, p->initrd, false, false) < 0)) ||
 	    (o->firmware && plan_add(p, o->firmware, false, false) < 0) ||
 	    resolve_bin(bin, p->bin, sizeof(p->bin)) < 0 || plan_add(p, p->bin, false, false) < 0)
 		return -1;

@@ -288,7 +288,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	if (vm_pick_accel(spec->opts.accel, &m->kvm, err) < 0 ||
 	    !(firmware = vm_find_firmware(spec->opts.firmware, err)) ||
 	    !(kernel = vm_find_kernel(err)) || !(init = vm_find_guest_init(err)) ||
-	    state_dir_path(m, err) < 0 || vm_write_initrd(pod->dirfd, QP_VM_INITRD, init, err) < 0)
+	    state_dir_path(m, err) < 0)
 		goto fail;
 	free(pod->state->accel);
 	if (!(pod->state->accel = strdup(vm_mon_accel(m)))) {
@@ -329,6 +329,9 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 spawn:
 	o.mem_path = clone ? tpl.mem : NULL;
 	o.incoming = clone;
+	/* a clone boots no kernel and so needs no initrd */
+	if (!clone && vm_write_initrd(pod->dirfd, QP_VM_INITRD, init, err) < 0)
+		goto fail;
 	/* a cold boot of qpod's firmware marks its boundaries (a clone runs
 	 * no firmware, and has its template's devices; libvirt's domain XML
 	 * has no marker device) */

@@ -251,12 +251,17 @@ static int build_argv(const struct vm_qemu_opts *o, const struct qsocks *s, bool
 		addf(a, "name=" FW_CFG_TEST_CORRUPT_FILE ",string=%s", c ? c : "");
 		a->oom |= !c;
 	}
-	add(a, "-kernel");
-	add(a, o->kernel);
-	add(a, "-initrd");
-	addf(a, "%s/%s", o->statedir, o->initrd ? o->initrd : QP_VM_INITRD);
-	add(a, "-append");
-	add(a, cmdline);
+	/* a clone boots nothing: its kernel is in the template's RAM, and
+	 * QEMU would still read the kernel's ELF segments into a copy of its
+	 * own (~10 MB of this process's memory, faulted in at every start) */
+	if (!o->incoming) {
+		add(a, "-kernel");
+		add(a, o->kernel);
+		add(a, "-initrd");
+		addf(a, "%s/%s", o->statedir, o->initrd ? o->initrd : QP_VM_INITRD);
+		add(a, "-append");
+		add(a, cmdline);
+	}
 	if (o->console) {
 		add(a, "-serial");
 		addf(a, "file:%s", o->console);
