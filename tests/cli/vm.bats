@@ -35,6 +35,8 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	assert_eq "$(pod_field "$ID" accel)" "${QPOD_ACCEL:-tcg}"
 	qpid=$(qemu_of "$ID")
 	assert_match "$(tr '\0' ' ' </proc/"$qpid"/cmdline)" 'qemu-system-x86_64 .*-M microvm.*qboot/qpod-firmware.bin' "VMM: qpod's firmware"
+	tr '\0' '\n' </proc/"$qpid"/environ | grep -q '^GLIBC_TUNABLES=.*glibc.malloc.hugetlb=1' ||
+		flunk "QEMU's heap is not on huge pages: $(tr '\0' ' ' </proc/"$qpid"/environ)"
 	assert_eq "$(qp list --format json | jq -r --arg id "$ID" '.[] | select(.id == $id) | .status')" created "list"
 	run qp start "$ID"
 	assert_status 0
