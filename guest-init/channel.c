@@ -33,6 +33,7 @@ static const char *const type_names[] = {
 	[QP_MSG_CTL_START] = "CTL_START", [QP_MSG_CTL_REPLY] = "CTL_REPLY",
 	[QP_MSG_CTL_REPLACE] = "CTL_REPLACE", [QP_MSG_CTL_PAUSE] = "CTL_PAUSE",
 	[QP_MSG_CTL_RESUME] = "CTL_RESUME", [QP_MSG_CLONE] = "CLONE",
+	[QP_MSG_WARM] = "WARM",
 };
 
 static const unsigned char senders[] = {
@@ -48,6 +49,7 @@ static const unsigned char senders[] = {
 	[QP_MSG_CTL_START] = QP_SENDER_CTL, [QP_MSG_CTL_REPLY] = QP_SENDER_CTL,
 	[QP_MSG_CTL_REPLACE] = QP_SENDER_CTL, [QP_MSG_CTL_PAUSE] = QP_SENDER_CTL,
 	[QP_MSG_CTL_RESUME] = QP_SENDER_CTL, [QP_MSG_CLONE] = QP_SENDER_HOST,
+	[QP_MSG_WARM] = QP_SENDER_HOST,
 };
 
 const char *qp_msg_type_name(uint16_t type)
@@ -91,7 +93,7 @@ static int validate_run(const struct qp_run *r, int code, const struct qp_msg *m
 
 	if (r->flags & ~(uint32_t)QP_RUN_F_ALL)
 		return invalid(err, code, m, "unknown flags 0x%x", r->flags & ~(uint32_t)QP_RUN_F_ALL);
-	if (r->rootfs == QP_ROOTFS_9P) {
+	if (r->rootfs == QP_ROOTFS_9P || r->rootfs == QP_ROOTFS_9P_SUBDIR) {
 		size_t n = r->rootfs_tag ? strlen(r->rootfs_tag) : 0;
 		if (n == 0 || n > QP_PROTO_MAX_TAG)
 			return invalid(err, code, m, "9p rootfs tag must have 1..%d bytes, not %zu",
@@ -208,6 +210,12 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 			return invalid(err, code, m, "text missing or longer than %d bytes",
 				       QP_PROTO_MAX_TEXT);
 		return 0;
+	case QP_MSG_WARM: {
+		size_t n = m->u.warm.tag ? strlen(m->u.warm.tag) : 0;
+		if (n == 0 || n > QP_PROTO_MAX_TAG)
+			return invalid(err, code, m, "9p tag must have 1..%d bytes, not %zu", QP_PROTO_MAX_TAG, n);
+		return 0;
+	}
 	case QP_MSG_HELLO:
 	case QP_MSG_MEMINFO_REQ:
 	case QP_MSG_MEMINFO:
@@ -348,6 +356,9 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 	case QP_MSG_CLONE:
 		put_u64(w, m->u.clone.realtime_ns);
 		put(w, m->u.clone.seed, QP_PROTO_SEED_SIZE);
+		break;
+	case QP_MSG_WARM:
+		put_str(w, m->u.warm.tag);
 		break;
 	case QP_MSG_EXEC_OUT:
 		put_u32(w, m->u.exec_out.id);
@@ -600,6 +611,8 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 	case QP_MSG_CLONE:
 		return get_u64(r, &m->u.clone.realtime_ns, "realtime_ns", err) < 0 ||
 		       get_bytes(r, m->u.clone.seed, QP_PROTO_SEED_SIZE, "seed", err) < 0 ? -1 : 0;
+	case QP_MSG_WARM:
+		return get_str(r, &m->u.warm.tag, "tag", err);
 	case QP_MSG_EXEC_OUT:
 		if (get_u32(r, &m->u.exec_out.id, "id", err) < 0 ||
 		    get_u8(r, &m->u.exec_out.stream, "stream", err) < 0)

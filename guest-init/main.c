@@ -28,6 +28,7 @@
 #include <sys/reboot.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +45,7 @@
 #define PORT_WAIT_MS 3000        /* virtio port names arrive asynchronously */
 #define DRAIN_MS 1000            /* after exit, stdio held open by leftovers */
 #define NEWROOT "/newroot"
+#define SHARE "/.share" /* a spare's share, while its subdirectory is bound */
 #define NINEP_OPTS "trans=virtio,version=9p2000.L,cache=mmap,msize=262144"
 
 static struct qp_chan chan; /* static: ~200 KiB, fixed, whatever the host sends */
@@ -191,18 +193,38 @@ static void mount_cgroup2(void)
 	close(fd);
 }
 
-/* The workload's root: the 9p share, entered switch_root style (the
- * initramfs cannot be pivot_root'ed away), or the initramfs itself. */
+/* A spare's share holds the pod's rootfs in its QP_PROTO_SUBDIR (bound
+ * there when the pod took the spare): the share is mounted aside, that
+ * directory bound on NEWROOT, and the share's mount let go. */
+static void mount_share_subdir(const char *tag, unsigned long ro)
+{
+	make_dir(SHARE);
+	if (mount(tag, SHARE, "9p", ro, NINEP_OPTS) < 0)
+		die("mount 9p tag \"%s\" on " SHARE " (is the host sharing it?)", tag);
+	make_dir(NEWROOT);
+	if (mount(SHARE "/" QP_PROTO_SUBDIR, NEWROOT, NULL, MS_BIND, NULL) < 0)
+		die("bind " SHARE "/" QP_PROTO_SUBDIR " on " NEWROOT);
+	if (ro && mount(NULL, NEWROOT, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
+		die("remount " NEWROOT " read-only");
+	if (umount2(SHARE, MNT_DETACH) < 0)
+		die("unmount " SHARE);
+}
+
+/* The workload's root: the 9p share (or its subdirectory), entered
+ * switch_root style (the initramfs cannot be pivot_root'ed away), or the
+ * initramfs itself. */
 static void enter_rootfs(const struct qp_run *r)
 {
 	static const char *const moved[] = { "/dev", "/proc", "/sys" };
 
-	if (r->rootfs == QP_ROOTFS_9P) {
+	if (r->rootfs == QP_ROOTFS_9P || r->rootfs == QP_ROOTFS_9P_SUBDIR) {
 		unsigned long ro = r->flags & QP_RUN_F_ROOTFS_RO ? MS_RDONLY : 0;
 		char dst[64];
 
 		make_dir(NEWROOT);
-		if (mount(r->rootfs_tag, NEWROOT, "9p", ro, NINEP_OPTS) < 0)
+		if (r->rootfs == QP_ROOTFS_9P_SUBDIR)
+			mount_share_subdir(r->rootfs_tag, ro);
+		else if (mount(r->rootfs_tag, NEWROOT, "9p", ro, NINEP_OPTS) < 0)
 			die("mount 9p tag \"%s\" on " NEWROOT " (is the host sharing it?)",
 			    r->rootfs_tag);
 		for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++) {
@@ -539,8 +561,40 @@ static void apply_clone(const struct qp_msg *m, uint64_t init_ns)
 	send_hello(init_ns);
 }
 
-/* Until RUN, answer MEMINFO_REQ, CLONE and SHUTDOWN; anything else is out
- * of turn. */
+/* WARM: run what a pod's start runs once, so that under TCG its code is
+ * translated before a pod asks (a spare's idle time pays for it): a 9p
+ * mount, an exec of a program from it (guest-init's copy, which exits at
+ * once), a fork, a wait, a directory listing, an unmount.  Then HELLO. */
+static void warm_up(const struct qp_msg *m, uint64_t init_ns)
+{
+	static const char prog[] = SHARE "/" QP_PROTO_WARM_PROG;
+	int status;
+	DIR *d;
+
+	make_dir(SHARE);
+	if (mount(m->u.warm.tag, SHARE, "9p", MS_RDONLY, NINEP_OPTS) < 0)
+		die("warm-up: mount 9p tag \"%s\" on " SHARE, m->u.warm.tag);
+	pid_t pid = fork();
+	if (pid < 0)
+		die("warm-up: fork");
+	if (pid == 0) {
+		execl(prog, QP_PROTO_WARM_ARGV0, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		gi_fatal(QP_PERR_SYSCALL, 0, "warm-up: %s did not run (status 0x%x)", prog, status);
+	if (!(d = opendir(SHARE "/" QP_PROTO_SUBDIR)))
+		die("warm-up: list " SHARE "/" QP_PROTO_SUBDIR);
+	while (readdir(d))
+		;
+	closedir(d);
+	if (umount2(SHARE, 0) < 0)
+		die("warm-up: unmount " SHARE);
+	send_hello(init_ns);
+}
+
+/* Until RUN, answer MEMINFO_REQ, CLONE, WARM and SHUTDOWN; anything else is
+ * out of turn. */
 static void wait_run(struct qp_run *out, uint64_t init_ns)
 {
 	struct qp_msg m;
@@ -554,6 +608,9 @@ static void wait_run(struct qp_run *out, uint64_t init_ns)
 			return;
 		case QP_MSG_CLONE:
 			apply_clone(&m, init_ns);
+			break;
+		case QP_MSG_WARM:
+			warm_up(&m, init_ns);
 			break;
 		case QP_MSG_MEMINFO_REQ:
 			send_meminfo();
@@ -974,11 +1031,15 @@ static void run_workload(void)
 	pthread_join(th, NULL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	uint64_t init_ns = gi_boot_ns();
 	qp_error *err = NULL;
 	int fd;
+
+	/* the warm-up's run of this program (warm_up) */
+	if (argc > 0 && !strcmp(argv[0], QP_PROTO_WARM_ARGV0))
+		return 0;
 
 	mount_early();
 	if (fcntl(2, F_GETFD) < 0 && (fd = open("/dev/console", O_RDWR)) >= 0) {

@@ -24,7 +24,8 @@
  *                  u64 init_ns (CLOCK_BOOTTIME when init started),
  *                  u64 hello_ns (CLOCK_BOOTTIME when HELLO was sent)
  *   RUN         H  u32 flags (QP_RUN_F_*), u32 uid, u32 gid,
- *                  u8 rootfs (QP_ROOTFS_*), str rootfs_tag (9p mount tag),
+ *                  u8 rootfs (QP_ROOTFS_*: the initramfs, a 9p share, or a
+ *                  9p share's QP_PROTO_SUBDIR), str rootfs_tag (9p mount tag),
  *                  str cwd ("" = "/"), str hostname ("" = keep),
  *                  strv argv (>= 1 entry), strv env (each "NAME=value"),
  *                  ip4 ip, u8 prefix (0 = no address: eth0 stays down),
@@ -61,6 +62,12 @@
  *                  template (vm/template.c) before RUN, so that it is unique:
  *                  the seed is mixed into the guest's RNG, which is reseeded,
  *                  and the clock set.  The guest answers with a new HELLO.
+ *   WARM        H  str tag (a 9p mount tag): sent to a spare (vm/spare.c)
+ *                  before RUN, so that the code a pod's start runs is
+ *                  translated (TCG) before a pod asks: the guest mounts the
+ *                  share read-only, runs its QP_PROTO_WARM_PROG (a copy of
+ *                  guest-init, which exits at once as QP_PROTO_WARM_ARGV0),
+ *                  lists the share, unmounts it, and answers with a HELLO.
  *   EXEC_STARTED G u32 id, u32 pid
  *   EXEC_OUT    G  u32 id, u8 stream (1 stdout, 2 stderr), raw bytes (>= 1)
  *   EXEC_EXIT   G  u32 id, i32 code (0..255), i32 errnum (!= 0: it could not
@@ -104,7 +111,7 @@
 #include <stdint.h>
 
 #define QP_PROTO_MAGIC 0x444f5051u /* bytes 'Q' 'P' 'O' 'D' */
-#define QP_PROTO_VERSION 1
+#define QP_PROTO_VERSION 2
 #define QP_PROTO_HDR_SIZE 12
 #define QP_PROTO_MAX_PAYLOAD 65536
 #define QP_PROTO_FRAME_MAX (QP_PROTO_HDR_SIZE + QP_PROTO_MAX_PAYLOAD)
@@ -140,7 +147,8 @@ enum qp_msg_type {
 	QP_MSG_CTL_PAUSE = 20,
 	QP_MSG_CTL_RESUME = 21,
 	QP_MSG_CLONE = 22,
-	QP_MSG_TYPE_MAX = QP_MSG_CLONE,
+	QP_MSG_WARM = 23,
+	QP_MSG_TYPE_MAX = QP_MSG_WARM,
 };
 
 /* who may send a type: a receiver refuses a message from the wrong side
@@ -158,7 +166,15 @@ enum {
 enum qp_rootfs {
 	QP_ROOTFS_INITRAMFS = 0, /* stay in the initramfs (the image is in it) */
 	QP_ROOTFS_9P = 1,        /* mount 9p tag rootfs_tag, move into it */
+	QP_ROOTFS_9P_SUBDIR = 2, /* mount 9p tag rootfs_tag, move into its QP_PROTO_SUBDIR */
 };
+/* the directory of a 9p share that QP_ROOTFS_9P_SUBDIR enters (a spare's
+ * share: the pod's rootfs is bound there when a pod takes it) */
+#define QP_PROTO_SUBDIR "root"
+/* WARM: the program of the share that the warm-up runs, and the argv[0]
+ * that makes guest-init exit at once */
+#define QP_PROTO_WARM_PROG "warm/init"
+#define QP_PROTO_WARM_ARGV0 "qpod-warm"
 
 /* ERROR codes */
 enum qp_proto_err {
@@ -250,6 +266,9 @@ struct qp_msg {
 			uint64_t realtime_ns;
 			uint8_t seed[QP_PROTO_SEED_SIZE];
 		} clone;
+		struct {
+			const char *tag;
+		} warm;
 	} u;
 };
 

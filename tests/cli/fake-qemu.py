@@ -21,10 +21,13 @@ import sys
 import time
 
 MAGIC = 0x444F5051
+# the protocol version qpod speaks (guest-init/protocol.h), which
+# tests/cli/helpers.bash reads from the header: this runs in QEMU's jail
+VERSION = int(os.environ["FAKE_PROTO_VERSION"])
 
 
 def frame(mtype, payload):
-    return struct.pack("<IHHI", MAGIC, 1, mtype, len(payload)) + payload
+    return struct.pack("<IHHI", MAGIC, VERSION, mtype, len(payload)) + payload
 
 
 def main():
@@ -42,13 +45,13 @@ def main():
     if mode == "garbage":
         conn.sendall(b"this is not a qpod frame at all\n" * 4)
     elif mode == "oversize":
-        conn.sendall(struct.pack("<IHHI", MAGIC, 1, 1, 1 << 30))
+        conn.sendall(struct.pack("<IHHI", MAGIC, VERSION, 1, 1 << 30))
     elif mode == "endless":
-        conn.sendall(struct.pack("<IHHI", MAGIC, 1, 1, 100) + b"x" * 10)
+        conn.sendall(struct.pack("<IHHI", MAGIC, VERSION, 1, 100) + b"x" * 10)
     elif mode == "badtype":
         conn.sendall(frame(2, b""))
     elif mode in ("hello", "badstart"):
-        conn.sendall(frame(1, struct.pack("<HHIQQ", 1, 0, 0, 1000, 2000)))
+        conn.sendall(frame(1, struct.pack("<HHIQQ", VERSION, 0, 0, 1000, 2000)))
     # keep reading (a full socket buffer would block the host's writes)
     conn.settimeout(None)
     answered = False

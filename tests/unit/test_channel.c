@@ -69,7 +69,7 @@ static void test_header_layout(void **state)
 {
 	struct qp_msg m = { .type = QP_MSG_SHUTDOWN };
 	qp_error *err = NULL;
-	static const uint8_t want[] = { 'Q', 'P', 'O', 'D', 1, 0, QP_MSG_SHUTDOWN, 0, 0, 0, 0, 0 };
+	static const uint8_t want[] = { 'Q', 'P', 'O', 'D', QP_PROTO_VERSION, 0, QP_MSG_SHUTDOWN, 0, 0, 0, 0, 0 };
 
 	(void)state;
 	assert_int_equal(qp_msg_encode(&m, frame, sizeof(frame), &err), QP_PROTO_HDR_SIZE);
@@ -148,6 +148,11 @@ static void test_round_trip_simple(void **state)
 	assert_int_equal(out.u.error.code, QP_PERR_SYSCALL);
 	assert_int_equal(out.u.error.errnum, ENOENT);
 	assert_string_equal(out.u.error.text, in.u.error.text);
+
+	in = (struct qp_msg){ .type = QP_MSG_WARM };
+	in.u.warm.tag = "rootfs";
+	round_trip(&in, &out);
+	assert_string_equal(out.u.warm.tag, "rootfs");
 }
 
 static void test_round_trip_run(void **state)
@@ -186,6 +191,12 @@ static void test_round_trip_run(void **state)
 	assert_int_equal(out.u.run.prefix, 24);
 	assert_memory_equal(out.u.run.gateway, r->gateway, 4);
 	assert_memory_equal(out.u.run.mac, r->mac, 6);
+
+	/* a spare's share: the rootfs is its subdirectory */
+	r->rootfs = QP_ROOTFS_9P_SUBDIR;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.run.rootfs, QP_ROOTFS_9P_SUBDIR);
+	assert_string_equal(out.u.run.rootfs_tag, "rootfs");
 }
 
 static void test_run_max_entries(void **state)
@@ -286,7 +297,7 @@ static void test_decode_malformed(void **state)
 	frame[0] = 'X'; /* bad magic */
 	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
 	n = error_frame();
-	frame[4] = 2; /* a version this side does not speak */
+	frame[4] = QP_PROTO_VERSION + 1; /* a version this side does not speak */
 	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
 	n = error_frame();
 	frame[6] = 0; /* type 0 */
