@@ -253,15 +253,36 @@ int qp_cgroup_open(const char *path, struct qp_cgroup **out, qp_error **err)
 		return 0;                                                    \
 	} while (0)
 
-int qp_cgroup_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err)
+static int entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, bool whole, qp_error **err)
 {
 	e->n = 0;
 	e->dir_fd = -1;
-	if (cg->ops->entry_open(cg, e, err) < 0) {
+	if (cg->ops->entry_open(cg, e, whole, err) < 0) {
 		qp_cgroup_entry_close(e);
 		return qp_error_prefix(err, "cgroup \"%s\"", cg->path);
 	}
 	return 0;
+}
+
+int qp_cgroup_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err)
+{
+	return entry_open(cg, e, false, err);
+}
+
+int qp_cgroup_move(struct qp_cgroup *cg, pid_t pid, qp_error **err)
+{
+	struct qp_cgroup_entry e = QP_CGROUP_ENTRY_INIT;
+	char buf[24];
+	int n = snprintf(buf, sizeof(buf), "%d", (int)pid), r = 0;
+
+	if (entry_open(cg, &e, true, err) < 0)
+		return -1;
+	for (size_t i = 0; i < e.n && r == 0; i++)
+		if (write(e.fd[i], buf, (size_t)n) != n)
+			r = qp_fail(err, errno, "move process %d into cgroup \"%s\" (%s)", (int)pid, cg->path,
+				    e.name[i]);
+	qp_cgroup_entry_close(&e);
+	return r;
 }
 
 int qp_cgroup_entry_use(const struct qp_cgroup_entry *e, qp_error **err)

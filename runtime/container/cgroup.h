@@ -74,6 +74,10 @@ int qp_cgroup_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_err
  * with CLONE_INTO_CGROUP and dir_fd is in already.) */
 int qp_cgroup_entry_use(const struct qp_cgroup_entry *e, qp_error **err);
 void qp_cgroup_entry_close(struct qp_cgroup_entry *e);
+/* Move another process, all its threads, in: PID written to each
+ * hierarchy's cgroup.procs.  For what was started before its pod existed
+ * (a spare's QEMU, vm/spare.c); it pays the lock that entries avoid. */
+int qp_cgroup_move(struct qp_cgroup *cg, pid_t pid, qp_error **err);
 /* The processes in the cgroup and its descendants, sorted, no duplicates;
  * *pids is malloc'd (may be NULL when *n == 0). */
 int qp_cgroup_pids(struct qp_cgroup *cg, pid_t **pids, size_t *n, qp_error **err);
@@ -160,7 +164,9 @@ int qp_cg_set_blkio(const struct qp_cg_leaves *l, const struct qp_resources *res
 struct qp_cgroup_ops {
 	int (*create)(struct qp_cgroup *cg, const struct qp_resources *res, qp_error **err);
 	int (*exists)(struct qp_cgroup *cg, qp_error **err); /* 0 or -1 (QP_E_NOTFOUND) */
-	int (*entry_open)(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err);
+	/* whole: cgroup.procs everywhere (v1: else "tasks", for a process
+	 * that moves itself) */
+	int (*entry_open)(struct qp_cgroup *cg, struct qp_cgroup_entry *e, bool whole, qp_error **err);
 	int (*pids)(struct qp_cgroup *cg, pid_t **pids, size_t *n, qp_error **err);
 	/* open the leaves of the existing cgroup (fills every fd, -1 if absent) */
 	int (*leaves)(struct qp_cgroup *cg, struct qp_cg_leaves *l, qp_error **err);

@@ -229,8 +229,9 @@ static int v1_exists(struct qp_cgroup *cg, qp_error **err)
 	return qp_error_set(err, QP_E_NOTFOUND, 0, "does not exist");
 }
 
-static int v1_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err)
+static int v1_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, bool whole, qp_error **err)
 {
+	const char *file = whole ? "cgroup.procs" : "tasks";
 	_cleanup_v1set_ struct v1_set s = { 0 };
 
 	if (v1_hierarchies(cg->root, &s, err) < 0)
@@ -238,9 +239,9 @@ static int v1_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_err
 	_Static_assert(N_CTRL <= QP_CGROUP_ENTRY_MAX, "an entry per hierarchy");
 	for (size_t i = 0; i < s.n; i++) {
 		_cleanup_close_ int dir = qp_cg_openpath(s.h[i].fd, cg->path, err);
-		int fd = dir < 0 ? -1 : openat(dir, "tasks", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+		int fd = dir < 0 ? -1 : openat(dir, file, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (dir >= 0 && fd < 0)
-			qp_fail(err, errno, "open tasks");
+			qp_fail(err, errno, "open %s", file);
 		if (fd < 0)
 			return qp_error_prefix(err, "%s", s.h[i].name);
 		e->fd[e->n] = fd;

@@ -126,8 +126,9 @@ static int v2_exists(struct qp_cgroup *cg, qp_error **err)
 	return qp_fail(err, errno, "open \"%s/%s\"", cg->root, cg->path);
 }
 
-static int v2_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err)
+static int v2_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, bool whole, qp_error **err)
 {
+	(void)whole; /* cgroup.procs moves a whole process either way */
 	int dir = open_leaf(cg, err);
 	int fd = dir < 0 ? -1 : openat(dir, "cgroup.procs", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 

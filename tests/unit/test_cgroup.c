@@ -7,6 +7,8 @@
  * QPOD_CGROUP_ROOT.  Every real test removes its cgroups and children in its
  * teardown, which cmocka runs even when an assertion fails. */
 #include <errno.h>
+#include <dirent.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -510,6 +512,68 @@ static void test_host_lifecycle(void **state)
 	qp_error_free(&err);
 }
 
+static void *pause_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* another process, started outside, with a second thread: qp_cgroup_move
+ * takes all of it in (a spare's QEMU when a pod takes the spare) */
+static void test_host_move(void **state)
+{
+	struct fixture *f = *state;
+	qp_error *err = NULL;
+	int ready[2];
+	char c, path[64];
+
+	need_root();
+	check_err(qp_cgroup_create(f->path, NULL, &f->cg, &err), &err);
+	assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
+	f->child[0] = fork();
+	assert_true(f->child[0] >= 0);
+	if (f->child[0] == 0) {
+		pthread_t th;
+		signal(SIGTERM, SIG_DFL);
+		if (pthread_create(&th, NULL, pause_thread, NULL) != 0 || write(ready[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	assert_in_pids(f->cg, 0, 0);
+	check_err(qp_cgroup_move(f->cg, f->child[0], &err), &err);
+	assert_in_pids(f->cg, f->child[0], 1);
+	/* every thread moved, in every hierarchy */
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)f->child[0]);
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int threads = 0;
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *v = slurp("/proc/%d/task/%s/cgroup", (int)f->child[0], de->d_name);
+		assert_non_null(v);
+		for (char *line = strtok(v, "\n"); line; line = strtok(NULL, "\n"))
+			if (strstr(line, ":name=") == NULL && strstr(line, "::/") == NULL)
+				assert_non_null(strstr(line, f->path));
+		threads++;
+	}
+	closedir(d);
+	assert_int_equal(threads, 2);
+	/* a process that is not there */
+	assert_int_equal(qp_cgroup_move(f->cg, 0x3fffffff, &err), -1);
+	assert_non_null(strstr(err->msg, "move process"));
+	qp_error_free(&err);
+	check_err(qp_cgroup_destroy(f->cg, &err), &err);
+	assert_int_equal(reap(&f->child[0]), SIGKILL);
+}
+
 /* destroy with a live process and a sub-cgroup inside; open() re-finds it */
 static void test_host_destroy_busy(void **state)
 {
@@ -821,6 +885,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_destroy_busy, setup_host,
 						teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_host_oom, setup_host, teardown_fixture),
+		cmocka_unit_test_setup_teardown(test_host_move, setup_host, teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_host_rollback, setup_host, teardown_fixture),
 		cmocka_unit_test_setup_teardown(test_unified_lifecycle, setup_unified,
 						teardown_fixture),
