@@ -18,6 +18,7 @@
 #include <net/route.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -561,35 +562,34 @@ static void apply_clone(const struct qp_msg *m, uint64_t init_ns)
 	send_hello(init_ns);
 }
 
-/* WARM: run what a pod's start runs once, so that under TCG its code is
- * translated before a pod asks (a spare's idle time pays for it): a 9p
- * mount, an exec of a program from it (guest-init's copy, which exits at
- * once), a fork, a wait, a directory listing, an unmount.  Then HELLO. */
+/* WARM: run what a pod's start runs, once, so that under TCG its code is
+ * translated before a pod asks (a spare's idle time pays for it): in a
+ * child with a mount namespace of its own (nothing of it stays), the
+ * share's subdirectory entered as a pod's root is (enter_rootfs), a
+ * program of it forked and exec'd, waited for.  Then HELLO.  A failed
+ * step ends the VM as any setup failure does (the spare is not made). */
 static void warm_up(const struct qp_msg *m, uint64_t init_ns)
 {
-	static const char prog[] = SHARE "/" QP_PROTO_WARM_PROG;
 	int status;
-	DIR *d;
-
-	make_dir(SHARE);
-	if (mount(m->u.warm.tag, SHARE, "9p", MS_RDONLY, NINEP_OPTS) < 0)
-		die("warm-up: mount 9p tag \"%s\" on " SHARE, m->u.warm.tag);
 	pid_t pid = fork();
+
 	if (pid < 0)
 		die("warm-up: fork");
 	if (pid == 0) {
-		execl(prog, QP_PROTO_WARM_ARGV0, (char *)NULL);
-		_exit(127);
+		struct qp_run r = { .rootfs = QP_ROOTFS_9P_SUBDIR, .rootfs_tag = m->u.warm.tag };
+		if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+			die("warm-up: a mount namespace");
+		enter_rootfs(&r);
+		pid_t prog = fork();
+		if (prog == 0) {
+			execl("/" QP_PROTO_WARM_PROG, QP_PROTO_WARM_ARGV0, (char *)NULL);
+			_exit(127);
+		}
+		_exit(prog > 0 && waitpid(prog, &status, 0) == prog && WIFEXITED(status) ? WEXITSTATUS(status) : 126);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		gi_fatal(QP_PERR_SYSCALL, 0, "warm-up: %s did not run (status 0x%x)", prog, status);
-	if (!(d = opendir(SHARE "/" QP_PROTO_SUBDIR)))
-		die("warm-up: list " SHARE "/" QP_PROTO_SUBDIR);
-	while (readdir(d))
-		;
-	closedir(d);
-	if (umount2(SHARE, 0) < 0)
-		die("warm-up: unmount " SHARE);
+		gi_fatal(QP_PERR_SYSCALL, 0, "warm-up: /" QP_PROTO_WARM_PROG " of the share did not run (status 0x%x)",
+			 status);
 	send_hello(init_ns);
 }
 

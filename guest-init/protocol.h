@@ -64,10 +64,12 @@
  *                  and the clock set.  The guest answers with a new HELLO.
  *   WARM        H  str tag (a 9p mount tag): sent to a spare (vm/spare.c)
  *                  before RUN, so that the code a pod's start runs is
- *                  translated (TCG) before a pod asks: the guest mounts the
- *                  share read-only, runs its QP_PROTO_WARM_PROG (a copy of
- *                  guest-init, which exits at once as QP_PROTO_WARM_ARGV0),
- *                  lists the share, unmounts it, and answers with a HELLO.
+ *                  translated (TCG) before a pod asks: in a child with a
+ *                  mount namespace of its own, the guest enters the share's
+ *                  QP_PROTO_SUBDIR as RUN with QP_ROOTFS_9P_SUBDIR would,
+ *                  runs its QP_PROTO_WARM_PROG there (a copy of guest-init,
+ *                  which exits at once as QP_PROTO_WARM_ARGV0), and answers
+ *                  with a HELLO once that child is gone.
  *   EXEC_STARTED G u32 id, u32 pid
  *   EXEC_OUT    G  u32 id, u8 stream (1 stdout, 2 stderr), raw bytes (>= 1)
  *   EXEC_EXIT   G  u32 id, i32 code (0..255), i32 errnum (!= 0: it could not
@@ -171,9 +173,10 @@ enum qp_rootfs {
 /* the directory of a 9p share that QP_ROOTFS_9P_SUBDIR enters (a spare's
  * share: the pod's rootfs is bound there when a pod takes it) */
 #define QP_PROTO_SUBDIR "root"
-/* WARM: the program of the share that the warm-up runs, and the argv[0]
- * that makes guest-init exit at once */
-#define QP_PROTO_WARM_PROG "warm/init"
+/* WARM: the program in the share's QP_PROTO_SUBDIR that the warm-up runs
+ * (hidden by the pod's rootfs later), and the argv[0] that makes
+ * guest-init exit at once */
+#define QP_PROTO_WARM_PROG ".qpod-warm"
 #define QP_PROTO_WARM_ARGV0 "qpod-warm"
 
 /* ERROR codes */

@@ -16,6 +16,16 @@
 
 struct pod;
 
+/* A spare, as `qpod spares list` shows it. */
+struct qp_spare {
+	const char *name, *key, *accel;
+	const char *status;      /* "making", "free" or "taken" */
+	const char *taken_by;    /* the pod's ID ("" unless taken) */
+	unsigned long long mem_mib;
+	int vcpus;
+	pid_t holder, qemu;
+};
+
 struct pod_driver {
 	const char *name;
 	/* Build the pod up to "created": the workload's process exists (or the
@@ -68,6 +78,18 @@ struct pod_driver {
 	 * again); each removed key to each(). */
 	int (*template_prune)(void (*each)(void *ctx, const char *key), void *ctx, qp_error **err);
 	int (*template_remove)(const char *key, qp_error **err);
+	/* Spares (NULL when the driver has none): pods of spec started ahead
+	 * of the pods that take them (vm: docs/TEMPLATES.md, "Spares"), in
+	 * the state root rootfd.  fill: until count are free (keep: and kept
+	 * so, every take starting a replacement); made(ctx, name) for each.
+	 * drain: stop the free ones (*n), forget the target.  gc: remove what
+	 * dead ones left (*n). */
+	int (*spares_fill)(int rootfd, const struct pod_spec *spec, int count, bool keep,
+			   void (*made)(void *ctx, const char *name), void *ctx, qp_error **err);
+	int (*spares_list)(int rootfd, void (*each)(void *ctx, const struct qp_spare *s), void *ctx,
+			   qp_error **err);
+	int (*spares_drain)(int rootfd, int *n, qp_error **err);
+	int (*spares_gc)(int rootfd, int *n, qp_error **err);
 	/* Whether pid, a process the state names (the VMM, or the pod's pid)
 	 * alive but outside the pod's cgroup, is still the pod's by the
 	 * driver's own proof (the libvirt backend: its QEMU, libvirtd's child,

@@ -222,6 +222,11 @@ static int remove_tree_at(int parent, const char *name, int depth)
 	return ret;
 }
 
+int state_remove_tree(int parent, const char *name)
+{
+	return remove_tree_at(parent, name, 0);
+}
+
 bool state_remove_stale_claim(int rootfd, const char *name)
 {
 	_cleanup_close_ int fd = -1;

@@ -78,6 +78,9 @@ int state_open(int rootfd, const char *id, int lock, qp_error **err);
 bool state_lock_busy(int dirfd);
 /* (Re)lock an open pod dir; exclusive = false for a shared lock. */
 int state_lock(int dirfd, const char *id, bool exclusive, qp_error **err);
+/* Remove NAME in parent and everything in it (never into another file
+ * system: EXDEV), e.g. a spare's dir (vm/spare.c); -1 with errno. */
+int state_remove_tree(int parent, const char *name);
 /* Remove the pod dir and everything in it. */
 /* A QP_CLAIM_PREFIX dir left by a qpod killed mid-claim (unlocked, with
  * qpod's mark): removed; true if it was. */

@@ -7,7 +7,10 @@
  * SeaBIOS (--firmware seabios, "without qboot") beside qpod's own firmware
  * (qpod-vm-cold), and the traditional VM (QEMU -M pc, SeaBIOS, Debian's
  * cloud kernel: tools/qpod-tradvm); with --libvirt-uri, the cold boot
- * through the libvirt backend beside the direct one (qpod-vm-libvirt).
+ * through the libvirt backend beside the direct one (qpod-vm-libvirt);
+ * and a pod that takes a spare (qpod-vm-spare: a clone started ahead,
+ * vm/spare.c), one made before each of its runs and not timed, where
+ * spares can be made (QEMU's jail is on).
  * The phases are per variant: qpod's firmware has vmm_init and firmware
  * (its markers), the others vmm_firmware (QEMU and the firmware in one). */
 #include <errno.h>
@@ -25,20 +28,22 @@
 #include "util/cleanup.h"
 #include "util/paths.h"
 #include "util/strv.h"
+#include "vm/vm.h"
 
 #define MAX_ARGS 32
 
 /* a cold boot's phases (with qpod's firmware, or another), then a template
- * clone's (restore, resume) */
+ * clone's (restore, resume) and a spare's (take, resume) */
 static const char *const vm_phases[] = { "prepare", "network", "vmm_spawn", "vmm_init", "firmware",
-					 "vmm_firmware", "kernel", "init", "restore", "resume",
+					 "vmm_firmware", "kernel", "init", "restore", "take", "resume",
 					 "workload", NULL };
-#define MAX_VARIANT_PHASES 12
+#define MAX_VARIANT_PHASES 13
 static const char *const ct_phases[] = { "prepare", "namespaces", "workload", NULL };
 
 struct variant {
 	const char *name;
 	const char *argv[MAX_ARGS];
+	const char *prep[MAX_ARGS];     /* run before each run, not timed (none: NULL) */
 	bool timeline;                  /* a qpod run: start_ms and phases */
 	const char *const *phases;
 	struct qp_bench_result *start, *exit;
@@ -109,6 +114,30 @@ static void qpod_run_argv(const struct qp_bench_opts *o, struct variant *v, bool
 	v->phases = vm ? vm_phases : ct_phases;
 }
 
+/* v's prep: one spare of the shape v's pod has (memory, vCPUs), no refill */
+static void spare_prep(const struct qp_bench_opts *o, struct variant *v)
+{
+	static char vcpus[16];
+	size_t n = 0;
+
+	v->prep[n++] = o->qpod;
+	v->prep[n++] = "--root";
+	v->prep[n++] = o->root;
+	v->prep[n++] = "spares";
+	v->prep[n++] = "fill";
+	v->prep[n++] = "--no-refill";
+	if (o->vcpus > 0) {
+		snprintf(vcpus, sizeof(vcpus), "%d", o->vcpus);
+		v->prep[n++] = "--vcpus";
+		v->prep[n++] = vcpus;
+	}
+	if (o->memory) {
+		v->prep[n++] = "--memory";
+		v->prep[n++] = o->memory;
+	}
+	v->prep[n] = NULL;
+}
+
 /* a vm pod of v through the libvirt backend at uri (its options go after
  * "run --rm --timeline") */
 static void via_libvirt(struct variant *v, const char *uri)
@@ -177,6 +206,17 @@ static int run_once(struct variant *v, bool record, qp_error **err)
 	double ms, tl;
 	int status;
 
+	if (v->prep[0]) {
+		if (qp_bench_child((char *const *)v->prep, &ms, &status, &out, err) < 0)
+			return -1;
+		if (status != 0) {
+			qp_error_set(err, QP_E_GENERIC, 0, "%s: %s exited with status %d: %s", v->name, v->prep[0],
+				     status, last_line(out.err));
+			qp_child_out_free(&out);
+			return -1;
+		}
+		qp_child_out_free(&out);
+	}
 	if (qp_bench_child((char *const *)v->argv, &ms, &status, &out, err) < 0)
 		return -1;
 	if (status != 0) {
@@ -212,7 +252,7 @@ fail:
 
 int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err)
 {
-	struct variant v[7];
+	struct variant v[8];
 	_cleanup_free_ char *runc = NULL, *tradvm = NULL, *bundle = NULL, *runc_root = NULL;
 	_cleanup_free_ char *tv_kernel = NULL, *tv_modules = NULL;
 	bool both = o->container && o->vm;
@@ -245,6 +285,12 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 		qpod_run_argv(o, &v[nv++], true, NULL, NULL);
 		v[nv].name = "qpod-vm-cold";
 		qpod_run_argv(o, &v[nv++], true, NULL, "cold");
+		bool jail = false;
+		if (vm_jail_wanted(&jail, NULL) == 0 && jail && !o->libvirt_uri) {
+			v[nv].name = "qpod-vm-spare";
+			qpod_run_argv(o, &v[nv], true, NULL, NULL);
+			spare_prep(o, &v[nv++]);
+		}
 		if (o->libvirt_uri) {
 			v[nv].name = "qpod-vm-libvirt";
 			qpod_run_argv(o, &v[nv], true, NULL, "cold");
@@ -307,5 +353,15 @@ out:
 	}
 	if (runc_root)
 		rmdir(runc_root);
+	for (size_t i = 0; i < nv; i++)
+		if (v[i].prep[0]) { /* a spare made and not taken (an interrupted round) */
+			const char *drain[] = { o->qpod, "--root", o->root, "spares", "drain", NULL };
+			struct qp_child_out out = { 0 };
+			double ms;
+			int status;
+			if (qp_bench_child((char *const *)drain, &ms, &status, &out, NULL) == 0)
+				qp_child_out_free(&out);
+			break;
+		}
 	return ret;
 }

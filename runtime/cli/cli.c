@@ -202,6 +202,28 @@ int cli_one_id(int argc, char **argv, int optind_, const char **id, qp_error **e
 	return state_validate_id(*id, err);
 }
 
+int cli_vm_shape_opt(int c, const char *arg, struct pod_spec *spec, qp_error **err)
+{
+	int64_t bytes;
+
+	switch (c) {
+	case 'M':
+		if (cli_parse_size(arg, "--memory", &bytes, err) < 0)
+			return -1;
+		spec->resources.has_memory_limit = true;
+		spec->resources.memory_limit = bytes;
+		return 1;
+	case 'c':
+		return spec_opt_set(spec, "qpod.vcpus", arg, err) < 0 ? -1 : 1;
+	case 'A':
+		return spec_opt_set(spec, "qpod.vm.accel", arg, err) < 0 ? -1 : 1;
+	case 'f':
+		return spec_opt_set(spec, "qpod.vm.firmware", arg, err) < 0 ? -1 : 1;
+	default:
+		return 0;
+	}
+}
+
 int cli_parse_format(const char *arg, bool *json, qp_error **err)
 {
 	if (strcmp(arg, "table") && strcmp(arg, "json"))

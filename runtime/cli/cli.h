@@ -43,7 +43,7 @@ void cli_usage(FILE *f);
 /* the option tables of the commands (commands.c points at them) */
 extern const struct option cli_opts_run[], cli_opts_help_only[], cli_opts_kill[],
 	cli_opts_delete[], cli_opts_exec[], cli_opts_ps[], cli_opts_pause[], cli_opts_update[],
-	cli_opts_events[], cli_opts_list[], cli_opts_spec[], cli_opts_replace[], cli_opts_template[], cli_opts_report[],
+	cli_opts_events[], cli_opts_list[], cli_opts_spec[], cli_opts_replace[], cli_opts_template[], cli_opts_spares[], cli_opts_report[],
 	cli_opts_bench[], cli_opts_density[];
 
 int cli_root(struct qp_cli *cli, qp_error **err);
@@ -69,6 +69,10 @@ int cli_one_id(int argc, char **argv, int optind_, const char **id, qp_error **e
 
 /* --format table|json -> *json */
 int cli_parse_format(const char *arg, bool *json, qp_error **err);
+/* The options that shape a VM (template create, spares fill): getopt's c
+ * 'M' --memory, 'c' --vcpus, 'A' --accel, 'f' --firmware, set in spec as
+ * run's flags would.  1 if c was one (and applied), 0 if not, -1 error. */
+int cli_vm_shape_opt(int c, const char *arg, struct pod_spec *spec, qp_error **err);
 
 /* "UID[:GID]" (numeric) -> uid, gid (gid = uid when omitted). */
 int cli_parse_user(const char *s, uint32_t *uid, uint32_t *gid, qp_error **err);
@@ -92,6 +96,7 @@ int cmd_features(struct qp_cli *, int, char **, qp_error **);
 int cmd_gc(struct qp_cli *, int, char **, qp_error **);
 int cmd_replace(struct qp_cli *, int, char **, qp_error **);
 int cmd_template(struct qp_cli *, int, char **, qp_error **);
+int cmd_spares(struct qp_cli *, int, char **, qp_error **);
 int cmd_stats(struct qp_cli *, int, char **, qp_error **);
 int cmd_bench(struct qp_cli *, int, char **, qp_error **);
 int cmd_density(struct qp_cli *, int, char **, qp_error **);

@@ -4,7 +4,8 @@
  * A pod directory whose creation was abandoned (qpod killed mid-create: no
  * state file, or status "creating" with no live process, and nobody holding
  * its lock) is destroyed like `delete --force`; then every network link,
- * address and IPAM lease whose pod no longer exists is removed.  Pods that
+ * address and IPAM lease whose pod no longer exists is removed, and the
+ * directory of every spare whose holder is gone (vm/spare.c).  Pods that
  * exist — running or stopped — are left alone, and so is a pod whose state
  * cannot be read (damaged, oversized, a symlink): gc cannot tell what it
  * runs, so it kills nothing of it and keeps its dir, its cgroup and its
@@ -79,13 +80,14 @@ int cmd_gc(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	struct dirent *de;
 	char **live = NULL;
 	size_t n_live = 0;
-	int removed_pods = 0, removed_net = 0, r = 0;
+	int removed_pods = 0, removed_net = 0, removed_spares = 0, r = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("Usage: qpod gc\nRemove what crashed qpod processes left behind: "
-			       "abandoned pod directories,\ntheir cgroups, and network links and "
-			       "leases of pods that no longer exist.\n");
+			       "abandoned pod directories,\ntheir cgroups, network links and "
+			       "leases of pods that no longer exist, and the\ndirectories of spares "
+			       "whose holder died (qpod spares).\n");
 			return 0;
 		}
 		return qp_error_set(err, QP_E_INVALID, 0, "gc: unexpected argument \"%s\"", argv[i]);
@@ -134,8 +136,13 @@ int cmd_gc(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		r = qp_net_gc(&net, live, &removed_net, err);
 	}
 	qp_strv_free(live);
+	/* what spares whose holder died left (their QEMU died with it) */
+	const struct pod_driver *vm = driver_by_name("vm", NULL);
+	if (r == 0 && vm && vm->spares_gc)
+		r = vm->spares_gc(cli->rootfd, &removed_spares, err);
 	if (r < 0)
 		return qp_error_prefix(err, "gc");
-	printf("removed %d abandoned pod(s), %d network lease(s)/link(s)\n", removed_pods, removed_net);
+	printf("removed %d abandoned pod(s), %d network lease(s)/link(s), %d dead spare(s)\n", removed_pods,
+	       removed_net, removed_spares);
 	return 0;
 }

@@ -78,30 +78,15 @@ static int create(const struct pod_driver *d, int argc, char **argv, qp_error **
 			fputs(usage, stdout);
 			spec_free(spec);
 			return 0;
-		case 'M': {
-			int64_t bytes;
-			if (cli_parse_size(optarg, "--memory", &bytes, err) < 0)
-				goto out;
-			spec->resources.has_memory_limit = true;
-			spec->resources.memory_limit = bytes;
-			break;
-		}
-		case 'c':
-			if (spec_opt_set(spec, "qpod.vcpus", optarg, err) < 0)
-				goto out;
-			break;
-		case 'A':
-			if (spec_opt_set(spec, "qpod.vm.accel", optarg, err) < 0)
-				goto out;
-			break;
-		case 'f':
-			if (spec_opt_set(spec, "qpod.vm.firmware", optarg, err) < 0)
-				goto out;
-			break;
-		default:
-			qp_error_set(err, QP_E_INVALID, 0, "unknown option \"%s\" (see qpod template --help)",
-				     argv[optind - 1]);
+		default: {
+			int k = cli_vm_shape_opt(c, optarg, spec, err);
+			if (k > 0)
+				break;
+			if (k == 0)
+				qp_error_set(err, QP_E_INVALID, 0, "unknown option \"%s\" (see qpod template --help)",
+					     argv[optind - 1]);
 			goto out;
+		}
 		}
 	}
 	if (optind < argc) {

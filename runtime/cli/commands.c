@@ -27,6 +27,7 @@ const struct qp_command qp_commands[] = {
 	{ "replace", "give a running pod a new workload (vm: in the running VM)", cmd_replace, true, false, cli_opts_replace },
 	{ "stats", "memory of a running pod (vm: guest and VMM; container: cgroup), JSON", cmd_stats, false, false, NULL },
 	{ "template", "vm templates: list, create, rm (vm pods clone them)", cmd_template, false, false, cli_opts_template },
+	{ "spares", "vm pods started ahead: fill, list, drain (vm pods take them)", cmd_spares, false, false, cli_opts_spares },
 	{ "report", "render result files: table, markdown, csv, svg, html", cmd_report, false, false, cli_opts_report },
 	{ "bench", "measure: start, replace, memory (see qpod bench --help)", cmd_bench, false, false, cli_opts_bench },
 	{ "density", "start pods until memory or the network runs out; report", cmd_density, true, false, cli_opts_density },

@@ -86,36 +86,18 @@ int qp_sync_send_fd(int fd, uint32_t type, int passfd)
 
 int qp_sync_recv_fd(int fd, struct qp_sync_msg *m, int timeout_ms, int *passfd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
 	ssize_t n;
-	int got = -1;
 
 	if (passfd)
 		*passfd = -1;
 	if (wait_readable(fd, timeout_ms) < 0)
 		return -1;
-	do
-		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); n > 0 && c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(&got, CMSG_DATA(c), sizeof(int));
-	if (got >= 0) {
-		if (passfd)
-			*passfd = got;
-		else
-			close(got);
-	}
+	n = qp_recv_with_fd(fd, m, sizeof(*m), passfd);
 	if (n == 0)
 		return 0;
 	if (n != (ssize_t)sizeof(*m)) {
-		errno = EPROTO;
+		if (n >= 0)
+			errno = EPROTO;
 		return -1;
 	}
 	m->msg[sizeof(m->msg) - 1] = '\0';

@@ -1,6 +1,7 @@
 /* runtime/util/io.c — see io.h. */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util/io.h"
@@ -48,4 +49,17 @@ int qp_read_all(int fd, size_t max, char **out, size_t *len)
 	if (len)
 		*len = n;
 	return 0;
+}
+
+void qp_close_fds_except(const int *keep, size_t n)
+{
+	unsigned int from = 3;
+
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned int)keep[i] > from)
+			syscall(SYS_close_range, from, (unsigned int)keep[i] - 1, 0);
+		if ((unsigned int)keep[i] + 1 > from)
+			from = (unsigned int)keep[i] + 1;
+	}
+	syscall(SYS_close_range, from, ~0U, 0);
 }

@@ -13,4 +13,7 @@ int qp_write_all(int fd, const void *buf, size_t len);
  * more than max bytes. */
 int qp_read_all(int fd, size_t max, char **out, size_t *len);
 
+/* Close every fd from 3 up except those in keep (ascending, >= 3). */
+void qp_close_fds_except(const int *keep, size_t n);
+
 #endif

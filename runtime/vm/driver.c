@@ -24,6 +24,7 @@
 #include "pod.h"
 #include "spec/resources.h"
 #include "util/cleanup.h"
+#include "util/io.h"
 #include "util/log.h"
 #include "util/report.h"
 #include "util/strv.h"
@@ -40,20 +41,6 @@
 static struct vm_mon *self_mon;
 
 /* ---- the detached monitor ---- */
-
-/* Close every fd from 3 up except those in keep (ascending). */
-static void close_fds_except(const int *keep, size_t n)
-{
-	unsigned int from = 3;
-
-	for (size_t i = 0; i < n; i++) {
-		if ((unsigned int)keep[i] > from)
-			syscall(SYS_close_range, from, (unsigned int)keep[i] - 1, 0);
-		if ((unsigned int)keep[i] + 1 > from)
-			from = (unsigned int)keep[i] + 1;
-	}
-	syscall(SYS_close_range, from, ~0U, 0);
-}
 
 static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 {
@@ -100,7 +87,7 @@ static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 	pod->sync_fd = pod->wait_fd = -1;
 	keep[0] = d < wfd ? d : wfd;
 	keep[1] = d < wfd ? wfd : d;
-	close_fds_except(keep, 2);
+	qp_close_fds_except(keep, 2);
 	if (chdir("/") < 0) {
 		qp_fail(&err, errno, "chdir /");
 		qp_report_err(wfd, err, "");
@@ -570,6 +557,48 @@ static int vm_template_create(const struct pod_spec *spec, char key[17], bool *m
 	return 0;
 }
 
+/* ---- spares (spare.c) ---- */
+
+static int vm_spares_fill_spec(int rootfd, const struct pod_spec *spec, int count, bool keep,
+			       void (*made)(void *ctx, const char *name), void *ctx, qp_error **err)
+{
+	const struct vm_spare_params sp = { .mem_mib = vm_spec_mem_mib(spec),
+					    .vcpus = spec->opts.vcpus > 0 ? spec->opts.vcpus : 1,
+					    .firmware = spec->opts.firmware,
+					    .accel = spec->opts.accel };
+
+	if (count < 1 || count > VM_SPARES_MAX)
+		return qp_error_set(err, QP_E_INVALID, 0, "spares: a count of 1..%d, not %d", VM_SPARES_MAX, count);
+	return vm_spares_fill(rootfd, &sp, count, keep ? VM_FILL_KEEP : VM_FILL_ONCE, made, ctx, err);
+}
+
+struct list_ctx {
+	void (*each)(void *ctx, const struct qp_spare *s);
+	void *ctx;
+};
+
+static void list_one(void *ctx, int sd, const struct vm_spare_info *in)
+{
+	struct list_ctx *c = ctx;
+	const struct qp_spare s = { .name = in->name, .key = in->key, .accel = in->accel,
+				    .status = in->taken_by[0] ? "taken" : in->free ? "free" : "making",
+				    .taken_by = in->taken_by, .mem_mib = in->mem_mib, .vcpus = in->vcpus,
+				    .holder = in->holder, .qemu = in->qemu };
+
+	(void)sd;
+	/* a dead holder's leftovers are gc's, not a spare */
+	if (in->holder_alive)
+		c->each(c->ctx, &s);
+}
+
+static int vm_spares_list(int rootfd, void (*each)(void *ctx, const struct qp_spare *s), void *ctx,
+			  qp_error **err)
+{
+	struct list_ctx c = { each, ctx };
+
+	return vm_spares_each(rootfd, list_one, &c, err);
+}
+
 /* The libvirt backend (docs/LIBVIRT.md): the QEMU is the pod's when the
  * domain's uuid the monitor recorded is on its command line; the pod's pid
  * (a foreground run's monitor, outside the cgroup and not QEMU's parent)
@@ -606,5 +635,9 @@ const struct pod_driver qp_vm_driver = {
 	.template_list = vm_template_list,
 	.template_remove = vm_template_remove,
 	.template_prune = vm_template_prune,
+	.spares_fill = vm_spares_fill_spec,
+	.spares_list = vm_spares_list,
+	.spares_drain = vm_spares_drain,
+	.spares_gc = vm_spares_gc,
 	.owns_pid = vm_owns_pid,
 };

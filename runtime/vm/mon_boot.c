@@ -173,15 +173,29 @@ static int wait_hello(struct vm_mon *m, qp_error **err)
 	return 0;
 }
 
+/* Make a clone unique (CLONE: a seed from the host's getrandom and its
+ * clock); the guest answers with HELLO. */
+static int send_clone(struct vm_mon *m, const char *key, qp_error **err)
+{
+	struct qp_msg clone = { .type = QP_MSG_CLONE };
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	clone.u.clone.realtime_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	if (getrandom(clone.u.clone.seed, sizeof(clone.u.clone.seed), 0) != (ssize_t)sizeof(clone.u.clone.seed))
+		return qp_fail(err, errno, "getrandom");
+	int r = qp_chan_send(m->chan, &clone, QP_VM_SEND_TIMEOUT_MS, err);
+	explicit_bzero(clone.u.clone.seed, sizeof(clone.u.clone.seed));
+	return r < 0 ? qp_error_prefix(err, "template %s: CLONE", key) : 0;
+}
+
 /* A clone: load the template's state into the QEMU just started (paused,
  * -incoming defer, its RAM the template's file mapped privately; the
  * channel is connected first, so the guest's port stays open), let it
- * run, and make it unique (CLONE: seed and clock); HELLO follows. */
+ * run, and make it unique. */
 static int restore_clone(struct vm_mon *m, const struct vm_template *t, qp_error **err)
 {
 	_cleanup_close_ int fd = open(t->state, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct qp_msg clone = { .type = QP_MSG_CLONE };
-	struct timespec now;
 
 	if (fd < 0)
 		return qp_fail(err, errno, "template %s: open state", t->key);
@@ -189,13 +203,66 @@ static int restore_clone(struct vm_mon *m, const struct vm_template *t, qp_error
 	    vm_qmp_command(m->qmp, "{\"execute\":\"cont\"}", -1, NULL, 0, err) < 0)
 		return mon_with_qemu_log(m, err);
 	m->tl.restored = qp_now_ns();
-	clock_gettime(CLOCK_REALTIME, &now);
-	clone.u.clone.realtime_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-	if (getrandom(clone.u.clone.seed, sizeof(clone.u.clone.seed), 0) != (ssize_t)sizeof(clone.u.clone.seed))
-		return qp_fail(err, errno, "getrandom");
-	int r = qp_chan_send(m->chan, &clone, QP_VM_SEND_TIMEOUT_MS, err);
-	explicit_bzero(clone.u.clone.seed, sizeof(clone.u.clone.seed));
-	return r < 0 ? qp_error_prefix(err, "template %s: CLONE", t->key) : 0;
+	return send_clone(m, t->key, err);
+}
+
+/* What this pod's template is (pick_template and take_spare: a spare is a
+ * clone of the same template). */
+static struct vm_template_params template_params(const struct vm_qemu_opts *o, const char *init)
+{
+	return (struct vm_template_params){ .kernel = o->kernel, .firmware = o->firmware, .init = init,
+					    .kvm = o->kvm, .vcpus = o->vcpus, .mem_mib = o->mem_mib,
+					    .nic = o->tap_fd >= 0, .nshares = (unsigned)o->nshares };
+}
+
+/* A spare of this pod's template (spare.c), if the pod can take one (no
+ * NIC, no shares of its own: a spare's devices are fixed) and there is a
+ * free one: 1 when it is this pod's VM, bound to its rootfs and made
+ * unique again (CLONE; HELLO follows), 0 when there is none. */
+static int take_spare(struct vm_mon *m, const struct vm_qemu_opts *o, const char *init, qp_error **err)
+{
+	const struct pod_spec *spec = m->pod->spec;
+	const struct vm_template_params p = template_params(o, init);
+	struct vm_spare_taken t;
+	qp_error *e = NULL;
+	char key[17];
+
+	if (spec->opts.boot == QP_BOOT_COLD || spec->opts.vm_backend != QP_VM_BACKEND_QEMU || p.nic || p.nshares)
+		return 0;
+	/* the state root: this pod's dir's parent (a detached monitor has no
+	 * fd of it) */
+	_cleanup_close_ int rootfd = openat(m->pod->dirfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0 || vm_template_key(&p, key, &e) < 0) {
+		qp_error_free(&e);
+		return 0;
+	}
+	int r = vm_spare_take(rootfd, key, m->pod->id, m->pod->state->cgroup, &t, err);
+	if (r <= 0)
+		return r;
+	m->tl.taken = qp_now_ns();
+	m->qemu = t.qemu;
+	m->qemu_foreign = m->spare = true;
+	m->qemu_pidfd = (int)syscall(SYS_pidfd_open, t.qemu, 0);
+	m->holder_fd = t.holder_fd;
+	m->vmdir = t.dirfd;
+	m->spares_fd = t.sd;
+	snprintf(m->spare_name, sizeof(m->spare_name), "%s", t.name);
+	memcpy(m->tpl_key, key, sizeof(key));
+	m->chan = qp_chan_new(t.chan_fd);
+	if (!m->chan)
+		close(t.chan_fd);
+	m->pod->state->pid = getpid();
+	m->pod->state->pid_start = proc_start_time(getpid());
+	m->pod->state->vmm_pid = t.qemu;
+	m->pod->state->vmm_pid_start = t.qemu_start;
+	if (!m->chan || m->qemu_pidfd < 0)
+		return qp_fail(err, m->chan ? errno : ENOMEM, "spare %s", t.name);
+	/* the next one, in the background, while this pod starts */
+	vm_spares_refill(rootfd);
+	if (vm_spare_bind_rootfs(t.qemu, t.share, o->rootfs, o->rootfs_ro, err) < 0 ||
+	    send_clone(m, key, err) < 0)
+		return qp_error_prefix(err, "spare %s", t.name);
+	return 1;
 }
 
 /* Whether this pod boots as a clone (1), cold (0), or cannot boot (-1:
@@ -206,9 +273,7 @@ static int pick_template(struct vm_mon *m, const struct vm_qemu_opts *o, const c
 	enum qp_boot boot = m->pod->spec->opts.boot;
 	/* the template's device set is the pod's: a NIC or not, as many
 	 * shares (their tags m0.. are positional, their paths the clone's) */
-	const struct vm_template_params p = { .kernel = o->kernel, .firmware = o->firmware, .init = init,
-					      .kvm = o->kvm, .vcpus = o->vcpus, .mem_mib = o->mem_mib,
-					      .nic = o->tap_fd >= 0, .nshares = (unsigned)o->nshares };
+	const struct vm_template_params p = template_params(o, init);
 	qp_error *e = NULL;
 
 	if (boot == QP_BOOT_COLD)
@@ -234,6 +299,7 @@ static int pick_template(struct vm_mon *m, const struct vm_qemu_opts *o, const c
 		qp_error_free(&e);
 		return 0;
 	}
+	memcpy(m->tpl_key, t->key, sizeof(m->tpl_key));
 	return 1;
 }
 
@@ -254,6 +320,7 @@ static int mon_spawn_libvirt(struct vm_mon *m, const struct vm_qemu_opts *o, int
 		close(*tap);
 		*tap = -1;
 	}
+	m->qemu_foreign = true; /* libvirtd's child */
 	m->qemu = vm_lv_start(o, m->pod->id, vm_lv_uri(m->pod->spec->opts.libvirt_uri),
 			      m->has_net ? m->lease.ifname_host : "", &m->lv, err);
 	if (m->qemu < 0)
@@ -275,7 +342,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	if (!m)
 		return qp_fail(err, ENOMEM, "vm");
 	m->pod = pod;
-	m->qemu_pidfd = m->listen_fd = m->ready_fd = m->fw.fd = -1;
+	m->qemu_pidfd = m->listen_fd = m->ready_fd = m->fw.fd = m->vmdir = m->holder_fd = m->spares_fd = -1;
 	m->tl.request = qp_request_ns ? qp_request_ns : qp_now_ns();
 	if (spec->opts.libvirt_uri && spec->opts.vm_backend != QP_VM_BACKEND_LIBVIRT) {
 		qp_error_set(err, QP_E_INVALID, 0, "--libvirt-uri (qpod.vm.libvirt.uri) needs --vm-backend libvirt");
@@ -323,7 +390,12 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	o.shares = m->mounts.shares;
 	o.nshares = m->mounts.nshares;
 	struct vm_template tpl;
-	int clone = pick_template(m, &o, init, &tpl, err);
+	int clone, took = take_spare(m, &o, init, err);
+	if (took < 0)
+		goto fail;
+	if (took)
+		goto hello;
+	clone = pick_template(m, &o, init, &tpl, err);
 	if (clone < 0)
 		goto fail;
 spawn:
@@ -396,6 +468,7 @@ spawn:
 	/* the tap lives as long as QEMU's copy of the fd */
 	close(tap);
 	tap = -1;
+hello:
 	if (wait_hello(m, err) < 0 || (m->listen_fd = ctl_listen(m, err)) < 0)
 		goto fail;
 	qp_debug("vm %s: hello after %.3f s of guest boot time (%s)", pod->id,
@@ -453,8 +526,8 @@ int mon_send_run(struct vm_mon *m, char **argv, qp_error **err)
 	/* the guest stays after EXIT: the monitor then sends SHUTDOWN, or the
 	 * next RUN of a replace */
 	r->flags = QP_RUN_F_WAIT_SHUTDOWN | (m->pod->spec->root_readonly ? QP_RUN_F_ROOTFS_RO : 0);
-	r->rootfs = QP_ROOTFS_9P;
-	r->rootfs_tag = "rootfs";
+	r->rootfs = m->spare ? QP_ROOTFS_9P_SUBDIR : QP_ROOTFS_9P;
+	r->rootfs_tag = VM_ROOTFS_TAG;
 	r->hostname = m->pod->spec->hostname ? m->pod->spec->hostname : m->uts_hostname;
 	/* the pod's mounts: applied by the first RUN (a replace's are ignored) */
 	r->mounts = (const char *const *)m->mounts.entries;

@@ -37,6 +37,33 @@ const char *vm_mon_accel(const struct vm_mon *m)
 	return m->kvm ? "kvm" : "tcg";
 }
 
+int mon_vmdir(const struct vm_mon *m)
+{
+	return m->vmdir >= 0 ? m->vmdir : m->pod->dirfd;
+}
+
+void mon_ctl_close(struct vm_mon *m)
+{
+	if (m->listen_fd >= 0)
+		close(m->listen_fd);
+	m->listen_fd = -1;
+	unlinkat(m->pod->dirfd, QP_VM_CTL_SOCK, 0);
+}
+
+/* A taken spare's holder says how QEMU ended ("exit STATUS"), soon after
+ * it did; false if it does not. */
+static bool holder_status(struct vm_mon *m, int *status)
+{
+	char line[64];
+	struct pollfd p = { .fd = m->holder_fd, .events = POLLIN };
+	ssize_t n;
+
+	if (m->holder_fd < 0 || poll(&p, 1, 500) != 1 || (n = read(m->holder_fd, line, sizeof(line) - 1)) <= 0)
+		return false;
+	line[n] = '\0';
+	return sscanf(line, "exit %d", status) == 1;
+}
+
 int vm_mon_poll_fd(struct vm_mon *m)
 {
 	if (m->ready_fd < 0)
@@ -60,7 +87,7 @@ bool mon_qemu_gone(struct vm_mon *m)
 {
 	if (m->qemu <= 0 || m->qemu_reaped)
 		return true;
-	if (m->lv) { /* libvirtd's child: its pidfd says when it is gone */
+	if (m->qemu_foreign) { /* not our child: its pidfd says when it is gone */
 		struct pollfd p = { .fd = m->qemu_pidfd, .events = POLLIN };
 		if (m->qemu_pidfd >= 0 ? poll(&p, 1, 0) != 1 : kill(m->qemu, 0) == 0 || errno != ESRCH)
 			return false;
@@ -86,7 +113,11 @@ void mon_qemu_reason(struct vm_mon *m)
 		mon_set_reason(m, "%s", tail[0] ? tail : "qemu (run by libvirtd) ended");
 		return;
 	}
-	vm_qemu_log_tail(m->pod->dirfd, tail, sizeof(tail));
+	if (m->qemu_foreign && !m->reason[0] && !holder_status(m, &st)) {
+		mon_set_reason(m, "qemu (a spare's, its holder gone) ended");
+		return;
+	}
+	vm_qemu_log_tail(mon_vmdir(m), tail, sizeof(tail));
 	/* QEMU's own last words, unless it was killed from outside */
 	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		mon_set_reason(m, "qemu killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
@@ -111,6 +142,13 @@ static void qemu_kill(struct vm_mon *m)
 			usleep(10000);
 		return;
 	}
+	if (m->qemu_foreign) { /* a spare's: its holder reaps it */
+		struct pollfd p = { .fd = m->qemu_pidfd, .events = POLLIN };
+		syscall(SYS_pidfd_send_signal, m->qemu_pidfd, SIGKILL, NULL, 0);
+		poll(&p, 1, 2000);
+		mon_qemu_gone(m);
+		return;
+	}
 	kill(m->qemu, SIGKILL);
 	if (waitpid(m->qemu, &m->qemu_status, 0) == m->qemu)
 		m->qemu_reaped = true;
@@ -133,8 +171,8 @@ void mon_qemu_discard(struct vm_mon *m)
 	m->qemu_reaped = false;
 	m->qemu_status = 0;
 	m->reason[0] = '\0';
-	unlinkat(m->pod->dirfd, QP_VM_CHAN_SOCK, 0);
-	unlinkat(m->pod->dirfd, QP_VM_QMP_SOCK, 0);
+	unlinkat(mon_vmdir(m), QP_VM_CHAN_SOCK, 0);
+	unlinkat(mon_vmdir(m), QP_VM_QMP_SOCK, 0);
 }
 
 /* Wait up to timeout_ms for QEMU to exit by itself, then kill it. */
@@ -154,7 +192,7 @@ int mon_with_qemu_log(struct vm_mon *m, qp_error **err)
 {
 	char tail[256];
 
-	vm_qemu_log_tail(m->pod->dirfd, tail, sizeof(tail));
+	vm_qemu_log_tail(mon_vmdir(m), tail, sizeof(tail));
 	if (tail[0] && err && *err)
 		qp_error_prefix(err, "qemu: %s; then", tail);
 	return -1;
@@ -171,7 +209,7 @@ int vm_mon_pause(struct vm_mon *m, bool pause, qp_error **err)
 		if (vm_lv_pause(m->lv, pause, err) < 0)
 			return -1;
 	} else {
-		if (!m->qmp && vm_qmp_connect(m->pod->dirfd, &m->qmp, err) < 0)
+		if (!m->qmp && vm_qmp_connect(mon_vmdir(m), &m->qmp, err) < 0)
 			return -1;
 		if (vm_qmp_execute(m->qmp, pause ? "stop" : "cont", err) < 0)
 			return qp_error_prefix(err, "%s the VM", pause ? "pause" : "resume");
@@ -356,6 +394,26 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 	return 0;
 }
 
+/* Everything but QEMU itself and the guest channel. */
+static void free_rest(struct vm_mon *m)
+{
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		mon_client_close(&m->cl[i]);
+	mon_ctl_close(m);
+	if (m->qemu_pidfd >= 0)
+		close(m->qemu_pidfd);
+	if (m->ready_fd >= 0)
+		close(m->ready_fd);
+	if (m->holder_fd >= 0)
+		close(m->holder_fd);
+	mon_fwmark_close(m);
+	vm_qmp_free(m->qmp);
+	vm_lv_free(m->lv);
+	vm_mounts_free(&m->mounts);
+	unlinkat(m->pod->dirfd, QP_VM_PAUSED, 0);
+	qp_error_free(&m->exec_err);
+}
+
 void vm_mon_free(struct vm_mon *m)
 {
 	if (!m)
@@ -364,26 +422,37 @@ void vm_mon_free(struct vm_mon *m)
 		mon_begin_stop(m);
 		qemu_stop(m, m->chan ? 1000 : 0);
 	}
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		mon_client_close(&m->cl[i]);
 	if (m->chan) {
 		close(m->chan->fd);
 		qp_chan_free(m->chan);
 	}
-	if (m->listen_fd >= 0)
-		close(m->listen_fd);
-	if (m->qemu_pidfd >= 0)
-		close(m->qemu_pidfd);
-	if (m->ready_fd >= 0)
-		close(m->ready_fd);
-	mon_fwmark_close(m);
-	vm_qmp_free(m->qmp);
-	vm_lv_free(m->lv);
-	vm_mounts_free(&m->mounts);
-	unlinkat(m->pod->dirfd, QP_VM_CHAN_SOCK, 0);
-	unlinkat(m->pod->dirfd, QP_VM_CTL_SOCK, 0);
-	unlinkat(m->pod->dirfd, QP_VM_QMP_SOCK, 0);
-	unlinkat(m->pod->dirfd, QP_VM_PAUSED, 0);
-	qp_error_free(&m->exec_err);
+	free_rest(m);
+	unlinkat(mon_vmdir(m), QP_VM_CHAN_SOCK, 0);
+	unlinkat(mon_vmdir(m), QP_VM_QMP_SOCK, 0);
+	if (m->vmdir >= 0)
+		close(m->vmdir);
+	/* a taken spare's dir is ours to remove once its QEMU is gone */
+	if (m->spares_fd >= 0) {
+		if (m->spare_name[0])
+			state_remove_tree(m->spares_fd, m->spare_name);
+		close(m->spares_fd);
+	}
 	free(m);
+}
+
+int mon_release(struct vm_mon *m)
+{
+	int fd = -1;
+
+	if (m->chan) {
+		fd = m->chan->fd;
+		qp_chan_free(m->chan);
+	}
+	free_rest(m);
+	if (m->vmdir >= 0)
+		close(m->vmdir);
+	if (m->spares_fd >= 0)
+		close(m->spares_fd);
+	free(m);
+	return fd;
 }

@@ -76,6 +76,19 @@ struct vm_mon {
 	struct vm_fwmark fw;
 	struct vm_qmp *qmp;     /* connected at the first pause */
 	bool paused;
+	/* where QEMU's sockets and log are: -1, the pod's dir; a taken
+	 * spare's dir otherwise (mon_vmdir) */
+	int vmdir;
+	/* QEMU is not our child: libvirtd's, or a taken spare's (its holder
+	 * reports its end on holder_fd: "exit STATUS") */
+	bool qemu_foreign;
+	int holder_fd;
+	/* a taken spare: the rootfs is its share's QP_PROTO_SUBDIR; its dir
+	 * (spare_name in the spares dir spares_fd) goes at the end */
+	bool spare;
+	int spares_fd;
+	char spare_name[16];
+	char tpl_key[17];
 	/* a replace in progress (CTL_REPLACE) */
 	bool replacing;
 	struct vm_client *rep_client; /* NULL if it went away meanwhile */
@@ -84,6 +97,14 @@ struct vm_mon {
 };
 
 /* the monitor core (monitor.c): QEMU's lifecycle, stop reasons, pause, signals, the serve loop */
+/* The dir of QEMU's sockets and log (the pod's, or a taken spare's). */
+int mon_vmdir(const struct vm_mon *m);
+/* A spare's holder letting go of a booted VM: QMP and ctl.sock closed,
+ * everything freed but QEMU (its child still) and the guest channel,
+ * whose fd is returned (-1 if there is none). */
+int mon_release(struct vm_mon *m);
+/* Stop serving ctl.sock (a spare has no clients). */
+void mon_ctl_close(struct vm_mon *m);
 void mon_begin_stop(struct vm_mon *m);
 /* Kill and reap QEMU and drop its channel and QMP connection, so that the
  * boot can start QEMU again (a clone that could not be restored). */

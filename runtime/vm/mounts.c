@@ -113,8 +113,7 @@ bool vm_mount_applied(const struct qp_mount *m, const char **why)
 	return true;
 }
 
-/* A copy of the file at src as mntN/NAME in the state dir. */
-static int stage_file(int dirfd, const char *sub, const char *src, const char *name, qp_error **err)
+int vm_stage_file(int dirfd, const char *sub, const char *src, const char *name, qp_error **err)
 {
 	_cleanup_close_ int in_fd = open(src, O_RDONLY | O_CLOEXEC);
 	_cleanup_close_ int d = -1, out = -1;
@@ -192,7 +191,7 @@ int vm_mounts_plan(const struct pod_spec *spec, const char *rootfs, int dirfd, c
 				snprintf(sub, sizeof(sub), "mnt%zu", out->nshares);
 				rm.kind = QP_RM_9PFILE;
 				snprintf(rm.name, sizeof(rm.name), "%s", copy ? basename(copy) : "file");
-				if (stage_file(dirfd, sub, m->source, rm.name, err) < 0)
+				if (vm_stage_file(dirfd, sub, m->source, rm.name, err) < 0)
 					return qp_error_prefix(err, "mount \"%s\"", m->destination);
 				sh->ro = true; /* a copy: writes could not reach the source anyway */
 				if (asprintf(&sh->path, "%s/%s", statedir, sub) < 0)

@@ -148,7 +148,7 @@ static void add_guest_devices(struct qargv *a, const struct vm_qemu_opts *o, con
 	/* the share is as writable as the spec's root (root.readonly), as a
 	 * container's rootfs is */
 	if (o->rootfs)
-		add_share(a, bus, "r", o->rootfs, o->rootfs_ro, "rootfs");
+		add_share(a, bus, "r", o->rootfs, o->rootfs_ro, VM_ROOTFS_TAG);
 	/* the spec's binds: one more 9p share each (mounts.c) */
 	for (size_t i = 0; i < o->nshares && i < QP_PROTO_MAX_MOUNTS; i++) {
 		char id[16];

@@ -148,6 +148,13 @@ static int describe(const struct vm_template_params *p, char *desc, size_t size,
 	return 0;
 }
 
+int vm_template_key(const struct vm_template_params *p, char key[17], qp_error **err)
+{
+	char desc[TPL_META_MAX];
+
+	return describe(p, desc, sizeof(desc), key, err);
+}
+
 /* Is dir/KEY a complete template of desc (meta equal, mem of the right
  * size, a state file)? */
 static bool valid(int tdir, const char *key, const char *desc, unsigned long long mem_mib)

@@ -19,13 +19,18 @@ int vm_tl_phases(const struct vm_timeline *t, struct qp_phase out[VM_MAX_PHASES]
 		out[n++] = (struct qp_phase){ "prepare", qp_ms_between(t->request, t->prepared) };
 	if (t->network)
 		out[n++] = (struct qp_phase){ "network", qp_ms_between(t->prepared, t->network) };
+	if (t->taken) { /* a spare: its QEMU runs already */
+		out[n++] = (struct qp_phase){ "take", qp_ms_between(t->network, t->taken) };
+		if (t->hello)
+			out[n++] = (struct qp_phase){ "resume", qp_ms_between(t->taken, t->hello) };
+	}
 	if (t->spawned)
 		out[n++] = (struct qp_phase){ "vmm_spawn", qp_ms_between(t->network, t->spawned) };
 	if (t->restored) { /* a clone: no firmware, no kernel boot */
 		out[n++] = (struct qp_phase){ "restore", qp_ms_between(t->spawned, t->restored) };
 		if (t->hello)
 			out[n++] = (struct qp_phase){ "resume", qp_ms_between(t->restored, t->hello) };
-	} else if (kstart) {
+	} else if (kstart && !t->taken) {
 		if (t->fw_reset && t->fw_jump) { /* qpod's firmware: its markers */
 			out[n++] = (struct qp_phase){ "vmm_init", qp_ms_between(t->spawned, t->fw_reset) };
 			out[n++] = (struct qp_phase){ "firmware", qp_ms_between(t->fw_reset, t->fw_jump) };

@@ -14,6 +14,7 @@ struct vm_timeline {
 	/* host, CLOCK_MONOTONIC ns; 0 = not reached */
 	long long request, prepared, network, spawned, hello, run, started, ended;
 	long long restored;     /* a clone: its template's state loaded */
+	long long taken;        /* a spare: taken from its holder (no spawn, no restore) */
 	/* qpod's firmware's markers (qboot/qpod_abi.h) as the host saw them */
 	long long fw_reset, fw_jump;
 	/* guest CLOCK_BOOTTIME ns (0 = kernel start) */
@@ -31,7 +32,10 @@ struct vm_timeline {
  * (init start to HELLO), workload (RUN to the workload exec'd), and
  * start_total (request to exec'd).  A clone of a template has restore
  * (QEMU spawned to its state loaded) and resume (to the clone's HELLO)
- * instead of the firmware, kernel and init phases. */
+ * instead of the firmware, kernel and init phases; a spare (a clone
+ * started ahead) has take (network ready to the spare in hand, QEMU moved
+ * into the pod's cgroup) and resume (its rootfs bound, CLONE, to HELLO)
+ * instead of vmm_spawn, restore and resume. */
 #define VM_MAX_PHASES 10
 int vm_tl_phases(const struct vm_timeline *t, struct qp_phase out[VM_MAX_PHASES]);
 

@@ -44,6 +44,9 @@ struct pod;
 #define QP_VM_QMP_SOCK "qmp.sock"   /* QEMU's QMP server, the monitor its client */
 #define QP_VM_PAUSED "paused"       /* exists while the monitor holds the VM stopped */
 
+/* the 9p tag of a VM's rootfs share (RUN's rootfs_tag) */
+#define VM_ROOTFS_TAG "rootfs"
+
 #define QP_VM_SEND_TIMEOUT_MS 5000
 #define QP_VM_STOP_TIMEOUT_MS 5000 /* SHUTDOWN -> QEMU gone, else SIGKILL */
 
@@ -118,6 +121,9 @@ bool vm_mount_applied(const struct qp_mount *m, const char **why);
 int vm_mounts_plan(const struct pod_spec *spec, const char *rootfs, int dirfd, const char *statedir,
 		   struct vm_mounts *out, qp_error **err);
 void vm_mounts_free(struct vm_mounts *p);
+/* A copy of the file at src (its mode kept) as SUB/NAME in dirfd, SUB made
+ * if missing: a pod's file binds (mntN/NAME), a spare's warm-up program. */
+int vm_stage_file(int dirfd, const char *sub, const char *src, const char *name, qp_error **err);
 /* Remove the staged copies (mntN/) from the state dir. */
 void vm_mounts_unstage(int statefd);
 
@@ -318,6 +324,8 @@ struct vm_template {
  * for VM_TEMPLATE_RETRY_S): with skip_failed such a key fails at once.
  * *made (may be NULL): whether this call made it. */
 #define VM_TEMPLATE_RETRY_S 600
+/* The key of p's template (whether it exists or not). */
+int vm_template_key(const struct vm_template_params *p, char key[17], qp_error **err);
 int vm_template_get(const struct vm_template_params *p, bool create, bool skip_failed,
 		    struct vm_template *out, bool *made, qp_error **err);
 /* Save (incoming false: QMP migrate) or restore (migrate-incoming) the
@@ -334,5 +342,72 @@ int vm_template_list(void (*each)(void *ctx, const char *key, const char *meta, 
  * their memory), half-made ones of dead makers and old failure notes. */
 int vm_template_prune(void (*each)(void *ctx, const char *key), void *ctx, qp_error **err);
 int vm_template_remove(const char *key, qp_error **err);
+
+/* ---- spare.c, spare_take.c: spares, a template's clones started ahead
+ * of the pods that take them (docs/TEMPLATES.md, "Spares") ---- */
+
+#define QP_SPARES_DIR ".spares"        /* in the state root */
+#define QP_SPARE_TAKE_SOCK "take.sock" /* in a spare's dir, while it is free */
+#define QP_SPARE_TAKEN "taken"         /* in a spare's dir: the ID of the pod that took it */
+#define VM_SPARES_MAX 64               /* fill's --count at most */
+
+/* What a spare is made for (a pod with the same values, no NIC and no
+ * shares of its own, takes it). */
+struct vm_spare_params {
+	unsigned long long mem_mib;
+	int vcpus;
+	const char *firmware;   /* NULL: the default (qpod's) */
+	enum qp_accel accel;
+};
+struct vm_spare_info {
+	char name[16], key[17], accel[8];
+	char taken_by[QP_ID_MAX + 1]; /* "" while nobody took it */
+	unsigned long long mem_mib, holder_start;
+	int vcpus;
+	pid_t holder, qemu;
+	bool holder_alive;      /* its holder (QEMU's parent) is there */
+	bool ready;             /* booted, unique, warm */
+	bool free;              /* ready and not taken: a pod may take it */
+};
+/* ROOT/.spares, checked private; -1 with *err untouched when it does not
+ * exist and !make. */
+int vm_spares_open(int rootfd, bool make, qp_error **err);
+/* Each spare of the state root (fn gets the spares dir and what is known). */
+int vm_spares_each(int rootfd, void (*fn)(void *ctx, int sd, const struct vm_spare_info *in), void *ctx,
+		   qp_error **err);
+/* Make spares of sp until COUNT are free (those of the same parameters but
+ * another template key, stale, are stopped), each started and waited for
+ * in turn.  KEEP: COUNT and sp are also the pool's target, which every
+ * take then tops up (vm_spares_refill); ONCE: no target; REFILL: only
+ * while the target is there.  made (may be NULL) hears of each.  Spares
+ * need QEMU's jail (their rootfs is bound into its mount namespace). */
+enum vm_fill { VM_FILL_KEEP, VM_FILL_ONCE, VM_FILL_REFILL };
+int vm_spares_fill(int rootfd, const struct vm_spare_params *sp, int count, enum vm_fill mode,
+		   void (*made)(void *ctx, const char *name), void *ctx, qp_error **err);
+/* After a take: a detached, lower-priority fill to the pool's target. */
+void vm_spares_refill(int rootfd);
+/* Stop every spare no pod has taken (and forget the target); *n of them. */
+int vm_spares_drain(int rootfd, int *n, qp_error **err);
+/* Remove the dirs of spares whose holder is gone; *n of them. */
+int vm_spares_gc(int rootfd, int *n, qp_error **err);
+
+/* A spare, taken: its QEMU (moved into the pod's cgroup), the guest
+ * channel, the holder's connection ("exit STATUS" when QEMU ends), its dir
+ * (QEMU's sockets and log) in the spares dir sd, and its share's path. */
+struct vm_spare_taken {
+	pid_t qemu;
+	unsigned long long qemu_start;
+	bool kvm;
+	int chan_fd, holder_fd, dirfd, sd;
+	char name[16];
+	char share[PATH_MAX];
+};
+/* Take a free spare of template KEY for pod POD_ID (cgroup NULL: none):
+ * 1 with *out, 0 if there is none to take. */
+int vm_spare_take(int rootfd, const char *key, const char *pod_id, const char *cgroup,
+		  struct vm_spare_taken *out, qp_error **err);
+void vm_spare_taken_close(struct vm_spare_taken *t);
+/* Bind ROOTFS (read-only if ro) on SHARE/root in QEMU's mount namespace. */
+int vm_spare_bind_rootfs(pid_t qemu, const char *share, const char *rootfs, bool ro, qp_error **err);
 
 #endif

@@ -18,12 +18,14 @@ setup() {
 	echo "$output" >"$TEST_DIR/start.json"
 	jq -e '.tool == "qpod" and .scenario == "start" and .mode == "both" and (.accel | test("^(kvm|tcg)$"))' \
 		"$TEST_DIR/start.json" >/dev/null || flunk "header: $output"
-	for name in qpod-container qpod-vm qpod-vm-cold; do
+	for name in qpod-container qpod-vm qpod-vm-cold qpod-vm-spare; do
 		jq -e --arg n "$name" '[.results[] | select(.name == $n and .metric == "start_ms" and .n == 2 and .min > 0 and (.samples | length) == 2)] | length == 1' \
 			"$TEST_DIR/start.json" >/dev/null || flunk "$name start_ms missing"
 	done
-	# vm pods side by side: the default (a template's clone) and a cold boot
+	# vm pods side by side: the default (a template's clone), a cold boot
+	# and a pod that took a spare
 	jq -e '.phases["qpod-vm"].restore > 0 and (.phases["qpod-vm"] | has("kernel") | not) and
+		.phases["qpod-vm-spare"].take > 0 and (.phases["qpod-vm-spare"] | has("restore") | not) and
 		.phases["qpod-vm-cold"].kernel > 0 and .phases["qpod-vm-cold"].vmm_init > 0 and
 		(.phases["qpod-vm-cold"].firmware | type) == "number" and .phases["qpod-container"].namespaces > 0' "$TEST_DIR/start.json" >/dev/null ||
 		flunk "phases: $(jq -c .phases "$TEST_DIR/start.json")"

@@ -1,0 +1,762 @@
+/* runtime/vm/spare.c — spares: clones of a VM template started ahead of
+ * the pods that will take them, kept unique and warm (Hyper's "VM
+ * factory" cache, Kata's VM cache).  A pod that finds one skips QEMU's
+ * start, the restore and the resume, and under TCG the translation of the
+ * code its start runs (docs/TEMPLATES.md, "Spares").
+ *
+ * A spare lives in ROOT/.spares/NAME/ (ROOT: the state root of the qpod
+ * that made it; only pods of that root take it):
+ *   share/        the 9p share its QEMU exports as the rootfs: root/, where
+ *                 the taking pod's rootfs is bound (in QEMU's mount
+ *                 namespace), holding the warm-up's program until then
+ *                 (root/.qpod-warm, guest-init's copy)
+ *   ch.sock qmp.sock qemu.log   QEMU's, as in a pod's dir
+ *   holder        the holder's pid and start time ("PID:START"), first
+ *   meta          one line, written once the spare is ready: its template
+ *                 key and parameters
+ *   take.sock     the holder's; exists while the spare is free
+ *   taken         the ID of the pod that took it
+ * The holder is the process that made the spare: QEMU's parent (QEMU
+ * dies with it), it waits for a taker on take.sock.  The taker (a pod's
+ * monitor, spare_take.c) sends "take POD CGROUP" and gets "ok QEMU START
+ * ACCEL" with the guest channel's fd; the holder moves QEMU into the pod's
+ * cgroup first, then lets go of everything but QEMU's exit, which it
+ * reports ("exit STATUS") on that connection before it ends.  The spare's
+ * dir is then the pod's monitor's to remove.
+ *
+ * A pool: `qpod spares fill --count N` keeps a target (ROOT/.spares/target),
+ * and every take starts a replacement (refill) in the background. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "container/cgroup.h"
+#include "pod.h"
+#include "util/cleanup.h"
+#include "util/fdpass.h"
+#include "util/io.h"
+#include "util/log.h"
+#include "util/report.h"
+#include "vm/monitor.h"
+#include "vm/vm.h"
+
+#define SPARE_META "meta"
+#define SPARE_HOLDER "holder"
+#define SPARE_TARGET "target"
+#define SPARE_LOCK "lock"
+#define SPARE_SHARE "share"
+#define WARM_TIMEOUT_MS 30000
+#define TAKE_READ_MS 2000
+#define READY_TIMEOUT_MS 120000 /* a first fill may make the template */
+#define DRAIN_WAIT_MS 5000
+
+/* ---- the .spares directory ---- */
+
+int vm_spares_open(int rootfd, bool make, qp_error **err)
+{
+	int fd;
+
+	if (make && mkdirat(rootfd, QP_SPARES_DIR, 0700) < 0 && errno != EEXIST)
+		return qp_fail(err, errno, "make the spares directory %s", QP_SPARES_DIR);
+	fd = openat(rootfd, QP_SPARES_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (make || errno != ENOENT))
+		return qp_fail(err, errno, "open the spares directory %s", QP_SPARES_DIR);
+	if (fd >= 0 && state_check_private(fd, QP_SPARES_DIR, err) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The meta line's fields (absent: zero / ""). */
+static void parse_meta(const char *line, struct vm_spare_info *in)
+{
+	const char *p;
+
+	if ((p = strstr(line, "key=")))
+		sscanf(p, "key=%16s", in->key);
+	if ((p = strstr(line, " mem=")))
+		sscanf(p, " mem=%lluM", &in->mem_mib);
+	if ((p = strstr(line, " vcpus=")))
+		sscanf(p, " vcpus=%d", &in->vcpus);
+	if ((p = strstr(line, " accel=")))
+		sscanf(p, " accel=%7s", in->accel);
+	if ((p = strstr(line, " qemu=")))
+		sscanf(p, " qemu=%d", &in->qemu);
+}
+
+/* What is known of spare NAME in the spares dir sd. */
+static void read_info(int sd, const char *name, struct vm_spare_info *in)
+{
+	_cleanup_close_ int d = openat(sd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char *meta = NULL;
+	size_t len;
+
+	memset(in, 0, sizeof(*in));
+	snprintf(in->name, sizeof(in->name), "%s", name);
+	if (d < 0)
+		return;
+	if (state_read_file(d, SPARE_HOLDER, 64, &meta, &len, NULL) == 0) {
+		sscanf(meta, "%d:%llu", &in->holder, &in->holder_start);
+		free(meta);
+	}
+	if (state_read_file(d, SPARE_META, 512, &meta, &len, NULL) == 0) {
+		parse_meta(meta, in);
+		in->ready = true;
+		free(meta);
+	}
+	char *taken = NULL;
+	if (state_read_file(d, QP_SPARE_TAKEN, QP_ID_MAX + 1, &taken, &len, NULL) == 0) {
+		snprintf(in->taken_by, sizeof(in->taken_by), "%.*s", (int)len, taken);
+		free(taken);
+	}
+	in->holder_alive = in->holder > 0 && proc_start_time(in->holder) == in->holder_start;
+	in->free = in->holder_alive && in->ready && !in->taken_by[0] &&
+		   faccessat(d, QP_SPARE_TAKE_SOCK, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* A spare's name: "s" and 12 random hex digits. */
+static int valid_name(const char *name)
+{
+	if (name[0] != 's' || strlen(name) != 13)
+		return 0;
+	for (const char *c = name + 1; *c; c++)
+		if (!strchr("0123456789abcdef", *c))
+			return 0;
+	return 1;
+}
+
+int vm_spares_each(int rootfd, void (*fn)(void *ctx, int sd, const struct vm_spare_info *in), void *ctx,
+		   qp_error **err)
+{
+	_cleanup_close_ int sd = vm_spares_open(rootfd, false, err);
+	DIR *dir;
+	struct dirent *de;
+
+	if (sd < 0)
+		return *err ? -1 : 0;
+	int dup_sd = dup(sd);
+	if (dup_sd < 0 || !(dir = fdopendir(dup_sd))) {
+		if (dup_sd >= 0)
+			close(dup_sd);
+		return qp_fail(err, errno, "read the spares directory");
+	}
+	while ((de = readdir(dir))) {
+		struct vm_spare_info in;
+		if (!valid_name(de->d_name))
+			continue;
+		read_info(sd, de->d_name, &in);
+		fn(ctx, sd, &in);
+	}
+	closedir(dir);
+	return 0;
+}
+
+/* ---- the holder ---- */
+
+/* Spares live in a cgroup of their own, not their maker's: a refill is
+ * forked by a pod's monitor, and that pod's cgroup is killed with the pod.
+ * A taking pod moves the spare's QEMU into its cgroup.  Only as root (as
+ * the jail); the cgroup stays, empty, as qpod/ does. */
+#define SPARES_CGROUP QP_CGROUP_DEFAULT_PARENT "/spares"
+
+static int enter_spares_cgroup(qp_error **err)
+{
+	const struct qp_resources none = { .skip_devices = true }; /* QEMU opens /dev/kvm, tun */
+	struct qp_cgroup_entry e = QP_CGROUP_ENTRY_INIT;
+	struct qp_cgroup *cg = NULL;
+	qp_error *made = NULL;
+	int r;
+
+	if (qp_cgroup_create(SPARES_CGROUP, &none, &cg, &made) < 0) {
+		if (!made || made->code != QP_E_EXISTS) {
+			*err = made;
+			return -1;
+		}
+		qp_error_free(&made);
+		if (qp_cgroup_open(SPARES_CGROUP, &cg, err) < 0)
+			return -1;
+	}
+	r = qp_cgroup_entry_open(cg, &e, err);
+	if (r == 0)
+		r = qp_cgroup_entry_use(&e, err);
+	qp_cgroup_entry_close(&e);
+	qp_cgroup_free(cg);
+	return r;
+}
+
+/* The state root's absolute path, from its fd (a spare's share path must
+ * be absolute: QEMU and its jail see it by path). */
+static int fd_path(int fd, char *buf, size_t size, qp_error **err)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, size - 1);
+	if (n <= 0 || (size_t)n >= size - 1)
+		return qp_fail(err, n < 0 ? errno : ENAMETOOLONG, "the path of the state root");
+	buf[n] = '\0';
+	return 0;
+}
+
+/* A listening socket NAME in d (non-blocking accepts). */
+static int listen_in(int d, const char *name, qp_error **err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/%s", d, name);
+	if (fd < 0)
+		return qp_fail(err, errno, "socket");
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 4) < 0) {
+		int e = errno;
+		close(fd);
+		return qp_fail(err, e, "listen on %s", name);
+	}
+	return fd;
+}
+
+/* The spec of a spare's (never started) pod: a VM that must be a clone. */
+static struct pod_spec *spare_spec(const struct vm_spare_params *sp, qp_error **err)
+{
+	struct pod_spec *s = spec_default();
+
+	if (!s)
+		return qp_fail(err, ENOMEM, "spare"), NULL;
+	s->opts.mode = QP_MODE_VM;
+	s->opts.boot = QP_BOOT_TEMPLATE;
+	s->opts.vcpus = sp->vcpus;
+	s->opts.accel = sp->accel;
+	s->process.terminal = false;
+	s->resources.has_memory_limit = true;
+	s->resources.memory_limit = (int64_t)(sp->mem_mib << 20);
+	if (sp->firmware && !(s->opts.firmware = strdup(sp->firmware))) {
+		spec_free(s);
+		return qp_fail(err, ENOMEM, "spare"), NULL;
+	}
+	return s;
+}
+
+struct holder {
+	int sd, d;                 /* the spares dir, the spare's dir */
+	char name[16];
+	char share[PATH_MAX];      /* ROOT/.spares/NAME/share */
+	struct pod pod;
+	struct pod_state state;
+	struct vm_mon *m;
+	int listen_fd, sigfd;
+};
+
+static void holder_remove(struct holder *h)
+{
+	if (h->sd >= 0)
+		state_remove_tree(h->sd, h->name);
+}
+
+/* Send WARM and wait for its HELLO (guest-init's warm_up). */
+static int warm(struct vm_mon *m, qp_error **err)
+{
+	struct qp_msg msg = { .type = QP_MSG_WARM };
+
+	msg.u.warm.tag = VM_ROOTFS_TAG;
+	if (qp_chan_send(m->chan, &msg, QP_VM_SEND_TIMEOUT_MS, err) < 0 ||
+	    qp_chan_recv(m->chan, &msg, WARM_TIMEOUT_MS, err) < 0)
+		return qp_error_prefix(err, "warm-up");
+	if (msg.type == QP_MSG_ERROR) {
+		char shown[QP_SHOWN_MAX];
+		return qp_error_set(err, QP_E_GUEST, msg.u.error.errnum, "warm-up: the guest says: %s",
+				    qp_shown(msg.u.error.text, shown));
+	}
+	if (msg.type != QP_MSG_HELLO)
+		return qp_error_set(err, QP_E_GUEST, 0, "warm-up: the guest sent %s, not HELLO",
+				    qp_msg_type_name(msg.type));
+	return 0;
+}
+
+/* Make the spare's dir and boot its clone, warm; 0 when ready. */
+static int holder_boot(struct holder *h, int rootfd, const struct vm_spare_params *sp, qp_error **err)
+{
+	char root[PATH_MAX], init_dir[] = SPARE_SHARE "/" QP_PROTO_SUBDIR;
+	_cleanup_free_ char *init = NULL;
+	uint8_t rnd[6];
+
+	if ((h->sd = vm_spares_open(rootfd, true, err)) < 0 || fd_path(rootfd, root, sizeof(root), err) < 0)
+		return -1;
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return qp_fail(err, errno, "getrandom");
+	snprintf(h->name, sizeof(h->name), "s%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3], rnd[4],
+		 rnd[5]);
+	if (mkdirat(h->sd, h->name, 0700) < 0)
+		return qp_fail(err, errno, "make spare %s", h->name);
+	if ((h->d = openat(h->sd, h->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return qp_fail(err, errno, "open spare %s", h->name);
+	char holder[48];
+	int n = snprintf(holder, sizeof(holder), "%d:%llu", (int)getpid(), proc_start_time(getpid()));
+	if (state_write_file(h->d, SPARE_HOLDER, holder, (size_t)n, err) < 0)
+		return -1;
+	if ((size_t)snprintf(h->share, sizeof(h->share), "%s/%s/%s/%s", root, QP_SPARES_DIR, h->name,
+			     SPARE_SHARE) >= sizeof(h->share))
+		return qp_error_set(err, QP_E_INVALID, 0, "spare: the state root's path is too long");
+	/* root/ as a pod's root is entered in the warm-up (its mount points) */
+	static const char *const dirs[] = { SPARE_SHARE, SPARE_SHARE "/" QP_PROTO_SUBDIR,
+					    SPARE_SHARE "/" QP_PROTO_SUBDIR "/dev", SPARE_SHARE "/" QP_PROTO_SUBDIR "/proc",
+					    SPARE_SHARE "/" QP_PROTO_SUBDIR "/sys", SPARE_SHARE "/" QP_PROTO_SUBDIR "/tmp" };
+	for (size_t i = 0; i < QP_ARRAY_SIZE(dirs); i++)
+		if (mkdirat(h->d, dirs[i], 0755) < 0)
+			return qp_fail(err, errno, "make spare %s's %s", h->name, dirs[i]);
+	if (!(init = vm_find_guest_init(err)) || vm_stage_file(h->d, init_dir, init, QP_PROTO_WARM_PROG, err) < 0)
+		return qp_error_prefix(err, "spare %s: the warm-up program", h->name);
+	if (!(h->pod.spec = spare_spec(sp, err)))
+		return -1;
+	h->pod.id = h->name;
+	h->pod.rootfd = -1;
+	h->pod.root = root;
+	h->pod.dirfd = h->d;
+	h->pod.rootfs = h->share;
+	h->pod.state = &h->state;
+	h->pod.sync_fd = h->pod.wait_fd = -1;
+	if (vm_mon_boot(&h->pod, &h->m, err) < 0 || warm(h->m, err) < 0)
+		return qp_error_prefix(err, "spare %s", h->name);
+	/* its ctl.sock is for a pod's clients: a spare has none */
+	mon_ctl_close(h->m);
+	return 0;
+}
+
+static int write_meta(struct holder *h, const struct vm_spare_params *sp, const char *key, qp_error **err)
+{
+	char meta[256];
+	int n = snprintf(meta, sizeof(meta), "key=%s mem=%lluM vcpus=%d accel=%s qemu=%d\n", key, sp->mem_mib,
+			 sp->vcpus, vm_mon_accel(h->m), (int)vm_mon_qemu_pid(h->m));
+
+	return state_write_file(h->d, SPARE_META, meta, (size_t)n, err);
+}
+
+/* Read the taker's request: "take POD CGROUP\n" (CGROUP "-": none). */
+static int read_request(int c, char *pod, size_t pod_size, char *cg, size_t cg_size)
+{
+	char line[QP_CGROUP_PATH_MAX + 128];
+	size_t len = 0;
+	long long deadline = qp_now_ms() + TAKE_READ_MS;
+
+	while (len < sizeof(line) - 1 && !memchr(line, '\n', len)) {
+		struct pollfd p = { .fd = c, .events = POLLIN };
+		long long left = deadline - qp_now_ms();
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			return -1;
+		ssize_t n = read(c, line + len, sizeof(line) - 1 - len);
+		if (n <= 0)
+			return -1;
+		len += (size_t)n;
+	}
+	line[len] = '\0';
+	if (!memchr(line, '\n', len))
+		return -1;
+	line[strcspn(line, "\n")] = '\0';
+	_Static_assert(QP_ID_MAX == 255 && QP_CGROUP_PATH_MAX == 1024, "the widths below");
+	if (pod_size < QP_ID_MAX + 1 || cg_size < QP_CGROUP_PATH_MAX + 1 ||
+	    sscanf(line, "take %255s %1024s", pod, cg) != 2 || state_validate_id(pod, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+/* A taker: move QEMU into its cgroup, hand the channel over, then stay
+ * QEMU's parent until it ends and say how it ended.  Never returns. */
+static __attribute__((noreturn)) void hand_over(struct holder *h, int c)
+{
+	char pod[QP_ID_MAX + 1], cgpath[QP_CGROUP_PATH_MAX + 1], reply[128];
+	pid_t qemu = vm_mon_qemu_pid(h->m);
+	qp_error *err = NULL;
+	int status = 0, chan = -1;
+
+	/* no second taker: the socket goes first */
+	unlinkat(h->d, QP_SPARE_TAKE_SOCK, 0);
+	close(h->listen_fd);
+	if (read_request(c, pod, sizeof(pod), cgpath, sizeof(cgpath)) < 0) {
+		qp_error_set(&err, QP_E_INVALID, 0, "a malformed take request");
+		goto fail;
+	}
+	if (strcmp(cgpath, "-")) {
+		struct qp_cgroup *cg = NULL;
+		int r = qp_cgroup_open(cgpath, &cg, &err);
+		if (r == 0)
+			r = qp_cgroup_move(cg, qemu, &err);
+		qp_cgroup_free(cg);
+		if (r < 0)
+			goto fail;
+	}
+	state_write_file(h->d, QP_SPARE_TAKEN, pod, strlen(pod), NULL);
+	chan = mon_release(h->m);
+	h->m = NULL;
+	snprintf(reply, sizeof(reply), "ok %d %llu %s\n", (int)qemu, proc_start_time(qemu), h->state.accel);
+	if (chan < 0 || qp_send_with_fd(c, reply, strlen(reply), chan) != (ssize_t)strlen(reply)) {
+		qp_fail(&err, errno, "hand the spare over");
+		close(chan);
+		kill(qemu, SIGKILL);
+		waitpid(qemu, NULL, 0);
+		holder_remove(h);
+		_exit(1);
+	}
+	close(chan);
+	/* QEMU is the pod's now; its end is all that is left to tell */
+	while (waitpid(qemu, &status, 0) < 0 && errno == EINTR)
+		;
+	dprintf(c, "exit %d\n", status);
+	_exit(0);
+fail:
+	qp_report_err(c, err, "spare");
+	vm_mon_free(h->m);
+	holder_remove(h);
+	_exit(1);
+}
+
+/* Wait for a taker; a signal (drain) or QEMU's end removes the spare. */
+static __attribute__((noreturn)) void holder_wait(struct holder *h)
+{
+	for (;;) {
+		struct pollfd p[3] = {
+			{ .fd = h->listen_fd, .events = POLLIN },
+			{ .fd = h->m->qemu_pidfd, .events = POLLIN },
+			{ .fd = h->sigfd, .events = POLLIN },
+		};
+		if (poll(p, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents || p[2].revents)
+			break; /* QEMU ended, or drain */
+		if (p[0].revents) {
+			int c = accept4(h->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+			if (c >= 0)
+				hand_over(h, c);
+		}
+	}
+	vm_mon_free(h->m);
+	holder_remove(h);
+	_exit(0);
+}
+
+/* The holder, in a child of `spares fill` (or of a refill): its own
+ * session, no stdio; report "ok NAME" once the spare is ready. */
+static __attribute__((noreturn)) void holder_main(int rootfd, const struct vm_spare_params *sp, int wfd)
+{
+	struct holder h = { .sd = -1, .d = -1, .listen_fd = -1, .sigfd = -1 };
+	qp_error *err = NULL;
+	sigset_t set;
+	int null = open("/dev/null", O_RDWR);
+
+	setsid();
+	if (null >= 0)
+		dup2(null, 0), dup2(null, 1), dup2(null, 2);
+	/* nothing of its maker's but the state root and the report pipe */
+	int keep[2] = { rootfd < wfd ? rootfd : wfd, rootfd < wfd ? wfd : rootfd };
+	qp_close_fds_except(keep, 2);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if ((h.sigfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0 || enter_spares_cgroup(&err) < 0 ||
+	    holder_boot(&h, rootfd, sp, &err) < 0 ||
+	    (h.listen_fd = listen_in(h.d, QP_SPARE_TAKE_SOCK, &err)) < 0 ||
+	    write_meta(&h, sp, h.m->tpl_key, &err) < 0) {
+		if (!err)
+			qp_fail(&err, errno, "spare");
+		qp_report_err(wfd, err, "spare");
+		vm_mon_free(h.m);
+		holder_remove(&h);
+		_exit(1);
+	}
+	qp_report_ok(wfd, "%s", h.name);
+	close(wfd);
+	holder_wait(&h);
+}
+
+/* Start one holder; wait (bounded) until its spare is ready. */
+static int start_one(int rootfd, const struct vm_spare_params *sp, char *name, size_t size, qp_error **err)
+{
+	char buf[QP_REPORT_MAX];
+	const char *rest;
+	int fd;
+	pid_t pid = qp_report_fork(&fd, "a spare's holder", err);
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		/* a grandchild: the holder outlives its maker and is nobody's zombie */
+		if (fork() != 0)
+			_exit(0);
+		holder_main(rootfd, sp, fd);
+	}
+	waitpid(pid, NULL, 0);
+	int n = qp_report_read(fd, READY_TIMEOUT_MS, buf, sizeof(buf));
+	close(fd);
+	if (n < 0)
+		return qp_error_set(err, QP_E_TIMEOUT, 0, "a spare was not ready within %d s",
+				    READY_TIMEOUT_MS / 1000);
+	if (qp_report_parse(buf, &rest, "a spare's holder died without a report", err) < 0)
+		return -1;
+	snprintf(name, size, "%s", rest);
+	return 0;
+}
+
+/* ---- fill, drain, gc, refill ---- */
+
+static bool same_params(const struct vm_spare_info *in, const struct vm_spare_params *sp)
+{
+	return in->mem_mib == sp->mem_mib && in->vcpus == sp->vcpus;
+}
+
+struct count_ctx {
+	const struct vm_spare_params *sp;
+	const char *key;
+	int ready, stale;
+	pid_t stale_pids[64];
+	unsigned long long stale_starts[64];
+};
+
+static void count_one(void *ctx, int sd, const struct vm_spare_info *in)
+{
+	struct count_ctx *c = ctx;
+
+	(void)sd;
+	if (!in->free || !same_params(in, c->sp))
+		return;
+	if (!strcmp(in->key, c->key))
+		c->ready++;
+	else if (c->stale < 64) {
+		c->stale_pids[c->stale] = in->holder;
+		c->stale_starts[c->stale++] = in->holder_start;
+	}
+}
+
+/* The key a spare of sp would have (the same inputs as a pod's). */
+static int spare_key(const struct vm_spare_params *sp, char key[17], qp_error **err)
+{
+	_cleanup_free_ char *kernel = NULL, *init = NULL, *firmware = NULL;
+	bool kvm;
+
+	if (vm_pick_accel(sp->accel, &kvm, err) < 0 || !(firmware = vm_find_firmware(sp->firmware, err)) ||
+	    !(kernel = vm_find_kernel(err)) || !(init = vm_find_guest_init(err)))
+		return -1;
+	const struct vm_template_params p = { .kernel = kernel, .firmware = firmware, .init = init, .kvm = kvm,
+					      .vcpus = sp->vcpus, .mem_mib = sp->mem_mib };
+	return vm_template_key(&p, key, err);
+}
+
+static void stop_holder(pid_t pid, unsigned long long start)
+{
+	_cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	/* the pid is the holder's still (its start time), so the signal is */
+	if (pidfd >= 0 && proc_start_time(pid) == start)
+		syscall(SYS_pidfd_send_signal, pidfd, SIGTERM, NULL, 0);
+}
+
+static int lock_fills(int sd, qp_error **err)
+{
+	int lock = openat(sd, SPARE_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+	if (lock < 0 || flock(lock, LOCK_EX) < 0) {
+		if (lock >= 0)
+			close(lock);
+		return qp_fail(err, errno, "lock %s/%s", QP_SPARES_DIR, SPARE_LOCK);
+	}
+	return lock;
+}
+
+int vm_spares_fill(int rootfd, const struct vm_spare_params *sp, int count, enum vm_fill mode,
+		   void (*made)(void *ctx, const char *name), void *ctx, qp_error **err)
+{
+	char key[17], name[16];
+	struct count_ctx c = { .sp = sp, .key = key };
+	_cleanup_close_ int sd = -1, lock = -1;
+
+	bool jail;
+
+	if (vm_jail_wanted(&jail, err) < 0)
+		return -1;
+	if (!jail)
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "spares need QEMU's jail, which is off (QPOD_VM_JAIL=off, or qpod is not root): a "
+				    "taking pod's rootfs is bound into the jail's mount namespace");
+	if (spare_key(sp, key, err) < 0 || (sd = vm_spares_open(rootfd, true, err)) < 0)
+		return -1;
+	/* one filler at a time (two would both top the pool up), and none
+	 * while a drain stops the spares */
+	if ((lock = lock_fills(sd, err)) < 0)
+		return -1;
+	if (mode == VM_FILL_KEEP) {
+		char target[128];
+		int n = snprintf(target, sizeof(target), "count=%d mem=%lluM vcpus=%d accel=%s firmware=%s\n", count,
+				 sp->mem_mib, sp->vcpus, qp_accel_name(sp->accel),
+				 sp->firmware && *sp->firmware ? sp->firmware : "qpod");
+		if (state_write_file(sd, SPARE_TARGET, target, (size_t)n, err) < 0)
+			return -1;
+	}
+	if (vm_spares_each(rootfd, count_one, &c, err) < 0)
+		return -1;
+	/* spares of an older kernel, guest-init, QEMU...: no pod takes them */
+	for (int i = 0; i < c.stale; i++)
+		stop_holder(c.stale_pids[i], c.stale_starts[i]);
+	for (int i = c.ready; i < count; i++) {
+		/* a refill stops when the target is gone (a drain) */
+		if (mode == VM_FILL_REFILL && faccessat(sd, SPARE_TARGET, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+			break;
+		if (start_one(rootfd, sp, name, sizeof(name), err) < 0)
+			return -1;
+		if (made)
+			made(ctx, name);
+	}
+	return 0;
+}
+
+/* ROOT/.spares/target, as fill wrote it; false if there is none. */
+static bool read_target(int sd, int *count, struct vm_spare_params *sp, char *fw, size_t fw_size)
+{
+	char *t = NULL, accel[8] = "";
+	size_t len;
+	bool ok;
+
+	if (state_read_file(sd, SPARE_TARGET, 512, &t, &len, NULL) < 0)
+		return false;
+	_Static_assert(PATH_MAX == 4096, "the width below");
+	ok = fw_size >= PATH_MAX &&
+	     sscanf(t, "count=%d mem=%lluM vcpus=%d accel=%7s firmware=%4095s", count, &sp->mem_mib, &sp->vcpus,
+		    accel, fw) == 5 && *count > 0 &&
+	     *count <= VM_SPARES_MAX && sp->vcpus > 0 && qp_accel_parse(accel, &sp->accel) == 0;
+	free(t);
+	sp->firmware = fw;
+	return ok;
+}
+
+void vm_spares_refill(int rootfd)
+{
+	_cleanup_close_ int sd = vm_spares_open(rootfd, false, NULL);
+	struct vm_spare_params sp = { 0 };
+	char fw[PATH_MAX];
+	int count;
+
+	if (sd < 0 || !read_target(sd, &count, &sp, fw, sizeof(fw)))
+		return;
+	pid_t pid = fork();
+	if (pid != 0) {
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		return;
+	}
+	/* a detached grandchild, behind the pods at a lower priority: the pod
+	 * that took the spare is starting on the same CPUs */
+	if (fork() != 0)
+		_exit(0);
+	setsid();
+	setpriority(PRIO_PROCESS, 0, 10);
+	/* nothing of the pod's (its channel, its ctl.sock) stays open here */
+	int null = open("/dev/null", O_RDWR);
+	if (null >= 0)
+		dup2(null, 0), dup2(null, 1), dup2(null, 2);
+	int keep[1] = { rootfd };
+	qp_close_fds_except(keep, 1);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	qp_error *err = NULL;
+	_exit(vm_spares_fill(rootfd, &sp, count, VM_FILL_REFILL, NULL, NULL, &err) < 0 ? 1 : 0);
+}
+
+/* a spare no pod has taken (free, or being made) */
+static bool untaken(const struct vm_spare_info *in)
+{
+	return in->holder_alive && !in->taken_by[0];
+}
+
+struct drain_ctx {
+	int n;
+	int pidfds[VM_SPARES_MAX * 2];
+};
+
+/* SIGTERM to the holder of an untaken spare: it stops its QEMU, removes
+ * its dir and ends; its pidfd says when */
+static void drain_one(void *ctx, int sd, const struct vm_spare_info *in)
+{
+	struct drain_ctx *c = ctx;
+	int pidfd;
+
+	(void)sd;
+	if (!untaken(in) || c->n >= (int)QP_ARRAY_SIZE(c->pidfds))
+		return;
+	pidfd = (int)syscall(SYS_pidfd_open, in->holder, 0);
+	/* the pid is the holder's still (its start time), so the signal is */
+	if (pidfd < 0 || proc_start_time(in->holder) != in->holder_start) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return;
+	}
+	syscall(SYS_pidfd_send_signal, pidfd, SIGTERM, NULL, 0);
+	c->pidfds[c->n++] = pidfd;
+}
+
+int vm_spares_drain(int rootfd, int *n, qp_error **err)
+{
+	_cleanup_close_ int sd = vm_spares_open(rootfd, false, err);
+	_cleanup_close_ int lock = -1;
+	struct drain_ctx c = { 0 };
+	int r = 0;
+
+	*n = 0;
+	if (sd < 0)
+		return *err ? -1 : 0;
+	/* no more refills: the pool's target goes first; then a fill under
+	 * way is waited for, so that no spare it makes outlives the drain */
+	unlinkat(sd, SPARE_TARGET, 0);
+	if ((lock = lock_fills(sd, err)) < 0 || vm_spares_each(rootfd, drain_one, &c, err) < 0)
+		return -1;
+	long long deadline = qp_now_ms() + DRAIN_WAIT_MS;
+	for (int i = 0; i < c.n; i++) {
+		struct pollfd p = { .fd = c.pidfds[i], .events = POLLIN };
+		long long left = deadline - qp_now_ms();
+		if (r == 0 && (left <= 0 || poll(&p, 1, (int)left) != 1))
+			r = qp_error_set(err, QP_E_TIMEOUT, 0, "spares still there %d s after they were told to go",
+					 DRAIN_WAIT_MS / 1000);
+		close(c.pidfds[i]);
+	}
+	*n = c.n;
+	return r;
+}
+
+static void gc_one(void *ctx, int sd, const struct vm_spare_info *in)
+{
+	int *n = ctx;
+
+	/* a holder that is gone took its QEMU with it: only the dir is left
+	 * (a taken spare's holder lives until its QEMU ends; a spare whose
+	 * holder file is not written yet is seconds old, and left alone) */
+	if (in->holder_alive || !in->holder)
+		return;
+	if (state_remove_tree(sd, in->name) == 0)
+		(*n)++;
+}
+
+int vm_spares_gc(int rootfd, int *n, qp_error **err)
+{
+	*n = 0;
+	return vm_spares_each(rootfd, gc_one, n, err);
+}

@@ -1,0 +1,216 @@
+#!/usr/bin/env bats
+# tests/cli/spares.bats — spares (vm/spare.c, spare_take.c): `qpod spares
+# fill|list|drain`, vm pods that take a free spare (output, status, rootfs,
+# read-only rootfs, cgroup, timeline, exec/kill/delete), what makes two
+# spares' pods unique, the pods that must not take one, the pool topped up
+# after a take, and the faults: a holder killed, gc, bad input.  The
+# teardown drains the test's spares before it checks that nothing is left.
+
+load helpers
+
+setup() {
+	need_vm
+	setup_common
+	vm_env
+}
+
+teardown() {
+	[ -z "${TEST_DIR:-}" ] || [ ! -d "$ROOT" ] || qp spares drain >/dev/null 2>&1 || true
+	teardown_common
+}
+
+spares_json() {
+	qp spares list --format json
+}
+
+free_spares() {
+	spares_json | jq '[.[] | select(.status == "free")] | length'
+}
+
+free_is() { [ "$(free_spares)" = "$1" ]; }
+
+gone() { # PID: no such process, or a zombie its reaper has not seen to yet
+	[ ! -e "/proc/$1" ] || [ "$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null)" = Z ]
+}
+
+timeline_of() { # STDERR-TEXT -> the JSON of its qpod-timeline line
+	sed -n 's/^qpod-timeline: //p' <<<"$1"
+}
+
+@test "spares fill makes free spares (listed, QEMU jailed in qpod/spares), drain stops them and leaves nothing" {
+	run --separate-stderr qp spares fill --count 2 --no-refill
+	assert_status 0
+	assert_eq "$(jq '.made | length' <<<"$output")" 2 "spares made"
+	run --separate-stderr spares_json
+	assert_status 0
+	assert_eq "$(jq -r '[.[] | .status] | join(" ")' <<<"$output")" "free free" "statuses"
+	assert_eq "$(jq -r '[.[] | "\(.mem_mb) \(.vcpus) \(.accel)"] | unique | join(",")' <<<"$output")" \
+		"256 1 ${QPOD_ACCEL:-tcg}" "memory, vCPUs, accel"
+	assert_match "$(jq -r '.[0].key' <<<"$output")" '^[0-9a-f]{16}$' "the template key"
+	local qemu holder
+	qemu=$(jq -r '.[0].qemu_pid' <<<"$output")
+	holder=$(jq -r '.[0].holder_pid' <<<"$output")
+	assert_eq "$(awk '/^PPid:/ {print $2}' "/proc/$qemu/status")" "$holder" "QEMU is its holder's child"
+	assert_match "$(awk '/^Uid:/ {print $2}' "/proc/$qemu/status")" '^13[0-9]{8}$' "QEMU's jail uid"
+	grep -q ':/qpod/spares$' "/proc/$qemu/cgroup" || flunk "QEMU not in qpod/spares: $(cat "/proc/$qemu/cgroup")"
+	# the table has the same spares
+	assert_eq "$(qp spares list | tail -n +2 | awk '{print $2}' | sort | uniq -c | awk '{print $1, $2}')" "2 free"
+	run --separate-stderr qp spares drain
+	assert_status 0
+	assert_eq "$output" '{"stopped":2}'
+	assert_eq "$(spares_json)" "[]" "spares after drain"
+	gone "$qemu" || flunk "QEMU $qemu still there"
+	gone "$holder" || flunk "holder $holder still there"
+	assert_eq "$(find "$ROOT/.spares" -mindepth 1 -maxdepth 1 -name 's*' | wc -l)" 0 "spare dirs left"
+}
+
+@test "a vm pod takes a free spare: its output, status and rootfs, the take phase, QEMU in the pod's cgroup; the spare's dir goes with the pod" {
+	qp spares fill --no-refill >/dev/null || flunk "fill"
+	local spare qemu
+	spare=$(spares_json | jq -r '.[0].name')
+	qemu=$(spares_json | jq -r '.[0].qemu_pid')
+	run --separate-stderr qp run --rm --mode vm --timeline "$ROOTFS" -- sh -c 'echo out; echo err >&2; ls /bin/busybox; exit 7'
+	assert_status 7
+	assert_eq "$output" "$(printf 'out\n/bin/busybox')" "stdout"
+	assert_contains "$stderr" "err"
+	timeline_of "$stderr" | jq -e '.take > 0 and .resume > 0 and .workload > 0 and (has("restore") | not) and (has("vmm_spawn") | not)' >/dev/null ||
+		flunk "not a spare's timeline: $stderr"
+	gone "$qemu" || flunk "the spare's QEMU outlived its pod"
+	[ ! -e "$ROOT/.spares/$spare" ] || flunk "the spare's dir outlived its pod"
+	# a detached pod: QEMU in the pod's cgroup, listed as taken meanwhile
+	qp spares fill --no-refill >/dev/null || flunk "fill"
+	qemu=$(spares_json | jq -r '.[0].qemu_pid')
+	qp_detached run -d --mode vm --name "$ID" "$ROOTFS" -- sleep 60
+	assert_eq "$(pod_field "$ID" vmm_pid)" "$qemu" "the pod's VMM is the spare's QEMU"
+	assert_in_pod_cgroup "$qemu"
+	assert_eq "$(spares_json | jq -r '.[0] | "\(.status) \(.taken_by)"')" "taken $ID" "listed as taken"
+	assert_eq "$(qp exec "$ID" sh -c 'echo exec; ls /bin/sh')" "$(printf 'exec\n/bin/sh')" "exec"
+	qp ps "$ID" | grep -qx "$qemu" || flunk "ps does not list QEMU: $(qp ps "$ID")"
+	run qp kill "$ID" KILL
+	assert_status 0
+	wait_for 200 status_is "$ID" stopped
+	run qp delete "$ID"
+	assert_status 0
+	wait_for 40 gone "$qemu"
+	assert_eq "$(spares_json)" "[]" "spares left"
+}
+
+@test "spares: two pods from two spares draw different random bytes and see the host's clock; a read-only rootfs stays read-only" {
+	qp spares fill --count 2 --no-refill >/dev/null || flunk "fill"
+	local a b now t
+	a=$(qp run --rm --mode vm "$ROOTFS" -- sh -c 'head -c 16 /dev/urandom | od -An -tx1 | tr -d " \n"')
+	b=$(qp run --rm --mode vm "$ROOTFS" -- sh -c 'head -c 16 /dev/urandom | od -An -tx1 | tr -d " \n"')
+	assert_match "$a" '^[0-9a-f]{32}$' "random bytes"
+	[ "$a" != "$b" ] || flunk "two spares' pods drew the same random bytes: $a"
+	assert_eq "$(free_spares)" 0 "both spares taken"
+	qp spares fill --no-refill >/dev/null || flunk "fill"
+	now=$(date +%s)
+	t=$(qp run --rm --mode vm "$ROOTFS" -- date +%s)
+	[ $((t - now)) -ge -2 ] && [ $((t - now)) -le 10 ] || flunk "a spare's clock: $t, the host's $now"
+	qp spares fill --no-refill >/dev/null || flunk "fill"
+	run --separate-stderr qp run --rm --mode vm --read-only "$ROOTFS" -- sh -c 'touch /spare-ro-probe 2>&1; echo rc=$?'
+	assert_status 0
+	assert_contains "$output" "Read-only file system"
+	assert_contains "$output" "rc=1"
+	[ ! -e "$ROOTFS/spare-ro-probe" ] || { rm -f "$ROOTFS/spare-ro-probe"; flunk "a read-only rootfs was written"; }
+	assert_eq "$(free_spares)" 0 "the read-only pod took the spare"
+}
+
+@test "spares: pods that cannot take one (a cold boot, a bind mount of their own, another memory size) boot without it, and it stays free" {
+	qp spares fill --no-refill >/dev/null || flunk "fill"
+	local qemu
+	qemu=$(spares_json | jq -r '.[0].qemu_pid')
+	run --separate-stderr qp run --rm --mode vm --boot cold --timeline "$ROOTFS" -- true
+	assert_status 0
+	timeline_of "$stderr" | jq -e 'has("take") | not' >/dev/null || flunk "a cold boot took a spare"
+	run --separate-stderr qp run --rm --mode vm --memory 192M --timeline "$ROOTFS" -- true
+	assert_status 0
+	timeline_of "$stderr" | jq -e 'has("take") | not' >/dev/null || flunk "a 192M pod took a 256M spare"
+	mkdir -p "$TEST_DIR/data"
+	echo shared >"$TEST_DIR/data/f"
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["cat", "/data/f"] |
+		.mounts += [{destination: "/data", type: "bind", source: "'"$TEST_DIR/data"'", options: ["rbind", "ro"]}]'
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_status 0
+	assert_eq "$output" shared "the bind mount's file"
+	assert_eq "$(spares_json | jq -r '.[0] | "\(.status) \(.qemu_pid)"')" "free $qemu" "the spare after three pods"
+}
+
+@test "spares: fill keeps the pool's count, a take starts a replacement; drain stops it" {
+	run --separate-stderr qp spares fill --count 1
+	assert_status 0
+	[ -f "$ROOT/.spares/target" ] || flunk "no target kept"
+	run --separate-stderr qp run --rm --mode vm "$ROOTFS" -- true
+	assert_status 0
+	# the replacement is made in the background
+	wait_for 400 free_is 1
+	run --separate-stderr qp spares fill --count 1
+	assert_eq "$(jq '.made | length' <<<"$output")" 0 "a full pool: nothing made"
+	run --separate-stderr qp spares drain
+	assert_eq "$output" '{"stopped":1}'
+	[ ! -e "$ROOT/.spares/target" ] || flunk "the target outlived the drain"
+	run --separate-stderr qp run --rm --mode vm "$ROOTFS" -- true
+	assert_status 0
+	sleep 1
+	assert_eq "$(spares_json)" "[]" "a take after drain made a spare"
+}
+
+@test "spares faults: a killed holder takes its QEMU along, no pod takes its spare (the pod clones), gc removes its dir; drain leaves a taken spare's pod running" {
+	qp spares fill --count 2 --no-refill >/dev/null || flunk "fill"
+	local holder qemu dead
+	holder=$(spares_json | jq -r '.[0].holder_pid')
+	qemu=$(spares_json | jq -r '.[0].qemu_pid')
+	dead=$(spares_json | jq -r '.[0].name')
+	kill -KILL "$holder"
+	wait_for 100 gone "$qemu"
+	assert_eq "$(spares_json | jq -r '[.[] | .name] | index("'"$dead"'")')" null "a dead spare listed"
+	# the living one is taken, then no spare is left: a clone
+	run --separate-stderr qp run --rm --mode vm --timeline "$ROOTFS" -- true
+	assert_status 0
+	timeline_of "$stderr" | jq -e '.take > 0' >/dev/null || flunk "the living spare was not taken: $stderr"
+	run --separate-stderr qp run --rm --mode vm --timeline "$ROOTFS" -- true
+	assert_status 0
+	timeline_of "$stderr" | jq -e '.restore > 0' >/dev/null || flunk "not a clone: $stderr"
+	[ -d "$ROOT/.spares/$dead" ] || flunk "the dead spare's dir went before gc"
+	run --separate-stderr qp gc
+	assert_status 0
+	assert_contains "$output" "1 dead spare(s)"
+	[ ! -e "$ROOT/.spares/$dead" ] || flunk "gc left the dead spare's dir"
+	# drain stops free spares only
+	qp spares fill --count 2 --no-refill >/dev/null || flunk "fill"
+	qp_detached run -d --mode vm --name "$ID" "$ROOTFS" -- sleep 60
+	run --separate-stderr qp spares drain
+	assert_eq "$output" '{"stopped":1}'
+	assert_eq "$(pod_field "$ID" status)" running "the pod that took a spare"
+	assert_eq "$(qp exec "$ID" echo still)" still "exec after drain"
+}
+
+@test "spares bad input: counts, subcommands, options, and spares without QEMU's jail are refused by name" {
+	run --separate-stderr qp spares fill --count 0
+	assert_qpod_error
+	assert_contains "$stderr" "--count must be 1..64"
+	run --separate-stderr qp spares fill --count 65
+	assert_qpod_error
+	run --separate-stderr qp spares fill --count x
+	assert_qpod_error
+	assert_contains "$stderr" "--count"
+	run --separate-stderr qp spares fill --memory lots
+	assert_qpod_error
+	assert_contains "$stderr" "--memory"
+	run --separate-stderr qp spares frobnicate
+	assert_qpod_error
+	assert_contains "$stderr" "unknown subcommand \"frobnicate\""
+	run --separate-stderr qp spares
+	assert_qpod_error
+	run --separate-stderr qp spares list --bogus
+	assert_qpod_error
+	run --separate-stderr qp spares drain extra
+	assert_qpod_error
+	run --separate-stderr env QPOD_VM_JAIL=off "$QPOD" --root "$ROOT" spares fill
+	assert_qpod_error
+	assert_contains "$stderr" "spares need QEMU's jail"
+	assert_eq "$(spares_json)" "[]" "spares after refusals"
+	run qp spares --help
+	assert_status 0
+	assert_contains "$output" "Usage: qpod spares fill"
+}
