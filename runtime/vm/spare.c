@@ -414,7 +414,27 @@ static __attribute__((noreturn)) void hand_over(struct holder *h, int c)
 		_exit(1);
 	}
 	close(chan);
-	/* QEMU is the pod's now; its end is all that is left to tell */
+	/* QEMU is the pod's now; its end is all that is left to tell.  A
+	 * pod's QEMU dies with its monitor (PDEATHSIG, for a pod that started
+	 * it): this one is the holder's child, so the holder stands in: the
+	 * monitor's end of the connection closing first (it was killed) takes
+	 * QEMU along, and the spare's dir, which nobody else will remove. */
+	_cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, qemu, 0);
+	for (;;) {
+		struct pollfd p[2] = { { .fd = pidfd, .events = POLLIN }, { .fd = c, .events = POLLIN } };
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (p[0].revents)
+			break;
+		char byte;
+		ssize_t n = p[1].revents ? recv(c, &byte, 1, MSG_DONTWAIT) : 1;
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			kill(qemu, SIGKILL);
+			waitpid(qemu, NULL, 0);
+			holder_remove(h);
+			_exit(0);
+		}
+	}
 	while (waitpid(qemu, &status, 0) < 0 && errno == EINTR)
 		;
 	dprintf(c, "exit %d\n", status);

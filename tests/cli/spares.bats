@@ -155,7 +155,7 @@ timeline_of() { # STDERR-TEXT -> the JSON of its qpod-timeline line
 	assert_eq "$(spares_json)" "[]" "a take after drain made a spare"
 }
 
-@test "spares faults: a killed holder takes its QEMU along, no pod takes its spare (the pod clones), gc removes its dir; drain leaves a taken spare's pod running" {
+@test "spares faults: a killed holder takes its QEMU along, no pod takes its spare (the pod clones), gc removes its dir; a killed monitor takes its spare's QEMU along; drain leaves a taken spare's pod running" {
 	qp spares fill --count 2 --no-refill >/dev/null || flunk "fill"
 	local holder qemu dead
 	holder=$(spares_json | jq -r '.[0].holder_pid')
@@ -176,6 +176,18 @@ timeline_of() { # STDERR-TEXT -> the JSON of its qpod-timeline line
 	assert_status 0
 	assert_contains "$output" "1 dead spare(s)"
 	[ ! -e "$ROOT/.spares/$dead" ] || flunk "gc left the dead spare's dir"
+	# a pod's QEMU dies with its monitor: a spare's too, though it is
+	# its holder's child (the holder stands in), and the spare's dir goes
+	qp spares fill --no-refill >/dev/null || flunk "fill"
+	local spare
+	spare=$(spares_json | jq -r '[.[] | select(.status == "free")][0].name')
+	qp_detached run -d --mode vm --name "$ID2" "$ROOTFS" -- sleep 60
+	qemu=$(pod_field "$ID2" vmm_pid)
+	kill -KILL "$(pod_field "$ID2" pid)"
+	wait_for 100 gone "$qemu"
+	wait_for 40 test ! -e "$ROOT/.spares/$spare"
+	assert_eq "$(pod_field "$ID2" status)" stopped "the pod whose monitor died"
+	qp delete "$ID2" || flunk "delete"
 	# drain stops free spares only
 	qp spares fill --count 2 --no-refill >/dev/null || flunk "fill"
 	qp_detached run -d --mode vm --name "$ID" "$ROOTFS" -- sleep 60
