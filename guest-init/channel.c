@@ -33,7 +33,7 @@ static const char *const type_names[] = {
 	[QP_MSG_CTL_START] = "CTL_START", [QP_MSG_CTL_REPLY] = "CTL_REPLY",
 	[QP_MSG_CTL_REPLACE] = "CTL_REPLACE", [QP_MSG_CTL_PAUSE] = "CTL_PAUSE",
 	[QP_MSG_CTL_RESUME] = "CTL_RESUME", [QP_MSG_CLONE] = "CLONE",
-	[QP_MSG_WARM] = "WARM",
+	[QP_MSG_WARM] = "WARM", [QP_MSG_STDIN_CREDIT] = "STDIN_CREDIT",
 };
 
 static const unsigned char senders[] = {
@@ -49,7 +49,7 @@ static const unsigned char senders[] = {
 	[QP_MSG_CTL_START] = QP_SENDER_CTL, [QP_MSG_CTL_REPLY] = QP_SENDER_CTL,
 	[QP_MSG_CTL_REPLACE] = QP_SENDER_CTL, [QP_MSG_CTL_PAUSE] = QP_SENDER_CTL,
 	[QP_MSG_CTL_RESUME] = QP_SENDER_CTL, [QP_MSG_CLONE] = QP_SENDER_HOST,
-	[QP_MSG_WARM] = QP_SENDER_HOST,
+	[QP_MSG_WARM] = QP_SENDER_HOST, [QP_MSG_STDIN_CREDIT] = QP_SENDER_GUEST,
 };
 
 const char *qp_msg_type_name(uint16_t type)
@@ -195,6 +195,10 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 		if (m->u.data.len > QP_PROTO_MAX_PAYLOAD || (m->u.data.len && !m->u.data.data))
 			return invalid(err, code, m, "data length %u out of range", m->u.data.len);
 		return 0;
+	case QP_MSG_STDIN_CREDIT:
+		if (m->u.credit.bytes < 1 || m->u.credit.bytes > QP_PROTO_STDIN_WINDOW)
+			return invalid(err, code, m, "credit %u out of range", m->u.credit.bytes);
+		return 0;
 	case QP_MSG_SIGNAL:
 		if (m->u.signal.signo < 1 || m->u.signal.signo > QP_PROTO_MAX_SIGNAL)
 			return invalid(err, code, m, "signal %u out of range", m->u.signal.signo);
@@ -332,6 +336,9 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 		break;
 	case QP_MSG_SIGNAL:
 		put_u32(w, m->u.signal.signo);
+		break;
+	case QP_MSG_STDIN_CREDIT:
+		put_u32(w, m->u.credit.bytes);
 		break;
 	case QP_MSG_EXIT:
 		put_u32(w, (uint32_t)m->u.exit.code);
@@ -589,6 +596,8 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 		return 0;
 	case QP_MSG_SIGNAL:
 		return get_u32(r, &m->u.signal.signo, "signo", err);
+	case QP_MSG_STDIN_CREDIT:
+		return get_u32(r, &m->u.credit.bytes, "bytes", err);
 	case QP_MSG_EXIT:
 		if (get_u32(r, &u32, "code", err) < 0)
 			return -1;

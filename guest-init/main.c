@@ -696,7 +696,7 @@ static void make_pipe(int *r, int *w)
 
 struct relay {
 	struct workload *w;
-	uint8_t stdin_buf[QP_PROTO_MAX_PAYLOAD];
+	uint8_t stdin_buf[QP_PROTO_STDIN_WINDOW]; /* STDIN the workload has not read yet */
 	size_t stdin_off, stdin_len;
 	int stdin_eof, exited, exit_code, exit_sent;
 	int started_pending;   /* exec succeeded; STARTED waits for the pid */
@@ -783,6 +783,17 @@ static void relay_exec(struct relay *rl)
 		rl->started_pending = 1;
 }
 
+/* STDIN bytes passed on: the host may send as many more (protocol.h) */
+static void stdin_credit(size_t n)
+{
+	struct qp_msg c = { .type = QP_MSG_STDIN_CREDIT };
+
+	for (; n; n -= c.u.credit.bytes) {
+		c.u.credit.bytes = (uint32_t)(n < QP_PROTO_STDIN_WINDOW ? n : QP_PROTO_STDIN_WINDOW);
+		gi_send_or_die(&c);
+	}
+}
+
 static void relay_stdin_flush(struct relay *rl)
 {
 	struct workload *w = rl->w;
@@ -791,12 +802,15 @@ static void relay_stdin_flush(struct relay *rl)
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EINTR)
 			return;
-		/* EPIPE: the workload closed its stdin; later input is dropped */
+		/* EPIPE: the workload closed its stdin; what is buffered and
+		 * what comes later is dropped, and credited as passed on */
+		stdin_credit(rl->stdin_len - rl->stdin_off);
 		rl->stdin_off = rl->stdin_len = 0;
 		close_fd(&w->stdin_w);
 		return;
 	}
 	rl->stdin_off += (size_t)n;
+	stdin_credit((size_t)n);
 	if (rl->stdin_off == rl->stdin_len) {
 		rl->stdin_off = rl->stdin_len = 0;
 		if (rl->stdin_eof)
@@ -816,10 +830,18 @@ static void relay_message(struct relay *rl, const struct qp_msg *m)
 			rl->stdin_eof = 1;
 			if (rl->stdin_len == 0)
 				close_fd(&w->stdin_w);
-		} else if (w->stdin_w >= 0) {
-			memcpy(rl->stdin_buf, m->u.data.data, m->u.data.len);
+		} else if (w->stdin_w < 0) {
+			stdin_credit(m->u.data.len); /* the workload closed its stdin */
+		} else {
+			/* the host keeps within the window: the buffer holds it */
+			if (rl->stdin_len - rl->stdin_off + m->u.data.len > sizeof(rl->stdin_buf))
+				gi_fatal(QP_PERR_PROTOCOL, 0, "control channel: STDIN beyond its credit of %d bytes",
+					 QP_PROTO_STDIN_WINDOW);
+			memmove(rl->stdin_buf, rl->stdin_buf + rl->stdin_off, rl->stdin_len - rl->stdin_off);
+			rl->stdin_len -= rl->stdin_off;
 			rl->stdin_off = 0;
-			rl->stdin_len = m->u.data.len;
+			memcpy(rl->stdin_buf + rl->stdin_len, m->u.data.data, m->u.data.len);
+			rl->stdin_len += m->u.data.len;
 			relay_stdin_flush(rl);
 		}
 		break;
@@ -906,8 +928,8 @@ static void *relay_main(void *arg)
 			int64_t left = rl->drain_deadline - gi_mono_ms();
 			timeout = left > 0 ? (int)left : 0;
 		}
-		/* while stdin input is pending, take no more messages: backpressure */
-		p[0] = (struct pollfd){ .fd = rl->stdin_len ? -1 : chan.fd, .events = POLLIN };
+		/* the channel is always read: STDIN has a window (protocol.h) */
+		p[0] = (struct pollfd){ .fd = chan.fd, .events = POLLIN };
 		p[1] = (struct pollfd){ .fd = w->exec_r, .events = POLLIN };
 		p[2] = (struct pollfd){ .fd = w->out_r, .events = POLLIN };
 		p[3] = (struct pollfd){ .fd = w->err_r, .events = POLLIN };
@@ -939,7 +961,7 @@ static void *relay_main(void *arg)
 		if (p[0].revents && qp_chan_fill(&chan, &err) < 0)
 			fatal_err(QP_PERR_PROTOCOL, err);
 		r = 0;
-		while (!rl->stdin_len && !rl->next && (r = qp_chan_next(&chan, &m, &err)) > 0) {
+		while (!rl->next && (r = qp_chan_next(&chan, &m, &err)) > 0) {
 			if (qp_msg_check_sender(&m, QP_SENDER_HOST, &err) < 0)
 				fatal_err(QP_PERR_PROTOCOL, err);
 			relay_message(rl, &m);

@@ -43,7 +43,15 @@
  *   STARTED     G  u32 pid, u64 spawn_ns (fork), u64 exec_ns (exec done)
  *   STDOUT      G  raw bytes (length 1..QP_PROTO_MAX_PAYLOAD)
  *   STDERR      G  raw bytes (length 1..QP_PROTO_MAX_PAYLOAD)
- *   STDIN       H  raw bytes; length 0 means end of input (stdin closed)
+ *   STDIN       H  raw bytes; length 0 means end of input (stdin closed).
+ *                  Flow control: the host has at most QP_PROTO_STDIN_WINDOW
+ *                  bytes of STDIN out that the guest has not credited back
+ *                  (STDIN_CREDIT); more is a protocol error.  So the guest
+ *                  never stops reading the channel for a workload that does
+ *                  not read its stdin (signals and execs still get through).
+ *   STDIN_CREDIT G u32 bytes (1..QP_PROTO_STDIN_WINDOW): that many bytes of
+ *                  STDIN are passed on (written to the workload's stdin, or
+ *                  dropped once it closed it): the host may send that many more
  *   SIGNAL      H  u32 signo (1..QP_PROTO_MAX_SIGNAL), to the workload
  *   EXIT        G  i32 code (0..255: exit status; 128+N: killed by signal N),
  *                  u64 exit_ns.  Sent after all STDOUT/STDERR of the workload
@@ -113,7 +121,7 @@
 #include <stdint.h>
 
 #define QP_PROTO_MAGIC 0x444f5051u /* bytes 'Q' 'P' 'O' 'D' */
-#define QP_PROTO_VERSION 2
+#define QP_PROTO_VERSION 3
 #define QP_PROTO_HDR_SIZE 12
 #define QP_PROTO_MAX_PAYLOAD 65536
 #define QP_PROTO_FRAME_MAX (QP_PROTO_HDR_SIZE + QP_PROTO_MAX_PAYLOAD)
@@ -125,6 +133,7 @@
 #define QP_PROTO_MAX_MOUNTS 16 /* RUN mounts */
 #define QP_PROTO_PORT_NAME "qpod.0" /* virtio-serial port name */
 #define QP_PROTO_SEED_SIZE 32 /* CLONE's RNG seed, bytes */
+#define QP_PROTO_STDIN_WINDOW 65536 /* STDIN bytes in flight, at most (STDIN_CREDIT) */
 
 enum qp_msg_type {
 	QP_MSG_HELLO = 1,
@@ -150,7 +159,8 @@ enum qp_msg_type {
 	QP_MSG_CTL_RESUME = 21,
 	QP_MSG_CLONE = 22,
 	QP_MSG_WARM = 23,
-	QP_MSG_TYPE_MAX = QP_MSG_WARM,
+	QP_MSG_STDIN_CREDIT = 24,
+	QP_MSG_TYPE_MAX = QP_MSG_STDIN_CREDIT,
 };
 
 /* who may send a type: a receiver refuses a message from the wrong side
@@ -272,6 +282,9 @@ struct qp_msg {
 		struct {
 			const char *tag;
 		} warm;
+		struct {
+			uint32_t bytes;
+		} credit;
 	} u;
 };
 

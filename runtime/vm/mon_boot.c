@@ -15,6 +15,8 @@
 #include <sys/signalfd.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -343,6 +345,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 		return qp_fail(err, ENOMEM, "vm");
 	m->pod = pod;
 	m->qemu_pidfd = m->listen_fd = m->ready_fd = m->fw.fd = m->vmdir = m->holder_fd = m->spares_fd = -1;
+	m->stdin_fd = -1;
 	m->tl.request = qp_request_ns ? qp_request_ns : qp_now_ns();
 	if (spec->opts.libvirt_uri && spec->opts.vm_backend != QP_VM_BACKEND_LIBVIRT) {
 		qp_error_set(err, QP_E_INVALID, 0, "--libvirt-uri (qpod.vm.libvirt.uri) needs --vm-backend libvirt");
@@ -511,6 +514,36 @@ void vm_run_from_process(const struct qp_process *p, struct qp_run *run)
 	};
 }
 
+/* Is fd 0 open and not /dev/null? */
+static bool stdin_relayable(void)
+{
+	struct stat st;
+
+	if (fstat(0, &st) < 0)
+		return false;
+	return !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3));
+}
+
+int mon_stdin_input(struct vm_mon *m, qp_error **err)
+{
+	static uint8_t buf[16384];
+	struct qp_msg msg = { .type = QP_MSG_STDIN };
+	size_t want = m->stdin_credit < sizeof(buf) ? m->stdin_credit : sizeof(buf);
+	ssize_t n = read(m->stdin_fd, buf, want);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0)
+		m->stdin_fd = -1; /* its end (or an error, its end too): an empty STDIN says so */
+	else
+		m->stdin_credit -= (uint32_t)n;
+	msg.u.data.data = buf;
+	msg.u.data.len = n > 0 ? (uint32_t)n : 0;
+	if (qp_chan_send(m->chan, &msg, QP_VM_SEND_TIMEOUT_MS, err) < 0)
+		return qp_error_prefix(err, "send STDIN to the VM");
+	return 0;
+}
+
 /* RUN of the pod's process, with argv replaced if given (replace). */
 int mon_send_run(struct vm_mon *m, char **argv, qp_error **err)
 {
@@ -526,6 +559,13 @@ int mon_send_run(struct vm_mon *m, char **argv, qp_error **err)
 	/* the guest stays after EXIT: the monitor then sends SHUTDOWN, or the
 	 * next RUN of a replace */
 	r->flags = QP_RUN_F_WAIT_SHUTDOWN | (m->pod->spec->root_readonly ? QP_RUN_F_ROOTFS_RO : 0);
+	/* the first workload gets our stdin (as runc's process gets its
+	 * caller's), unless it is /dev/null or closed; a replace's does not */
+	if (!m->run_sent && stdin_relayable()) {
+		r->flags |= QP_RUN_F_STDIN;
+		m->stdin_fd = 0;
+		m->stdin_credit = QP_PROTO_STDIN_WINDOW;
+	}
 	r->rootfs = m->spare ? QP_ROOTFS_9P_SUBDIR : QP_ROOTFS_9P;
 	r->rootfs_tag = VM_ROOTFS_TAG;
 	r->hostname = m->pod->spec->hostname ? m->pod->spec->hostname : m->uts_hostname;

@@ -61,6 +61,13 @@ static int guest_message(struct vm_mon *m, const struct qp_msg *msg, qp_error **
 		/* a closed stdout of ours must not stop the relay */
 		qp_write_all(msg->type == QP_MSG_STDOUT ? 1 : 2, msg->u.data.data, msg->u.data.len);
 		return 0;
+	case QP_MSG_STDIN_CREDIT:
+		if (m->stdin_credit + msg->u.credit.bytes > QP_PROTO_STDIN_WINDOW)
+			return qp_error_set(err, QP_E_GUEST, 0,
+					    "the VM credited more STDIN than it was sent (%u + %u bytes)",
+					    m->stdin_credit, msg->u.credit.bytes);
+		m->stdin_credit += msg->u.credit.bytes;
+		return 0;
 	case QP_MSG_STARTED:
 		m->started = true;
 		if (m->replacing) {

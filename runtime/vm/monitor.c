@@ -276,7 +276,7 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 
 	*code = 0;
 	while (!m->over) {
-		struct pollfd p[4 + MAX_CLIENTS];
+		struct pollfd p[5 + MAX_CLIENTS];
 		int timeout = -1;
 
 		if (m->exited)
@@ -319,6 +319,10 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 		for (int i = 0; i < MAX_CLIENTS; i++)
 			p[4 + i] = (struct pollfd){ .fd = m->cl[i].ch ? m->cl[i].ch->fd : -1,
 						    .events = POLLIN };
+		/* our stdin to the workload's, within the guest's credit */
+		p[4 + MAX_CLIENTS] = (struct pollfd){
+			.fd = m->stdin_fd >= 0 && m->stdin_credit && !m->exited && !m->stopping ? m->stdin_fd : -1,
+			.events = POLLIN };
 		if (m->qemu_pidfd < 0 && timeout < 0)
 			timeout = 50; /* no pidfd: poll for QEMU's end */
 		if (poll(p, QP_ARRAY_SIZE(p), timeout) < 0) {
@@ -345,6 +349,8 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 			}
 			mon_begin_stop(m);
 		}
+		if (p[4 + MAX_CLIENTS].revents && mon_stdin_input(m, &fail) < 0)
+			mon_begin_stop(m);
 		if (p[2].revents)
 			mon_client_accept(m);
 		for (int i = 0; i < MAX_CLIENTS; i++)

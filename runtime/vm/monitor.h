@@ -88,7 +88,12 @@ struct vm_mon {
 	bool spare;
 	int spares_fd;
 	char spare_name[16];
-	char tpl_key[17];
+	char tpl_key[17];       /* the template cloned ("" for a cold boot) */
+	/* the workload's stdin, relayed from ours (fd 0) when it is not
+	 * /dev/null: -1 when not (or at its end); credit: STDIN bytes the
+	 * guest may still take (protocol.h, STDIN_CREDIT) */
+	int stdin_fd;
+	uint32_t stdin_credit;
 	/* a replace in progress (CTL_REPLACE) */
 	bool replacing;
 	struct vm_client *rep_client; /* NULL if it went away meanwhile */
@@ -116,6 +121,9 @@ int mon_with_qemu_log(struct vm_mon *m, qp_error **err);
 
 /* boot and RUN (mon_boot.c) */
 int mon_send_run(struct vm_mon *m, char **argv, qp_error **err);
+/* Our stdin readable and credit left: send a chunk as STDIN (its end: an
+ * empty STDIN).  -1 when the channel failed. */
+int mon_stdin_input(struct vm_mon *m, qp_error **err);
 
 /* the firmware's markers (mon_fwmark.c).  open: the pipe, its write end
  * into o (the caller closes it once QEMU has it); wait: poll fd (-1: none)

@@ -201,6 +201,30 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	done
 }
 
+@test "vm: the workload reads qpod's stdin (1 MB arrives whole, in order); one that does not read it still takes signals and execs" {
+	head -c 1000000 /dev/urandom >"$TEST_DIR/in"
+	run --separate-stderr timeout 60 "$QPOD" --root "$ROOT" run --mode vm --rm "$ROOTFS" -- sha256sum <"$TEST_DIR/in"
+	assert_status 0
+	assert_eq "${output%% *}" "$(sha256sum <"$TEST_DIR/in" | cut -d' ' -f1)" "sha256 of what the workload read"
+	# /dev/null: no stdin relayed (the workload's is /dev/null too)
+	run --separate-stderr timeout 20 "$QPOD" --root "$ROOT" run --mode vm --rm "$ROOTFS" -- sh -c 'wc -c' </dev/null
+	assert_status 0
+	assert_eq "$output" 0 "bytes read from /dev/null"
+	# a never-ending stdin that the workload ignores: its window fills, the
+	# channel stays open for an exec and the signal
+	(set +e; yes | "$QPOD" --root "$ROOT" run --mode vm --name "$ID" "$ROOTFS" -- sleep 60 >"$TEST_DIR/yes.out" 2>&1
+		echo "rc=$?" >>"$TEST_DIR/yes.out") 3>&- &
+	local bg=$!
+	wait_for 400 status_is "$ID" running
+	sleep 1
+	assert_eq "$(timeout 20 "$QPOD" --root "$ROOT" exec "$ID" echo exec-ok)" exec-ok "exec while stdin floods"
+	timeout 20 "$QPOD" --root "$ROOT" kill "$ID" TERM || flunk "kill"
+	wait_for 200 grep -q '^rc=' "$TEST_DIR/yes.out"
+	wait "$bg" 2>/dev/null || true
+	assert_contains "$(cat "$TEST_DIR/yes.out")" "rc=143"
+	qp delete "$ID"
+}
+
 @test "vm: a command missing in the rootfs exits 127" {
 	run -127 --separate-stderr timeout 20 "$QPOD" --root "$ROOT" run --mode vm --rm "$ROOTFS" -- \
 		/no/such/command

@@ -153,6 +153,11 @@ static void test_round_trip_simple(void **state)
 	in.u.warm.tag = "rootfs";
 	round_trip(&in, &out);
 	assert_string_equal(out.u.warm.tag, "rootfs");
+
+	in = (struct qp_msg){ .type = QP_MSG_STDIN_CREDIT };
+	in.u.credit.bytes = QP_PROTO_STDIN_WINDOW;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.credit.bytes, QP_PROTO_STDIN_WINDOW);
 }
 
 static void test_round_trip_run(void **state)
@@ -345,6 +350,12 @@ static void test_decode_malformed(void **state)
 	/* empty STDOUT */
 	header(frame, QP_PROTO_MAGIC, QP_PROTO_VERSION, QP_MSG_STDOUT, 0);
 	assert_fails(qp_msg_decode(frame, 12, &m, &store, err), QP_E_GUEST);
+	/* a STDIN_CREDIT of nothing, or of more than the window */
+	header(frame, QP_PROTO_MAGIC, QP_PROTO_VERSION, QP_MSG_STDIN_CREDIT, 4);
+	put32(frame + 12, 0);
+	assert_fails(qp_msg_decode(frame, 16, &m, &store, err), QP_E_GUEST);
+	put32(frame + 12, QP_PROTO_STDIN_WINDOW + 1);
+	assert_fails(qp_msg_decode(frame, 16, &m, &store, err), QP_E_GUEST);
 }
 
 static void test_sender_check(void **state)
