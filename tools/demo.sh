@@ -7,6 +7,7 @@
 #   limits; exit statuses; the OOM killer; --pids; seccomp;
 #   the start timelines of a container pod and a VM pod (and which
 #   accelerator ran: KVM, or TCG where KVM is not usable);
+#   spares (clones started ahead): fill, list, a pod that takes one;
 #   a VM pod that stays: qpod stats, a warm replace with its gap;
 #   qpod density --max 3 in both modes; qpod bench start with its baselines
 #   (runc; SeaBIOS and the traditional VM);
@@ -36,6 +37,7 @@ BUNDLE=$WORK/bundle
 cleanup() {
 	"$QPOD" --root "$STATE" delete --force "$ID" >/dev/null 2>&1 || true
 	"$QPOD" --root "$STATE" delete --force "$VMID" >/dev/null 2>&1 || true
+	"$QPOD" --root "$STATE" spares drain >/dev/null 2>&1 || true
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -146,6 +148,12 @@ step "$QPOD" template create
 step "$QPOD" template list
 timeline "$QPOD" --root "$STATE" run --rm --timeline --mode vm --boot template "$ROOTFS" -- echo "hello from a clone"
 timeline "$QPOD" --root "$STATE" run --rm --timeline --mode vm "$ROOTFS" -- sh -c 'echo "the default (boot auto) clones too: $(hostname), $(date)"'
+
+section "spares: clones started ahead, unique and warm; a pod takes one instead of starting a VM"
+step "$QPOD" --root "$STATE" spares fill --count 1 --no-refill
+step "$QPOD" --root "$STATE" spares list
+timeline "$QPOD" --root "$STATE" run --rm --timeline --mode vm "$ROOTFS" -- echo "hello from a spare"
+step "$QPOD" --root "$STATE" spares list
 
 section "a VM pod that stays: its accelerator, memory, and a warm replace"
 step "$QPOD" --root "$STATE" run -d --name "$VMID" --mode vm "$ROOTFS" -- sleep 600
