@@ -1,7 +1,8 @@
 /* runtime/container/cgroup_v1.c — the cgroup v1 backend, for legacy and
  * hybrid hosts: one directory per mounted controller hierarchy (memory, cpu,
  * cpuacct, pids, cpuset, devices, freezer, blkio; co-mounts such as
- * "cpu,cpuacct" are counted once), cpuset.cpus/mems copied down so tasks can
+ * "cpu,cpuacct" are counted once; systemd's named one and a hybrid host's
+ * unified tree for membership only), cpuset.cpus/mems copied down so tasks can
  * join, and the leaf of each controller as struct qp_cg_leaves (the limits
  * are written by cgroup_limits.c, the freezer driven by freeze.c). */
 #include <errno.h>
@@ -22,10 +23,18 @@
 #ifndef CGROUP_SUPER_MAGIC
 #define CGROUP_SUPER_MAGIC 0x27e0eb
 #endif
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
 
 
+/* The last two hold no controller: systemd's named hierarchy and, on a
+ * hybrid host, the empty cgroup2 tree.  The pod gets its own directory
+ * there too (as runc does), so that its view of them (cgroup_mount.c) is its
+ * own cgroup and not the host's, with every other tenant's names below. */
 static const char *const controllers[] = {
 	"memory", "cpu", "cpuacct", "pids", "cpuset", "devices", "freezer", "blkio",
+	"systemd", "unified",
 };
 #define N_CTRL QP_ARRAY_SIZE(controllers)
 
@@ -37,6 +46,11 @@ struct v1_set {
 		int fd;
 	} h[N_CTRL];
 };
+
+static bool membership_only(const char *name)
+{
+	return !strcmp(name, "systemd") || !strcmp(name, "unified");
+}
 
 static void v1_set_close(struct v1_set *s)
 {
@@ -62,10 +76,12 @@ static int v1_hierarchies(const char *root, struct v1_set *s, qp_error **err)
 		struct statfs sf;
 		struct stat st;
 		bool dup = false;
+		bool v2 = !strcmp(controllers[i], "unified");
 
 		if (fd < 0)
 			continue;
-		if (fstatfs(fd, &sf) < 0 || sf.f_type != CGROUP_SUPER_MAGIC || fstat(fd, &st) < 0) {
+		if (fstatfs(fd, &sf) < 0 ||
+		    sf.f_type != (v2 ? CGROUP2_SUPER_MAGIC : CGROUP_SUPER_MAGIC) || fstat(fd, &st) < 0) {
 			close(fd);
 			continue;
 		}
@@ -231,15 +247,26 @@ static int v1_exists(struct qp_cgroup *cg, qp_error **err)
 
 static int v1_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, bool whole, qp_error **err)
 {
-	const char *file = whole ? "cgroup.procs" : "tasks";
 	_cleanup_v1set_ struct v1_set s = { 0 };
 
 	if (v1_hierarchies(cg->root, &s, err) < 0)
 		return -1;
 	_Static_assert(N_CTRL <= QP_CGROUP_ENTRY_MAX, "an entry per hierarchy");
 	for (size_t i = 0; i < s.n; i++) {
-		_cleanup_close_ int dir = qp_cg_openpath(s.h[i].fd, cg->path, err);
-		int fd = dir < 0 ? -1 : openat(dir, file, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+		/* cgroup2 has no "tasks": its cgroup.procs moves the whole
+		 * process, which is all a controller-less tree needs */
+		bool v2 = !strcmp(s.h[i].name, "unified");
+		const char *file = whole || v2 ? "cgroup.procs" : "tasks";
+		_cleanup_close_ int dir = qp_cg_openpath(s.h[i].fd, cg->path, NULL);
+		int fd;
+
+		/* a cgroup made before qpod joined those two (an older pod,
+		 * qpod/spares) has no directory there: it is joined without */
+		if (dir < 0 && errno == ENOENT && membership_only(s.h[i].name))
+			continue;
+		if (dir < 0)
+			qp_fail(err, errno, "open \"%s\"", cg->path);
+		fd = dir < 0 ? -1 : openat(dir, file, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (dir >= 0 && fd < 0)
 			qp_fail(err, errno, "open %s", file);
 		if (fd < 0)

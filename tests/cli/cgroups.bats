@@ -92,7 +92,26 @@ load helpers
 	assert_eq "$(pod_cgroup_dirs "$ID")" "" "cgroup dirs after delete"
 }
 
+# decoy_tenants: an empty cgroup "$PREFIX-tenant" at the root of every host
+# hierarchy (v1 controllers, systemd's named one, the unified tree), removed
+# by teardown; a pod must not see it
+decoy_tenants() {
+	local m
+	DECOYS=()
+	for m in $(awk '$9 ~ /^cgroup2?$/ && $5 ~ "^/sys/fs/cgroup(/[^/]+)?$" { print $5 }' /proc/self/mountinfo | sort -u); do
+		mkdir "$m/$PREFIX-tenant" && DECOYS+=("$m/$PREFIX-tenant")
+	done
+	[ "${#DECOYS[@]}" -gt 0 ] || flunk "no cgroup hierarchy to plant a decoy in"
+}
+
+teardown() {
+	local d
+	for d in "${DECOYS[@]}"; do rmdir "$d" 2>/dev/null || true; done
+	teardown_common
+}
+
 @test "the pod's /sys/fs/cgroup is its own cgroup, read-only, per host hierarchy (as under runc)" {
+	decoy_tenants
 	run --separate-stderr qp run --rm --name "$ID" --memory 48M --pids 77 "$ROOTFS" -- sh -c '
 		if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
 			echo v2; cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/pids.max
@@ -113,7 +132,8 @@ load helpers
 	fi
 	assert_eq "${out[1]}" $((48 * 1024 * 1024)) "the pod's memory limit, read inside"
 	assert_eq "${out[2]}" 77 "the pod's pids limit, read inside"
-	# no other tenant's cgroup directory is visible below the hierarchies' roots
+	# no other tenant's cgroup directory (the decoys, in every hierarchy
+	# including systemd's and the unified tree) is visible below the roots
 	assert_eq "${out[3]}" 0 "cgroup directories below the pod's roots"
 	assert_eq "${out[4]}" read-only "the cgroup view"
 }
