@@ -51,6 +51,17 @@ static void put_made(void *ctx, const char *name)
 	qp_json_str(ctx, name);
 }
 
+/* An option getopt knows but subcommand SUB does not take (named as
+ * such, not by its argument), or one nobody takes. */
+static int not_ours(const char *sub, int c, int li, char **argv, qp_error **err)
+{
+	if (c != '?' && li >= 0)
+		return qp_error_set(err, QP_E_INVALID, 0, "spares %s: --%s is not an option of %s (see qpod spares --help)",
+				    sub, cli_opts_spares[li].name, sub);
+	return qp_error_set(err, QP_E_INVALID, 0, "spares %s: unknown option \"%s\" (see qpod spares --help)", sub,
+			    argv[optind - 1]);
+}
+
 static int fill(const struct pod_driver *d, int rootfd, int argc, char **argv, qp_error **err)
 {
 	struct pod_spec *spec = spec_default();
@@ -62,7 +73,8 @@ static int fill(const struct pod_driver *d, int rootfd, int argc, char **argv, q
 	if (!spec)
 		return qp_fail(err, ENOMEM, "spec");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", cli_opts_spares, NULL)) != -1) {
+	int li = -1;
+	while ((c = getopt_long(argc, argv, "h", cli_opts_spares, &li)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(usage, stdout);
@@ -80,8 +92,7 @@ static int fill(const struct pod_driver *d, int rootfd, int argc, char **argv, q
 			if (k > 0)
 				break;
 			if (k == 0)
-				qp_error_set(err, QP_E_INVALID, 0, "spares fill: unknown option \"%s\" (see qpod spares --help)",
-					     argv[optind - 1]);
+				not_ours("fill", c, li, argv, err);
 			goto out;
 		}
 		}
@@ -142,16 +153,16 @@ static void put_row(void *ctx, const struct qp_spare *s)
 static int list(const struct pod_driver *d, int rootfd, int argc, char **argv, qp_error **err)
 {
 	bool json = false;
-	int c;
+	int c, li = -1;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", cli_opts_spares, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", cli_opts_spares, &li)) != -1) {
 		if (c == 'h') {
 			fputs(usage, stdout);
 			return 0;
 		}
 		if (c != 'F')
-			return qp_error_set(err, QP_E_INVALID, 0, "spares list: only --format (see qpod spares --help)");
+			return not_ours("list", c, li, argv, err);
 		if (cli_parse_format(optarg, &json, err) < 0)
 			return -1;
 	}

@@ -39,12 +39,13 @@ static const char *const controllers[] = {
 #define N_CTRL QP_ARRAY_SIZE(controllers)
 
 /* the mounted hierarchies, each an open directory fd */
+struct v1_hier {
+	const char *name;
+	int fd;
+};
 struct v1_set {
 	size_t n;
-	struct {
-		const char *name;
-		int fd;
-	} h[N_CTRL];
+	struct v1_hier h[N_CTRL];
 };
 
 static bool membership_only(const char *name)
@@ -245,6 +246,41 @@ static int v1_exists(struct qp_cgroup *cg, qp_error **err)
 	return qp_error_set(err, QP_E_NOTFOUND, 0, "does not exist");
 }
 
+/* Hierarchy h's part of entry e: pass 0 opens what exists, pass 1 makes
+ * what a membership-only hierarchy lacks. */
+static int entry_open_one(const struct v1_hier *h, struct qp_cgroup *cg, struct qp_cgroup_entry *e, bool whole,
+			  bool make, qp_error **err)
+{
+	/* cgroup2 has no "tasks": its cgroup.procs moves the whole process,
+	 * which is all a controller-less tree needs */
+	bool v2 = !strcmp(h->name, "unified");
+	const char *file = whole || v2 ? "cgroup.procs" : "tasks";
+	_cleanup_close_ int dir = -1;
+	int fd;
+
+	for (size_t j = 0; j < e->n; j++)
+		if (!strcmp(e->name[j], h->name))
+			return 0; /* pass 0 did it */
+	dir = qp_cg_openpath(h->fd, cg->path, NULL);
+	if (dir < 0 && errno == ENOENT && membership_only(h->name)) {
+		if (!make)
+			return 0;
+		/* (or a concurrent joiner made it meanwhile) */
+		if ((dir = qp_cg_mkpath(h->fd, cg->path, NULL, NULL, NULL)) < 0)
+			dir = qp_cg_openpath(h->fd, cg->path, NULL);
+	}
+	if (dir < 0)
+		qp_fail(err, errno, "open \"%s\"", cg->path);
+	fd = dir < 0 ? -1 : openat(dir, file, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (dir >= 0 && fd < 0)
+		qp_fail(err, errno, "open %s", file);
+	if (fd < 0)
+		return qp_error_prefix(err, "%s", h->name);
+	e->fd[e->n] = fd;
+	e->name[e->n++] = h->name;
+	return 0;
+}
+
 static int v1_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, bool whole, qp_error **err)
 {
 	_cleanup_v1set_ struct v1_set s = { 0 };
@@ -252,28 +288,13 @@ static int v1_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, bool w
 	if (v1_hierarchies(cg->root, &s, err) < 0)
 		return -1;
 	_Static_assert(N_CTRL <= QP_CGROUP_ENTRY_MAX, "an entry per hierarchy");
-	for (size_t i = 0; i < s.n; i++) {
-		/* cgroup2 has no "tasks": its cgroup.procs moves the whole
-		 * process, which is all a controller-less tree needs */
-		bool v2 = !strcmp(s.h[i].name, "unified");
-		const char *file = whole || v2 ? "cgroup.procs" : "tasks";
-		_cleanup_close_ int dir = qp_cg_openpath(s.h[i].fd, cg->path, NULL);
-		int fd;
-
-		/* a cgroup made before qpod joined those two (an older pod,
-		 * qpod/spares) has no directory there: it is joined without */
-		if (dir < 0 && errno == ENOENT && membership_only(s.h[i].name))
-			continue;
-		if (dir < 0)
-			qp_fail(err, errno, "open \"%s\"", cg->path);
-		fd = dir < 0 ? -1 : openat(dir, file, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (dir >= 0 && fd < 0)
-			qp_fail(err, errno, "open %s", file);
-		if (fd < 0)
-			return qp_error_prefix(err, "%s", s.h[i].name);
-		e->fd[e->n] = fd;
-		e->name[e->n++] = s.h[i].name;
-	}
+	/* a cgroup made before qpod joined those two (an older pod,
+	 * qpod/spares) has no directory there: it gets one, once all the
+	 * others opened (nothing is made for an entry that fails) */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < s.n; i++)
+			if (entry_open_one(&s.h[i], cg, e, whole, pass == 1, err) < 0)
+				return -1;
 	return 0;
 }
 

@@ -182,7 +182,7 @@ static int make_plan(const struct vm_qemu_opts *o, const char *bin, struct jail_
 	}
 	if (o->mem_path && (touch(o->mem_path) < 0 || plan_add(p, o->mem_path, true, false) < 0))
 		return -1;
-	if (o->rootfs && plan_add(p, o->rootfs, !o->rootfs_ro, false) < 0)
+	if (o->rootfs && plan_add(p, o->rootfs, !o->rootfs_ro && !o->rootfs_jail_ro, false) < 0)
 		return -1;
 	for (size_t i = 0; i < o->nshares && i < QP_PROTO_MAX_MOUNTS; i++)
 		if (plan_add(p, o->shares[i].path, !o->shares[i].ro, false) < 0)

@@ -229,7 +229,8 @@ static int take_spare(struct vm_mon *m, const struct vm_qemu_opts *o, const char
 	qp_error *e = NULL;
 	char key[17];
 
-	if (spec->opts.boot == QP_BOOT_COLD || spec->opts.vm_backend != QP_VM_BACKEND_QEMU || p.nic || p.nshares)
+	if (m->pod->spare || spec->opts.boot == QP_BOOT_COLD || spec->opts.vm_backend != QP_VM_BACKEND_QEMU ||
+	    p.nic || p.nshares)
 		return 0;
 	/* the state root: this pod's dir's parent (a detached monitor has no
 	 * fd of it) */
@@ -380,6 +381,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	o.firmware = firmware;
 	o.rootfs = pod->rootfs;
 	o.rootfs_ro = spec->root_readonly;
+	o.rootfs_jail_ro = pod->spare;
 	o.kvm = m->kvm;
 	o.vcpus = spec->opts.vcpus > 0 ? spec->opts.vcpus : 1;
 	o.mem_mib = vm_spec_mem_mib(spec);

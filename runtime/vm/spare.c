@@ -13,16 +13,19 @@
  *   ch.sock qmp.sock qemu.log   QEMU's, as in a pod's dir
  *   holder        the holder's pid and start time ("PID:START"), first
  *   meta          one line, written once the spare is ready: its template
- *                 key and parameters
+ *                 key and parameters, the firmware's path last
  *   take.sock     the holder's; exists while the spare is free
  *   taken         the ID of the pod that took it
  * The holder is the process that made the spare: QEMU's parent (QEMU
  * dies with it), it waits for a taker on take.sock.  The taker (a pod's
- * monitor, spare_take.c) sends "take POD CGROUP" and gets "ok QEMU START
- * ACCEL" with the guest channel's fd; the holder moves QEMU into the pod's
- * cgroup first, then lets go of everything but QEMU's exit, which it
- * reports ("exit STATUS") on that connection before it ends.  The spare's
- * dir is then the pod's monitor's to remove.
+ * monitor, spare_take.c) sends two lines, "take POD" and its cgroup's
+ * path (empty: none), and gets "ok QEMU START ACCEL" with the guest
+ * channel's fd; the holder moves QEMU into the pod's cgroup and to the
+ * taker's nice value first, then lets go of everything but QEMU's exit,
+ * which it reports ("exit STATUS") on that connection before it ends.  The
+ * spare's dir is then the pod's monitor's to remove.  A request refused
+ * before QEMU was touched (malformed, a cgroup that cannot be opened)
+ * leaves the spare free for the next taker.
  *
  * A pool: `qpod spares fill --count N` keeps a target (ROOT/.spares/target),
  * and every take starts a replacement (refill) in the background. */
@@ -99,6 +102,9 @@ static void parse_meta(const char *line, struct vm_spare_info *in)
 		sscanf(p, " accel=%7s", in->accel);
 	if ((p = strstr(line, " qemu=")))
 		sscanf(p, " qemu=%d", &in->qemu);
+	/* last: a path, to the end of the line */
+	if ((p = strstr(line, " fw=")))
+		snprintf(in->firmware, sizeof(in->firmware), "%.*s", (int)strcspn(p + 4, "\n"), p + 4);
 }
 
 /* What is known of spare NAME in the spares dir sd. */
@@ -116,7 +122,7 @@ static void read_info(int sd, const char *name, struct vm_spare_info *in)
 		sscanf(meta, "%d:%llu", &in->holder, &in->holder_start);
 		free(meta);
 	}
-	if (state_read_file(d, SPARE_META, 512, &meta, &len, NULL) == 0) {
+	if (state_read_file(d, SPARE_META, 256 + PATH_MAX, &meta, &len, NULL) == 0) {
 		parse_meta(meta, in);
 		in->ready = true;
 		free(meta);
@@ -326,6 +332,7 @@ static int holder_boot(struct holder *h, int rootfd, const struct vm_spare_param
 	if (!(h->pod.spec = spare_spec(sp, err)))
 		return -1;
 	h->pod.id = h->name;
+	h->pod.spare = true;
 	h->pod.rootfd = -1;
 	h->pod.root = root;
 	h->pod.dirfd = h->d;
@@ -341,21 +348,37 @@ static int holder_boot(struct holder *h, int rootfd, const struct vm_spare_param
 
 static int write_meta(struct holder *h, const struct vm_spare_params *sp, const char *key, qp_error **err)
 {
-	char meta[256];
-	int n = snprintf(meta, sizeof(meta), "key=%s mem=%lluM vcpus=%d accel=%s qemu=%d\n", key, sp->mem_mib,
-			 sp->vcpus, vm_mon_accel(h->m), (int)vm_mon_qemu_pid(h->m));
+	char meta[256 + PATH_MAX];
+	_cleanup_free_ char *fw = vm_find_firmware(sp->firmware, err);
+	int n;
 
+	if (!fw)
+		return -1;
+	n = snprintf(meta, sizeof(meta), "key=%s mem=%lluM vcpus=%d accel=%s qemu=%d fw=%s\n", key, sp->mem_mib,
+		     sp->vcpus, vm_mon_accel(h->m), (int)vm_mon_qemu_pid(h->m), fw);
+	if ((size_t)n >= sizeof(meta))
+		return qp_error_set(err, QP_E_INVALID, 0, "spare: the firmware's path is too long");
 	return state_write_file(h->d, SPARE_META, meta, (size_t)n, err);
 }
 
-/* Read the taker's request: "take POD CGROUP\n" (CGROUP "-": none). */
-static int read_request(int c, char *pod, size_t pod_size, char *cg, size_t cg_size)
+static int lines_in(const char *buf, size_t len)
 {
-	char line[QP_CGROUP_PATH_MAX + 128];
+	int n = 0;
+
+	for (const char *p = buf; (p = memchr(p, '\n', len - (size_t)(p - buf))); p++)
+		n++;
+	return n;
+}
+
+/* Read the taker's request: "take POD\nCGROUP\n" (CGROUP empty: none; a
+ * path may hold any byte but a newline). */
+static int read_request(int c, char pod[QP_ID_MAX + 1], char cg[QP_CGROUP_PATH_MAX + 1])
+{
+	char line[QP_ID_MAX + QP_CGROUP_PATH_MAX + 16], *nl, *end;
 	size_t len = 0;
 	long long deadline = qp_now_ms() + TAKE_READ_MS;
 
-	while (len < sizeof(line) - 1 && !memchr(line, '\n', len)) {
+	while (len < sizeof(line) - 1 && lines_in(line, len) < 2) {
 		struct pollfd p = { .fd = c, .events = POLLIN };
 		long long left = deadline - qp_now_ms();
 		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
@@ -366,48 +389,77 @@ static int read_request(int c, char *pod, size_t pod_size, char *cg, size_t cg_s
 		len += (size_t)n;
 	}
 	line[len] = '\0';
-	if (!memchr(line, '\n', len))
+	if (strncmp(line, "take ", 5) || !(nl = strchr(line, '\n')) || !(end = strchr(nl + 1, '\n')) ||
+	    end[1] || nl - (line + 5) > QP_ID_MAX || end - (nl + 1) > QP_CGROUP_PATH_MAX)
 		return -1;
-	line[strcspn(line, "\n")] = '\0';
-	_Static_assert(QP_ID_MAX == 255 && QP_CGROUP_PATH_MAX == 1024, "the widths below");
-	if (pod_size < QP_ID_MAX + 1 || cg_size < QP_CGROUP_PATH_MAX + 1 ||
-	    sscanf(line, "take %255s %1024s", pod, cg) != 2 || state_validate_id(pod, NULL) < 0)
-		return -1;
-	return 0;
+	snprintf(pod, QP_ID_MAX + 1, "%.*s", (int)(nl - (line + 5)), line + 5);
+	snprintf(cg, QP_CGROUP_PATH_MAX + 1, "%.*s", (int)(end - (nl + 1)), nl + 1);
+	return state_validate_id(pod, NULL) < 0 ? -1 : 0;
+}
+
+/* QEMU's threads at the taker's nice value, not the refill's (a refill
+ * makes its spares behind the pods, at a lower priority). */
+static void match_nice(pid_t qemu, int c)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	char dir[64];
+	int prio;
+
+	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return;
+	errno = 0;
+	prio = getpriority(PRIO_PROCESS, (id_t)cred.pid);
+	if (prio == -1 && errno)
+		return;
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)qemu);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			setpriority(PRIO_PROCESS, (id_t)atoi(de->d_name), prio);
+	closedir(d);
 }
 
 /* A taker: move QEMU into its cgroup, hand the channel over, then stay
- * QEMU's parent until it ends and say how it ended.  Never returns. */
-static __attribute__((noreturn)) void hand_over(struct holder *h, int c)
+ * QEMU's parent until it ends and say how it ended; never returns then.
+ * Returns 0 when the request was refused before QEMU was touched: the
+ * spare is free again (listening anew). */
+static int hand_over(struct holder *h, int c)
 {
 	char pod[QP_ID_MAX + 1], cgpath[QP_CGROUP_PATH_MAX + 1], reply[128];
 	pid_t qemu = vm_mon_qemu_pid(h->m);
 	qp_error *err = NULL;
-	int status = 0, chan = -1;
+	int status = 0, chan = -1, pidfd = -1;
 
 	/* no second taker: the socket goes first */
 	unlinkat(h->d, QP_SPARE_TAKE_SOCK, 0);
 	close(h->listen_fd);
-	if (read_request(c, pod, sizeof(pod), cgpath, sizeof(cgpath)) < 0) {
+	h->listen_fd = -1;
+	if (read_request(c, pod, cgpath) < 0) {
 		qp_error_set(&err, QP_E_INVALID, 0, "a malformed take request");
-		goto fail;
+		goto refuse;
 	}
-	if (strcmp(cgpath, "-")) {
+	if (*cgpath) {
 		struct qp_cgroup *cg = NULL;
-		int r = qp_cgroup_open(cgpath, &cg, &err);
-		if (r == 0)
-			r = qp_cgroup_move(cg, qemu, &err);
+		if (qp_cgroup_open(cgpath, &cg, &err) < 0)
+			goto refuse;
+		int r = qp_cgroup_move(cg, qemu, &err);
 		qp_cgroup_free(cg);
 		if (r < 0)
 			goto fail;
 	}
-	state_write_file(h->d, QP_SPARE_TAKEN, pod, strlen(pod), NULL);
+	match_nice(qemu, c);
+	if (state_write_file(h->d, QP_SPARE_TAKEN, pod, strlen(pod), &err) < 0)
+		goto fail;
 	chan = mon_release(h->m);
 	h->m = NULL;
 	snprintf(reply, sizeof(reply), "ok %d %llu %s\n", (int)qemu, proc_start_time(qemu), h->state.accel);
 	if (chan < 0 || qp_send_with_fd(c, reply, strlen(reply), chan) != (ssize_t)strlen(reply)) {
-		qp_fail(&err, errno, "hand the spare over");
-		close(chan);
+		if (chan >= 0)
+			close(chan);
 		kill(qemu, SIGKILL);
 		waitpid(qemu, NULL, 0);
 		holder_remove(h);
@@ -419,7 +471,7 @@ static __attribute__((noreturn)) void hand_over(struct holder *h, int c)
 	 * it): this one is the holder's child, so the holder stands in: the
 	 * monitor's end of the connection closing first (it was killed) takes
 	 * QEMU along, and the spare's dir, which nobody else will remove. */
-	_cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, qemu, 0);
+	pidfd = (int)syscall(SYS_pidfd_open, qemu, 0);
 	for (;;) {
 		struct pollfd p[2] = { { .fd = pidfd, .events = POLLIN }, { .fd = c, .events = POLLIN } };
 		if (poll(p, 2, -1) < 0 && errno != EINTR)
@@ -439,11 +491,37 @@ static __attribute__((noreturn)) void hand_over(struct holder *h, int c)
 		;
 	dprintf(c, "exit %d\n", status);
 	_exit(0);
+refuse:
+	qp_report_err(c, err, "spare");
+	close(c);
+	qp_error_free(&err);
+	if ((h->listen_fd = listen_in(h->d, QP_SPARE_TAKE_SOCK, &err)) >= 0)
+		return 0;
+	qp_error_free(&err);
+	vm_mon_free(h->m);
+	holder_remove(h);
+	_exit(1);
 fail:
 	qp_report_err(c, err, "spare");
 	vm_mon_free(h->m);
 	holder_remove(h);
 	_exit(1);
+}
+
+/* A detached process's fds: stdio on /dev/null, nothing open but keep[0]
+ * and keep[1] (updated: moved above 2 first, where a maker started with
+ * its stdio closed may have had them). */
+static void detach_fds(int keep[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (keep[i] >= 0 && keep[i] <= 2)
+			keep[i] = fcntl(keep[i], F_DUPFD_CLOEXEC, 3);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0)
+		dup2(null, 0), dup2(null, 1), dup2(null, 2);
+	int a = keep[0] >= 0 ? keep[0] : keep[1], b = keep[1] >= 0 ? keep[1] : keep[0]; /* -1: none */
+	int sorted[2] = { a < b ? a : b, a < b ? b : a };
+	qp_close_fds_except(sorted, 2);
 }
 
 /* Wait for a taker; a signal (drain) or QEMU's end removes the spare. */
@@ -480,14 +558,13 @@ static __attribute__((noreturn)) void holder_main(int rootfd, const struct vm_sp
 	struct holder h = { .sd = -1, .d = -1, .listen_fd = -1, .sigfd = -1 };
 	qp_error *err = NULL;
 	sigset_t set;
-	int null = open("/dev/null", O_RDWR);
+	int keep[2] = { rootfd, wfd };
 
 	setsid();
-	if (null >= 0)
-		dup2(null, 0), dup2(null, 1), dup2(null, 2);
 	/* nothing of its maker's but the state root and the report pipe */
-	int keep[2] = { rootfd < wfd ? rootfd : wfd, rootfd < wfd ? wfd : rootfd };
-	qp_close_fds_except(keep, 2);
+	detach_fds(keep);
+	rootfd = keep[0];
+	wfd = keep[1];
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
@@ -540,14 +617,11 @@ static int start_one(int rootfd, const struct vm_spare_params *sp, char *name, s
 
 /* ---- fill, drain, gc, refill ---- */
 
-static bool same_params(const struct vm_spare_info *in, const struct vm_spare_params *sp)
-{
-	return in->mem_mib == sp->mem_mib && in->vcpus == sp->vcpus;
-}
-
 struct count_ctx {
 	const struct vm_spare_params *sp;
-	const char *key;
+	char *key;              /* [17] */
+	bool kvm;
+	char *firmware;         /* its path */
 	int ready, stale;
 	pid_t stale_pids[64];
 	unsigned long long stale_starts[64];
@@ -558,7 +632,9 @@ static void count_one(void *ctx, int sd, const struct vm_spare_info *in)
 	struct count_ctx *c = ctx;
 
 	(void)sd;
-	if (!in->free || !same_params(in, c->sp))
+	/* a spare of another shape is another pool's, not stale */
+	if (!in->free || in->mem_mib != c->sp->mem_mib || in->vcpus != c->sp->vcpus ||
+	    strcmp(in->accel, c->kvm ? "kvm" : "tcg") || strcmp(in->firmware, c->firmware))
 		return;
 	if (!strcmp(in->key, c->key))
 		c->ready++;
@@ -568,18 +644,19 @@ static void count_one(void *ctx, int sd, const struct vm_spare_info *in)
 	}
 }
 
-/* The key a spare of sp would have (the same inputs as a pod's). */
-static int spare_key(const struct vm_spare_params *sp, char key[17], qp_error **err)
+/* The key a spare of sp would have (the same inputs as a pod's), its
+ * accel and firmware (c->firmware: the caller's to free). */
+static int spare_key(const struct vm_spare_params *sp, struct count_ctx *c, qp_error **err)
 {
-	_cleanup_free_ char *kernel = NULL, *init = NULL, *firmware = NULL;
-	bool kvm;
+	_cleanup_free_ char *kernel = NULL, *init = NULL;
 
-	if (vm_pick_accel(sp->accel, &kvm, err) < 0 || !(firmware = vm_find_firmware(sp->firmware, err)) ||
+	if (vm_pick_accel(sp->accel, &c->kvm, err) < 0 ||
+	    !(c->firmware = vm_find_firmware(sp->firmware, err)) ||
 	    !(kernel = vm_find_kernel(err)) || !(init = vm_find_guest_init(err)))
 		return -1;
-	const struct vm_template_params p = { .kernel = kernel, .firmware = firmware, .init = init, .kvm = kvm,
-					      .vcpus = sp->vcpus, .mem_mib = sp->mem_mib };
-	return vm_template_key(&p, key, err);
+	const struct vm_template_params p = { .kernel = kernel, .firmware = c->firmware, .init = init,
+					      .kvm = c->kvm, .vcpus = sp->vcpus, .mem_mib = sp->mem_mib };
+	return vm_template_key(&p, c->key, err);
 }
 
 static void stop_holder(pid_t pid, unsigned long long start)
@@ -603,13 +680,11 @@ static int lock_fills(int sd, qp_error **err)
 	return lock;
 }
 
-int vm_spares_fill(int rootfd, const struct vm_spare_params *sp, int count, enum vm_fill mode,
-		   void (*made)(void *ctx, const char *name), void *ctx, qp_error **err)
+static int fill(int rootfd, const struct vm_spare_params *sp, int count, enum vm_fill mode,
+		void (*made)(void *ctx, const char *name), void *ctx, struct count_ctx *c, qp_error **err)
 {
-	char key[17], name[16];
-	struct count_ctx c = { .sp = sp, .key = key };
+	char name[16];
 	_cleanup_close_ int sd = -1, lock = -1;
-
 	bool jail;
 
 	if (vm_jail_wanted(&jail, err) < 0)
@@ -618,26 +693,28 @@ int vm_spares_fill(int rootfd, const struct vm_spare_params *sp, int count, enum
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "spares need QEMU's jail, which is off (QPOD_VM_JAIL=off, or qpod is not root): a "
 				    "taking pod's rootfs is bound into the jail's mount namespace");
-	if (spare_key(sp, key, err) < 0 || (sd = vm_spares_open(rootfd, true, err)) < 0)
+	if (spare_key(sp, c, err) < 0 || (sd = vm_spares_open(rootfd, true, err)) < 0)
 		return -1;
 	/* one filler at a time (two would both top the pool up), and none
 	 * while a drain stops the spares */
 	if ((lock = lock_fills(sd, err)) < 0)
 		return -1;
 	if (mode == VM_FILL_KEEP) {
-		char target[128];
+		char target[128 + PATH_MAX];
 		int n = snprintf(target, sizeof(target), "count=%d mem=%lluM vcpus=%d accel=%s firmware=%s\n", count,
 				 sp->mem_mib, sp->vcpus, qp_accel_name(sp->accel),
 				 sp->firmware && *sp->firmware ? sp->firmware : "qpod");
+		if ((size_t)n >= sizeof(target))
+			return qp_error_set(err, QP_E_INVALID, 0, "spares: the firmware's path is too long");
 		if (state_write_file(sd, SPARE_TARGET, target, (size_t)n, err) < 0)
 			return -1;
 	}
-	if (vm_spares_each(rootfd, count_one, &c, err) < 0)
+	if (vm_spares_each(rootfd, count_one, c, err) < 0)
 		return -1;
 	/* spares of an older kernel, guest-init, QEMU...: no pod takes them */
-	for (int i = 0; i < c.stale; i++)
-		stop_holder(c.stale_pids[i], c.stale_starts[i]);
-	for (int i = c.ready; i < count; i++) {
+	for (int i = 0; i < c->stale; i++)
+		stop_holder(c->stale_pids[i], c->stale_starts[i]);
+	for (int i = c->ready; i < count; i++) {
 		/* a refill stops when the target is gone (a drain) */
 		if (mode == VM_FILL_REFILL && faccessat(sd, SPARE_TARGET, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 			break;
@@ -649,6 +726,21 @@ int vm_spares_fill(int rootfd, const struct vm_spare_params *sp, int count, enum
 	return 0;
 }
 
+int vm_spares_fill(int rootfd, const struct vm_spare_params *sp, int count, enum vm_fill mode,
+		   void (*made)(void *ctx, const char *name), void *ctx, qp_error **err)
+{
+	char key[17];
+	struct count_ctx c = { .sp = sp, .key = key };
+	int r;
+
+	/* the target and meta files hold it as a line */
+	if (sp->firmware && strchr(sp->firmware, '\n'))
+		return qp_error_set(err, QP_E_INVALID, 0, "spares: a firmware path with a newline");
+	r = fill(rootfd, sp, count, mode, made, ctx, &c, err);
+	free(c.firmware);
+	return r;
+}
+
 /* ROOT/.spares/target, as fill wrote it; false if there is none. */
 static bool read_target(int sd, int *count, struct vm_spare_params *sp, char *fw, size_t fw_size)
 {
@@ -656,13 +748,19 @@ static bool read_target(int sd, int *count, struct vm_spare_params *sp, char *fw
 	size_t len;
 	bool ok;
 
-	if (state_read_file(sd, SPARE_TARGET, 512, &t, &len, NULL) < 0)
+	const char *f;
+	int at = 0;
+
+	if (state_read_file(sd, SPARE_TARGET, 128 + PATH_MAX, &t, &len, NULL) < 0)
 		return false;
-	_Static_assert(PATH_MAX == 4096, "the width below");
-	ok = fw_size >= PATH_MAX &&
-	     sscanf(t, "count=%d mem=%lluM vcpus=%d accel=%7s firmware=%4095s", count, &sp->mem_mib, &sp->vcpus,
-		    accel, fw) == 5 && *count > 0 &&
-	     *count <= VM_SPARES_MAX && sp->vcpus > 0 && qp_accel_parse(accel, &sp->accel) == 0;
+	/* the firmware last: a path, to the end of the line */
+	ok = sscanf(t, "count=%d mem=%lluM vcpus=%d accel=%7s firmware=%n", count, &sp->mem_mib, &sp->vcpus, accel,
+		    &at) == 4 && at > 0 && *count > 0 && *count <= VM_SPARES_MAX && sp->vcpus > 0 &&
+	     qp_accel_parse(accel, &sp->accel) == 0;
+	f = t + at;
+	ok = ok && strcspn(f, "\n") < fw_size;
+	if (ok)
+		snprintf(fw, fw_size, "%.*s", (int)strcspn(f, "\n"), f);
 	free(t);
 	sp->firmware = fw;
 	return ok;
@@ -690,15 +788,19 @@ void vm_spares_refill(int rootfd)
 	setsid();
 	setpriority(PRIO_PROCESS, 0, 10);
 	/* nothing of the pod's (its channel, its ctl.sock) stays open here */
-	int null = open("/dev/null", O_RDWR);
-	if (null >= 0)
-		dup2(null, 0), dup2(null, 1), dup2(null, 2);
-	int keep[1] = { rootfd };
-	qp_close_fds_except(keep, 1);
+	int keep[2] = { rootfd, -1 };
+	detach_fds(keep);
+	rootfd = keep[0];
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	qp_error *err = NULL;
+	/* nor in its cgroup, which dies with the pod (the holder enters the
+	 * spares' too, for a fill started anywhere) */
+	if (enter_spares_cgroup(&err) < 0) {
+		qp_debug("refill: %s", err && err->msg ? err->msg : "?");
+		_exit(1);
+	}
 	_exit(vm_spares_fill(rootfd, &sp, count, VM_FILL_REFILL, NULL, NULL, &err) < 0 ? 1 : 0);
 }
 
@@ -711,6 +813,7 @@ static bool untaken(const struct vm_spare_info *in)
 struct drain_ctx {
 	int n;
 	int pidfds[VM_SPARES_MAX * 2];
+	char names[VM_SPARES_MAX * 2][16];
 };
 
 /* SIGTERM to the holder of an untaken spare: it stops its QEMU, removes
@@ -731,6 +834,7 @@ static void drain_one(void *ctx, int sd, const struct vm_spare_info *in)
 		return;
 	}
 	syscall(SYS_pidfd_send_signal, pidfd, SIGTERM, NULL, 0);
+	snprintf(c->names[c->n], sizeof(c->names[0]), "%s", in->name);
 	c->pidfds[c->n++] = pidfd;
 }
 
@@ -753,12 +857,21 @@ int vm_spares_drain(int rootfd, int *n, qp_error **err)
 	for (int i = 0; i < c.n; i++) {
 		struct pollfd p = { .fd = c.pidfds[i], .events = POLLIN };
 		long long left = deadline - qp_now_ms();
-		if (r == 0 && (left <= 0 || poll(&p, 1, (int)left) != 1))
+		struct vm_spare_info in;
+		bool gone = poll(&p, 1, left > 0 ? (int)left : 0) == 1;
+		close(c.pidfds[i]);
+		if (gone)
+			continue;
+		/* a holder handing its spare over (taken between the look and
+		 * the signal) ignores the signal: that spare is a pod's */
+		read_info(sd, c.names[i], &in);
+		if (in.taken_by[0])
+			(*n)--;
+		else if (r == 0)
 			r = qp_error_set(err, QP_E_TIMEOUT, 0, "spares still there %d s after they were told to go",
 					 DRAIN_WAIT_MS / 1000);
-		close(c.pidfds[i]);
 	}
-	*n = c.n;
+	*n += c.n;
 	return r;
 }
 

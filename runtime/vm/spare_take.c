@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <linux/mount.h>
 
+#include "container/cgroup.h"
 #include "state.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
@@ -58,7 +59,7 @@ static int ask(int sd, const char *name, const char *pod_id, const char *cgroup,
 	       qp_error **err)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char reply[QP_REPORT_MAX], accel[8];
+	char reply[QP_REPORT_MAX], accel[8], req[QP_ID_MAX + QP_CGROUP_PATH_MAX + 16];
 	const char *rest;
 	qp_error *why = NULL;
 	int fd, chan = -1;
@@ -71,7 +72,9 @@ static int ask(int sd, const char *name, const char *pod_id, const char *cgroup,
 	t->holder_fd = fd;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return 0; /* taken meanwhile, or its holder is gone */
-	if (dprintf(fd, "take %s %s\n", pod_id, cgroup && *cgroup ? cgroup : "-") < 0)
+	/* two lines (spare.c); no SIGPIPE from a holder that went away */
+	int len = snprintf(req, sizeof(req), "take %s\n%s\n", pod_id, cgroup ? cgroup : "");
+	if (len < 0 || (size_t)len >= sizeof(req) || send(fd, req, (size_t)len, MSG_NOSIGNAL) != len)
 		return 0;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	if (poll(&p, 1, TAKE_REPLY_MS) != 1)
@@ -121,6 +124,9 @@ int vm_spare_take(int rootfd, const char *key, const char *pod_id, const char *c
 	qp_error *e = NULL;
 
 	*out = (struct vm_spare_taken){ .chan_fd = -1, .holder_fd = -1, .dirfd = -1, .sd = -1 };
+	/* the request's lines: such a cgroup's pod boots without a spare */
+	if (cgroup && strchr(cgroup, '\n'))
+		return 0;
 	if (vm_spares_each(rootfd, find_one, &c, &e) < 0) {
 		/* an unreadable spares dir costs this pod its spare, not its start */
 		qp_debug("spares: %s", e && e->msg ? e->msg : "?");
@@ -163,11 +169,10 @@ int vm_spare_bind_rootfs(pid_t qemu, const char *share, const char *rootfs, bool
 	tree = (int)syscall(SYS_open_tree, AT_FDCWD, rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	if (tree < 0)
 		return qp_fail(err, errno, "bind the rootfs \"%s\": open_tree", rootfs);
-	if (ro) {
-		struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
-		if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a)) < 0)
-			return qp_fail(err, errno, "bind the rootfs \"%s\" read-only", rootfs);
-	}
+	/* nosuid, nodev as a cold pod's share in its jail (jail.c) */
+	struct mount_attr a = { .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (ro ? MOUNT_ATTR_RDONLY : 0) };
+	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a)) < 0)
+		return qp_fail(err, errno, "bind the rootfs \"%s\"%s", rootfs, ro ? " read-only" : "");
 	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)qemu);
 	if ((nsfd = open(ns, O_RDONLY | O_CLOEXEC)) < 0)
 		return qp_fail(err, errno, "bind the rootfs: QEMU's mount namespace");

@@ -160,6 +160,10 @@ struct vm_qemu_opts {
 	const char *firmware;   /* NULL: the machine's own (pc: SeaBIOS) */
 	const char *rootfs;     /* shared over 9p as "rootfs"; NULL: none */
 	bool rootfs_ro;         /* root.readonly: a read-only 9p share */
+	bool rootfs_jail_ro;    /* the jail binds it read-only, whatever
+				 * rootfs_ro: a spare's share/, whose root/
+				 * gets the taking pod's rootfs, with that
+				 * pod's flags, mounted over it (spare.c) */
 	const char *console;    /* the serial console to this file in the
 				 * state dir; NULL: none */
 	bool qmp;               /* QMP server on QP_VM_QMP_SOCK (pause, resume) */
@@ -362,6 +366,7 @@ struct vm_spare_params {
 struct vm_spare_info {
 	char name[16], key[17], accel[8];
 	char taken_by[QP_ID_MAX + 1]; /* "" while nobody took it */
+	char firmware[PATH_MAX];      /* its path */
 	unsigned long long mem_mib, holder_start;
 	int vcpus;
 	pid_t holder, qemu;

@@ -92,6 +92,31 @@ load helpers
 	assert_eq "$(pod_cgroup_dirs "$ID")" "" "cgroup dirs after delete"
 }
 
+@test "exec into a pod whose cgroup has no directory in systemd's hierarchy or the hybrid unified tree (an older qpod's) makes one there; delete removes it" {
+	local h hs=()
+	for h in systemd unified; do
+		mountpoint -q "$CGROUP_FS/$h" && hs+=("$h")
+	done
+	[ "${#hs[@]}" -gt 0 ] || skip "no cgroup v1 named hierarchy or hybrid unified tree on this host (a pure v2 host has neither)"
+	make_bundle "$BUNDLE" "$(helper_args sleep 30)"
+	qp create "$ID" --bundle "$BUNDLE"
+	qp start "$ID"
+	local pid
+	pid=$(pod_field "$ID" pid)
+	for h in "${hs[@]}"; do
+		[ -d "$CGROUP_FS/$h/qpod/$ID" ] || flunk "no $h directory for a new pod"
+		echo "$pid" >"$CGROUP_FS/$h/cgroup.procs"
+		rmdir "$CGROUP_FS/$h/qpod/$ID"
+	done
+	run --separate-stderr qp exec "$ID" -- true
+	assert_status 0
+	for h in "${hs[@]}"; do
+		[ -d "$CGROUP_FS/$h/qpod/$ID" ] || flunk "exec did not make the pod's $h directory"
+	done
+	qp delete --force "$ID"
+	assert_eq "$(pod_cgroup_dirs "$ID")" "" "cgroup dirs after delete"
+}
+
 # decoy_tenants: an empty cgroup "$PREFIX-tenant" at the root of every host
 # hierarchy (v1 controllers, systemd's named one, the unified tree), removed
 # by teardown; a pod must not see it

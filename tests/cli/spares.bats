@@ -116,6 +116,65 @@ timeline_of() { # STDERR-TEXT -> the JSON of its qpod-timeline line
 	assert_eq "$(free_spares)" 0 "the read-only pod took the spare"
 }
 
+# mount_opts PID PATH: the per-mount options of the mount on PATH as PID sees it
+mount_opts() {
+	awk -v m="$2" '$5 == m { print $6 }' "/proc/$1/mountinfo" | tail -1
+}
+
+nice_of() { # TID-STAT-FILE: its nice value (the comm may hold spaces)
+	sed 's/.*) //' "$1" | awk '{ print $17 }'
+}
+
+@test "spares: in QEMU's jail the share is read-only and the taking pod's rootfs nosuid, nodev; a pod whose cgroup path has spaces takes one; a malformed take leaves it free" {
+	qp spares fill --no-refill >/dev/null || flunk "fill"
+	local spare qemu share
+	spare=$(spares_json | jq -r '.[0].name')
+	qemu=$(spares_json | jq -r '.[0].qemu_pid')
+	share=$(readlink -f "$ROOT")/.spares/$spare/share
+	assert_match "$(mount_opts "$qemu" "$share")" '^ro,' "the share's options in the jail"
+	# a request that is not one: refused, the spare stays free
+	run python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"take ../x\n\n"); print(s.recv(512).decode().strip())' \
+		"$ROOT/.spares/$spare/take.sock"
+	assert_status 0
+	assert_contains "$output" "a malformed take request"
+	assert_eq "$(spares_json | jq -r '.[0] | "\(.status) \(.qemu_pid)"')" "free $qemu" "the spare after a malformed take"
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["sleep", "60"] |
+		.linux.cgroupsPath = "qpod/'"$ID"' spaced"'
+	qp_detached run "$ID" --bundle "$BUNDLE" -d
+	assert_eq "$(pod_field "$ID" vmm_pid)" "$qemu" "the pod's VMM is the spare's QEMU"
+	grep -q ":/qpod/$ID spaced\$" "/proc/$qemu/cgroup" || flunk "QEMU not in the pod's cgroup: $(cat "/proc/$qemu/cgroup")"
+	assert_match "$(mount_opts "$qemu" "$share/root")" '^rw,nosuid,nodev' "the pod's rootfs in the jail"
+	qp kill "$ID" KILL
+	wait_for 200 status_is "$ID" stopped
+	qp delete "$ID" || flunk "delete"
+	wait_for 40 gone "$qemu"
+	[ ! -e "$CGROUP_FS/memory/qpod/$ID spaced" ] && [ ! -e "$CGROUP_FS/qpod/$ID spaced" ] || flunk "the pod's cgroup left"
+}
+
+@test "spares: a refill's spare is made at nice 10; the pod that takes it runs its QEMU at the taker's nice value" {
+	qp spares fill --count 1 >/dev/null || flunk "fill"
+	qp run --rm --mode vm "$ROOTFS" -- true || flunk "the first take"
+	wait_for 400 free_is 1
+	local qemu t mine
+	qemu=$(spares_json | jq -r '[.[] | select(.status == "free")][0].qemu_pid')
+	assert_eq "$(nice_of "/proc/$qemu/stat")" 10 "a refill's spare QEMU"
+	qp spares drain >/dev/null
+	qp spares fill --count 1 --no-refill >/dev/null || flunk "fill"
+	qemu=$(spares_json | jq -r '.[0].qemu_pid')
+	renice -n 10 -p "$(spares_json | jq -r '.[0].holder_pid')" "$qemu" >/dev/null
+	nice -n 3 "$QPOD" --root "$ROOT" run -d --mode vm --name "$ID" "$ROOTFS" -- sleep 60 </dev/null >"$TEST_DIR/pod.out" 2>"$TEST_DIR/pod.err" ||
+		flunk "run" "$(cat "$TEST_DIR/pod.err")"
+	assert_eq "$(pod_field "$ID" vmm_pid)" "$qemu" "the pod's VMM is the spare's QEMU"
+	mine=$(( $(nice_of /proc/self/stat) + 3 ))
+	for t in /proc/"$qemu"/task/*; do
+		assert_eq "$(nice_of "$t/stat")" "$mine" "QEMU thread $(cat "$t/comm")"
+	done
+	qp kill "$ID" KILL
+	wait_for 200 status_is "$ID" stopped
+	qp delete "$ID"
+}
+
 @test "spares: pods that cannot take one (a cold boot, a bind mount of their own, another memory size) boot without it, and it stays free" {
 	qp spares fill --no-refill >/dev/null || flunk "fill"
 	local qemu
@@ -216,6 +275,12 @@ timeline_of() { # STDERR-TEXT -> the JSON of its qpod-timeline line
 	assert_qpod_error
 	run --separate-stderr qp spares list --bogus
 	assert_qpod_error
+	run --separate-stderr qp spares list --count 3
+	assert_qpod_error
+	assert_contains "$stderr" "--count is not an option of list"
+	run --separate-stderr qp spares fill --format json
+	assert_qpod_error
+	assert_contains "$stderr" "--format is not an option of fill"
 	run --separate-stderr qp spares drain extra
 	assert_qpod_error
 	run --separate-stderr env QPOD_VM_JAIL=off "$QPOD" --root "$ROOT" spares fill
