@@ -659,13 +659,19 @@ static int spare_key(const struct vm_spare_params *sp, struct count_ctx *c, qp_e
 	return vm_template_key(&p, c->key, err);
 }
 
-static void stop_holder(pid_t pid, unsigned long long start)
+/* SIGTERM to a holder: its pidfd, or -1 when that pid is no longer the
+ * holder's (its start time tells; the pidfd then pins it for the signal) */
+static int stop_holder(pid_t pid, unsigned long long start)
 {
-	_cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 
-	/* the pid is the holder's still (its start time), so the signal is */
-	if (pidfd >= 0 && proc_start_time(pid) == start)
+	if (pidfd >= 0 && proc_start_time(pid) != start) {
+		close(pidfd);
+		return -1;
+	}
+	if (pidfd >= 0)
 		syscall(SYS_pidfd_send_signal, pidfd, SIGTERM, NULL, 0);
+	return pidfd;
 }
 
 static int lock_fills(int sd, qp_error **err)
@@ -686,6 +692,7 @@ static int fill(int rootfd, const struct vm_spare_params *sp, int count, enum vm
 	char name[16];
 	_cleanup_close_ int sd = -1, lock = -1;
 	bool jail;
+	int pidfd;
 
 	if (vm_jail_wanted(&jail, err) < 0)
 		return -1;
@@ -713,7 +720,8 @@ static int fill(int rootfd, const struct vm_spare_params *sp, int count, enum vm
 		return -1;
 	/* spares of an older kernel, guest-init, QEMU...: no pod takes them */
 	for (int i = 0; i < c->stale; i++)
-		stop_holder(c->stale_pids[i], c->stale_starts[i]);
+		if ((pidfd = stop_holder(c->stale_pids[i], c->stale_starts[i])) >= 0)
+			close(pidfd);
 	for (int i = c->ready; i < count; i++) {
 		/* a refill stops when the target is gone (a drain) */
 		if (mode == VM_FILL_REFILL && faccessat(sd, SPARE_TARGET, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
@@ -826,14 +834,8 @@ static void drain_one(void *ctx, int sd, const struct vm_spare_info *in)
 	(void)sd;
 	if (!untaken(in) || c->n >= (int)QP_ARRAY_SIZE(c->pidfds))
 		return;
-	pidfd = (int)syscall(SYS_pidfd_open, in->holder, 0);
-	/* the pid is the holder's still (its start time), so the signal is */
-	if (pidfd < 0 || proc_start_time(in->holder) != in->holder_start) {
-		if (pidfd >= 0)
-			close(pidfd);
+	if ((pidfd = stop_holder(in->holder, in->holder_start)) < 0)
 		return;
-	}
-	syscall(SYS_pidfd_send_signal, pidfd, SIGTERM, NULL, 0);
 	snprintf(c->names[c->n], sizeof(c->names[0]), "%s", in->name);
 	c->pidfds[c->n++] = pidfd;
 }

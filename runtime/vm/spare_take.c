@@ -137,11 +137,10 @@ int vm_spare_take(int rootfd, const char *key, const char *pod_id, const char *c
 		return 0;
 	for (int i = 0; i < c.n; i++) {
 		int r = ask(out->sd, c.names[i], pod_id, cgroup, out, err);
-		if (r > 0 && share_path(out, err) < 0) {
-			/* ours now: it goes with this pod's failure */
-			kill(out->qemu, SIGKILL);
+		/* ours now: it goes with this pod's failure (the holder stops
+		 * QEMU when the taker's end of its connection closes) */
+		if (r > 0 && share_path(out, err) < 0)
 			r = -1;
-		}
 		if (r != 0) {
 			if (r < 0)
 				vm_spare_taken_close(out);
