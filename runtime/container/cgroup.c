@@ -269,20 +269,20 @@ int qp_cgroup_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_err
 	return entry_open(cg, e, false, err);
 }
 
-int qp_cgroup_move(struct qp_cgroup *cg, pid_t pid, qp_error **err)
+int qp_cgroup_entry_open_procs(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err)
 {
-	struct qp_cgroup_entry e = QP_CGROUP_ENTRY_INIT;
-	char buf[24];
-	int n = snprintf(buf, sizeof(buf), "%d", (int)pid), r = 0;
+	return entry_open(cg, e, true, err);
+}
 
-	if (entry_open(cg, &e, true, err) < 0)
-		return -1;
-	for (size_t i = 0; i < e.n && r == 0; i++)
-		if (write(e.fd[i], buf, (size_t)n) != n)
-			r = qp_fail(err, errno, "move process %d into cgroup \"%s\" (%s)", (int)pid, cg->path,
-				    e.name[i]);
-	qp_cgroup_entry_close(&e);
-	return r;
+int qp_cgroup_entry_move(const struct qp_cgroup_entry *e, pid_t pid, qp_error **err)
+{
+	char buf[24];
+	int n = snprintf(buf, sizeof(buf), "%d", (int)pid);
+
+	for (size_t i = 0; i < e->n; i++)
+		if (write(e->fd[i], buf, (size_t)n) != n)
+			return qp_fail(err, errno, "move process %d into the pod's cgroup (%s)", (int)pid, e->name[i]);
+	return 0;
 }
 
 int qp_cgroup_entry_use(const struct qp_cgroup_entry *e, qp_error **err)

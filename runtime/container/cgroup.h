@@ -74,10 +74,12 @@ int qp_cgroup_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_err
  * with CLONE_INTO_CGROUP and dir_fd is in already.) */
 int qp_cgroup_entry_use(const struct qp_cgroup_entry *e, qp_error **err);
 void qp_cgroup_entry_close(struct qp_cgroup_entry *e);
-/* Move another process, all its threads, in: PID written to each
- * hierarchy's cgroup.procs.  For what was started before its pod existed
- * (a spare's QEMU, vm/spare.c); it pays the lock that entries avoid. */
-int qp_cgroup_move(struct qp_cgroup *cg, pid_t pid, qp_error **err);
+/* Move another process, all its threads, in: an entry of each
+ * hierarchy's cgroup.procs (opening it touches no process), then PID
+ * written to each.  For what was started before its pod existed (a
+ * spare's QEMU, vm/spare.c); it pays the lock that entries avoid. */
+int qp_cgroup_entry_open_procs(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err);
+int qp_cgroup_entry_move(const struct qp_cgroup_entry *e, pid_t pid, qp_error **err);
 /* The processes in the cgroup and its descendants, sorted, no duplicates;
  * *pids is malloc'd (may be NULL when *n == 0). */
 int qp_cgroup_pids(struct qp_cgroup *cg, pid_t **pids, size_t *n, qp_error **err);

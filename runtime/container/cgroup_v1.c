@@ -249,7 +249,7 @@ static int v1_exists(struct qp_cgroup *cg, qp_error **err)
 /* Hierarchy h's part of entry e: pass 0 opens what exists, pass 1 makes
  * what a membership-only hierarchy lacks. */
 static int entry_open_one(const struct v1_hier *h, struct qp_cgroup *cg, struct qp_cgroup_entry *e, bool whole,
-			  bool make, qp_error **err)
+			  bool make, bool *made, qp_error **err)
 {
 	/* cgroup2 has no "tasks": its cgroup.procs moves the whole process,
 	 * which is all a controller-less tree needs */
@@ -268,6 +268,8 @@ static int entry_open_one(const struct v1_hier *h, struct qp_cgroup *cg, struct 
 		/* (or a concurrent joiner made it meanwhile) */
 		if ((dir = qp_cg_mkpath(h->fd, cg->path, NULL, NULL, NULL)) < 0)
 			dir = qp_cg_openpath(h->fd, cg->path, NULL);
+		else
+			*made = true;
 	}
 	if (dir < 0)
 		qp_fail(err, errno, "open \"%s\"", cg->path);
@@ -291,10 +293,16 @@ static int v1_entry_open(struct qp_cgroup *cg, struct qp_cgroup_entry *e, bool w
 	/* a cgroup made before qpod joined those two (an older pod,
 	 * qpod/spares) has no directory there: it gets one, once all the
 	 * others opened (nothing is made for an entry that fails) */
+	bool made[N_CTRL] = { false };
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < s.n; i++)
-			if (entry_open_one(&s.h[i], cg, e, whole, pass == 1, err) < 0)
-				return -1;
+		for (size_t i = 0; i < s.n; i++) {
+			if (entry_open_one(&s.h[i], cg, e, whole, pass == 1, &made[i], err) == 0)
+				continue;
+			for (size_t j = 0; j < s.n; j++)
+				if (made[j])
+					qp_cg_remove(s.h[j].fd, cg->path, NULL);
+			return -1;
+		}
 	return 0;
 }
 

@@ -443,11 +443,19 @@ static int hand_over(struct holder *h, int c)
 		goto refuse;
 	}
 	if (*cgpath) {
+		/* what does not open leaves QEMU where it is: a refusal */
 		struct qp_cgroup *cg = NULL;
-		if (qp_cgroup_open(cgpath, &cg, &err) < 0)
-			goto refuse;
-		int r = qp_cgroup_move(cg, qemu, &err);
+		struct qp_cgroup_entry e = QP_CGROUP_ENTRY_INIT;
+		int r = qp_cgroup_open(cgpath, &cg, &err);
+		if (r == 0)
+			r = qp_cgroup_entry_open_procs(cg, &e, &err);
 		qp_cgroup_free(cg);
+		if (r < 0) {
+			qp_cgroup_entry_close(&e);
+			goto refuse;
+		}
+		r = qp_cgroup_entry_move(&e, qemu, &err);
+		qp_cgroup_entry_close(&e);
 		if (r < 0)
 			goto fail;
 	}
@@ -492,12 +500,16 @@ static int hand_over(struct holder *h, int c)
 	dprintf(c, "exit %d\n", status);
 	_exit(0);
 refuse:
+	/* free again before the taker hears why (the next one waits in the
+	 * backlog: this process is the only one that accepts) */
+	qp_error *relisten = NULL;
+	h->listen_fd = listen_in(h->d, QP_SPARE_TAKE_SOCK, &relisten);
 	qp_report_err(c, err, "spare");
 	close(c);
 	qp_error_free(&err);
-	if ((h->listen_fd = listen_in(h->d, QP_SPARE_TAKE_SOCK, &err)) >= 0)
+	qp_error_free(&relisten);
+	if (h->listen_fd >= 0)
 		return 0;
-	qp_error_free(&err);
 	vm_mon_free(h->m);
 	holder_remove(h);
 	_exit(1);
@@ -516,7 +528,9 @@ static void detach_fds(int keep[2])
 	for (int i = 0; i < 2; i++)
 		if (keep[i] >= 0 && keep[i] <= 2)
 			keep[i] = fcntl(keep[i], F_DUPFD_CLOEXEC, 3);
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	/* not O_CLOEXEC: it may land on 0-2 itself (dup2 onto itself keeps
+	 * the flag); above 2 it is closed below */
+	int null = open("/dev/null", O_RDWR);
 	if (null >= 0)
 		dup2(null, 0), dup2(null, 1), dup2(null, 2);
 	int a = keep[0] >= 0 ? keep[0] : keep[1], b = keep[1] >= 0 ? keep[1] : keep[0]; /* -1: none */
@@ -632,9 +646,10 @@ static void count_one(void *ctx, int sd, const struct vm_spare_info *in)
 	struct count_ctx *c = ctx;
 
 	(void)sd;
-	/* a spare of another shape is another pool's, not stale */
+	/* a spare of another shape is another pool's, not stale (one whose
+	 * meta names no firmware is an older qpod's: of this shape) */
 	if (!in->free || in->mem_mib != c->sp->mem_mib || in->vcpus != c->sp->vcpus ||
-	    strcmp(in->accel, c->kvm ? "kvm" : "tcg") || strcmp(in->firmware, c->firmware))
+	    strcmp(in->accel, c->kvm ? "kvm" : "tcg") || (in->firmware[0] && strcmp(in->firmware, c->firmware)))
 		return;
 	if (!strcmp(in->key, c->key))
 		c->ready++;

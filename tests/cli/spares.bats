@@ -16,6 +16,7 @@ setup() {
 
 teardown() {
 	[ -z "${TEST_DIR:-}" ] || [ ! -d "$ROOT" ] || qp spares drain >/dev/null 2>&1 || true
+	[ -z "${TEST_DIR:-}" ] || ! mountpoint -q "$TEST_DIR/rootfs-suid" || umount "$TEST_DIR/rootfs-suid"
 	teardown_common
 }
 
@@ -139,8 +140,14 @@ s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"take ../x
 	assert_status 0
 	assert_contains "$output" "a malformed take request"
 	assert_eq "$(spares_json | jq -r '.[0] | "\(.status) \(.qemu_pid)"')" "free $qemu" "the spare after a malformed take"
+	# the rootfs on a mount that allows setuid and devices (torn down by
+	# teardown), so that the jail's nosuid,nodev are qpod's doing
+	mkdir "$TEST_DIR/rootfs-suid"
+	mount --bind "$ROOTFS" "$TEST_DIR/rootfs-suid"
+	mount -o remount,bind,suid,dev "$TEST_DIR/rootfs-suid"
+	assert_match "$(mount_opts $$ "$TEST_DIR/rootfs-suid")" '^rw,relatime$' "the rootfs's own mount"
 	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["sleep", "60"] |
-		.linux.cgroupsPath = "qpod/'"$ID"' spaced"'
+		.root.path = "'"$TEST_DIR/rootfs-suid"'" | .linux.cgroupsPath = "qpod/'"$ID"' spaced"'
 	qp_detached run "$ID" --bundle "$BUNDLE" -d
 	assert_eq "$(pod_field "$ID" vmm_pid)" "$qemu" "the pod's VMM is the spare's QEMU"
 	grep -q ":/qpod/$ID spaced\$" "/proc/$qemu/cgroup" || flunk "QEMU not in the pod's cgroup: $(cat "/proc/$qemu/cgroup")"

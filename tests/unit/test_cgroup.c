@@ -520,8 +520,9 @@ static void *pause_thread(void *arg)
 	return NULL;
 }
 
-/* another process, started outside, with a second thread: qp_cgroup_move
- * takes all of it in (a spare's QEMU when a pod takes the spare) */
+/* another process, started outside, with a second thread: an entry of
+ * cgroup.procs (qp_cgroup_entry_open_procs, _move) takes all of it in (a
+ * spare's QEMU when a pod takes the spare) */
 static void test_host_move(void **state)
 {
 	struct fixture *f = *state;
@@ -546,7 +547,10 @@ static void test_host_move(void **state)
 	assert_int_equal(read(ready[0], &c, 1), 1);
 	close(ready[0]);
 	assert_in_pids(f->cg, 0, 0);
-	check_err(qp_cgroup_move(f->cg, f->child[0], &err), &err);
+	struct qp_cgroup_entry e = QP_CGROUP_ENTRY_INIT;
+	check_err(qp_cgroup_entry_open_procs(f->cg, &e, &err), &err);
+	assert_in_pids(f->cg, 0, 0); /* an entry touches no process */
+	check_err(qp_cgroup_entry_move(&e, f->child[0], &err), &err);
 	assert_in_pids(f->cg, f->child[0], 1);
 	/* every thread moved, in every hierarchy */
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)f->child[0]);
@@ -567,9 +571,10 @@ static void test_host_move(void **state)
 	closedir(d);
 	assert_int_equal(threads, 2);
 	/* a process that is not there */
-	assert_int_equal(qp_cgroup_move(f->cg, 0x3fffffff, &err), -1);
+	assert_int_equal(qp_cgroup_entry_move(&e, 0x3fffffff, &err), -1);
 	assert_non_null(strstr(err->msg, "move process"));
 	qp_error_free(&err);
+	qp_cgroup_entry_close(&e);
 	check_err(qp_cgroup_destroy(f->cg, &err), &err);
 	assert_int_equal(reap(&f->child[0]), SIGKILL);
 }
