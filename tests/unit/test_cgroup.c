@@ -33,8 +33,10 @@
 #define MIB (1024 * 1024)
 #define UNIFIED "/sys/fs/cgroup/unified"
 
-static const char *const hier[] = { "memory", "cpu", "cpuacct", "pids", "cpuset",
-				    "devices", "freezer", "blkio", "" /* v2 root itself */ };
+/* every hierarchy a test's cgroup may be made in (v1 joins systemd's named
+ * one and the hybrid unified tree too), for the teardown's plain rmdir */
+static const char *const hier[] = { "memory", "cpu", "cpuacct", "pids", "cpuset", "devices",
+				    "freezer", "blkio", "systemd", "unified", "" /* v2 root itself */ };
 
 /* ------------------------------------------------------------------ pure */
 
