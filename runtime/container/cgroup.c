@@ -801,6 +801,19 @@ static int rmtree(int parentfd, const char *name, struct rm_ctx *c)
 	}
 }
 
+/* qpod's own parent ("qpod/ID" -> "qpod") goes when it is empty, so
+ * nothing named qpod stays in the host's hierarchies; a concurrent create
+ * that loses this race retries (qp_cgroup_create).  Parents of a spec's
+ * cgroupsPath belong to whoever made them: left alone. */
+static void remove_default_parent(int rootfd, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash && !strncmp(path, QP_CGROUP_DEFAULT_PARENT "/", sizeof(QP_CGROUP_DEFAULT_PARENT)) &&
+	    slash - path == (ptrdiff_t)strlen(QP_CGROUP_DEFAULT_PARENT))
+		unlinkat(rootfd, QP_CGROUP_DEFAULT_PARENT, AT_REMOVEDIR); /* ENOTEMPTY: others live */
+}
+
 int qp_cg_remove(int rootfd, const char *path, qp_error **err)
 {
 	const char *slash = strrchr(path, '/');
@@ -821,12 +834,22 @@ int qp_cg_remove(int rootfd, const char *path, qp_error **err)
 	}
 	if (rmtree(parent, slash ? slash + 1 : path, &c) < 0)
 		return qp_error_prefix(err, "remove \"%s\"", path);
-	/* qpod's own parent ("qpod/ID" -> "qpod") goes when it is empty, so
-	 * nothing named qpod stays in the host's hierarchies; a concurrent
-	 * create that loses this race retries (qp_cgroup_create). Parents of
-	 * a spec's cgroupsPath belong to whoever made them: left alone. */
-	if (slash && !strncmp(path, QP_CGROUP_DEFAULT_PARENT "/", sizeof(QP_CGROUP_DEFAULT_PARENT)) &&
-	    !strchr(slash + 1, '/') && slash - path == (ptrdiff_t)strlen(QP_CGROUP_DEFAULT_PARENT))
-		unlinkat(rootfd, QP_CGROUP_DEFAULT_PARENT, AT_REMOVEDIR); /* ENOTEMPTY: others live */
+	remove_default_parent(rootfd, path);
 	return 0;
+}
+
+void qp_cgroup_leave(struct qp_cgroup *cg)
+{
+	int fds[QP_CGROUP_ENTRY_MAX];
+	int n = cg->ops->roots(cg, fds, QP_CGROUP_ENTRY_MAX, NULL);
+
+	for (int i = 0; i < n; i++) {
+		int procs = openat(fds[i], "cgroup.procs", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+		/* EBUSY: others are still in it */
+		if (procs >= 0 && write(procs, "0", 1) == 1 && unlinkat(fds[i], cg->path, AT_REMOVEDIR) == 0)
+			remove_default_parent(fds[i], cg->path);
+		if (procs >= 0)
+			close(procs);
+		close(fds[i]);
+	}
 }

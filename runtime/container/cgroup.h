@@ -80,6 +80,11 @@ void qp_cgroup_entry_close(struct qp_cgroup_entry *e);
  * spare's QEMU, vm/spare.c); it pays the lock that entries avoid. */
 int qp_cgroup_entry_open_procs(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err);
 int qp_cgroup_entry_move(const struct qp_cgroup_entry *e, pid_t pid, qp_error **err);
+/* The caller leaves cg for each hierarchy's root cgroup, then cg goes where
+ * it is empty, and QP_CGROUP_DEFAULT_PARENT above it too: for the
+ * processes of a cgroup of qpod's own that is no pod's (qpod/spares), as
+ * they end, so that the last one out leaves nothing behind.  Best effort. */
+void qp_cgroup_leave(struct qp_cgroup *cg);
 /* The processes in the cgroup and its descendants, sorted, no duplicates;
  * *pids is malloc'd (may be NULL when *n == 0). */
 int qp_cgroup_pids(struct qp_cgroup *cg, pid_t **pids, size_t *n, qp_error **err);
@@ -173,6 +178,8 @@ struct qp_cgroup_ops {
 	/* open the leaves of the existing cgroup (fills every fd, -1 if absent) */
 	int (*leaves)(struct qp_cgroup *cg, struct qp_cg_leaves *l, qp_error **err);
 	int (*destroy)(struct qp_cgroup *cg, qp_error **err);
+	/* each hierarchy's root, open (fds[..max]); how many, or -1 */
+	int (*roots)(struct qp_cgroup *cg, int *fds, size_t max, qp_error **err);
 	int (*memory_usage)(struct qp_cgroup *cg, uint64_t *bytes, qp_error **err);
 	int (*oom_kills)(struct qp_cgroup *cg, uint64_t *n, qp_error **err);
 };

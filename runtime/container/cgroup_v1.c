@@ -387,6 +387,21 @@ static int v1_oom_kills(struct qp_cgroup *cg, uint64_t *n, qp_error **err)
 	return qp_cg_read_key(fd, "memory.oom_control", "oom_kill", n, err);
 }
 
+static int v1_roots(struct qp_cgroup *cg, int *fds, size_t max, qp_error **err)
+{
+	_cleanup_v1set_ struct v1_set s = { 0 };
+	size_t n = 0;
+
+	if (v1_hierarchies(cg->root, &s, err) < 0)
+		return -1;
+	for (size_t i = 0; i < s.n && n < max; i++) {
+		fds[n] = s.h[i].fd;
+		s.h[i].fd = -1; /* the caller's now */
+		n++;
+	}
+	return (int)n;
+}
+
 const struct qp_cgroup_ops qp_cgroup_v1_ops = {
 	.create = v1_create,
 	.exists = v1_exists,
@@ -394,6 +409,7 @@ const struct qp_cgroup_ops qp_cgroup_v1_ops = {
 	.pids = v1_pids,
 	.leaves = v1_leaves,
 	.destroy = v1_destroy,
+	.roots = v1_roots,
 	.memory_usage = v1_memory_usage,
 	.oom_kills = v1_oom_kills,
 };

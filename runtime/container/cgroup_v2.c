@@ -191,6 +191,14 @@ static int v2_oom_kills(struct qp_cgroup *cg, uint64_t *n, qp_error **err)
 	return fd < 0 ? -1 : qp_cg_read_key(fd, "memory.events", "oom_kill", n, err);
 }
 
+static int v2_roots(struct qp_cgroup *cg, int *fds, size_t max, qp_error **err)
+{
+	if (max < 1)
+		return 0;
+	fds[0] = qp_cg_open_root(cg->root, err);
+	return fds[0] < 0 ? -1 : 1;
+}
+
 const struct qp_cgroup_ops qp_cgroup_v2_ops = {
 	.create = v2_create,
 	.exists = v2_exists,
@@ -198,6 +206,7 @@ const struct qp_cgroup_ops qp_cgroup_v2_ops = {
 	.pids = v2_pids,
 	.leaves = v2_leaves,
 	.destroy = v2_destroy,
+	.roots = v2_roots,
 	.memory_usage = v2_memory_usage,
 	.oom_kills = v2_oom_kills,
 };

@@ -179,10 +179,10 @@ int vm_spares_each(int rootfd, void (*fn)(void *ctx, int sd, const struct vm_spa
 /* Spares live in a cgroup of their own, not their maker's: a refill is
  * forked by a pod's monitor, and that pod's cgroup is killed with the pod.
  * A taking pod moves the spare's QEMU into its cgroup.  Only as root (as
- * the jail); the cgroup stays, empty, as qpod/ does. */
+ * the jail); it goes with the last of its processes (spares_exit). */
 #define SPARES_CGROUP QP_CGROUP_DEFAULT_PARENT "/spares"
 
-static int enter_spares_cgroup(qp_error **err)
+static int enter_once(qp_error **err)
 {
 	const struct qp_resources none = { .skip_devices = true }; /* QEMU opens /dev/kvm, tun */
 	struct qp_cgroup_entry e = QP_CGROUP_ENTRY_INIT;
@@ -205,6 +205,32 @@ static int enter_spares_cgroup(qp_error **err)
 	qp_cgroup_entry_close(&e);
 	qp_cgroup_free(cg);
 	return r;
+}
+
+static int enter_spares_cgroup(qp_error **err)
+{
+	/* the last one out of it removes it (spares_exit): one that does so
+	 * between this make and enter makes it go again */
+	for (int tries = 0;; tries++) {
+		int r = enter_once(err);
+		if (r == 0 || tries == 4 || !*err || ((*err)->errnum != ENOENT && (*err)->errnum != ENODEV))
+			return r;
+		qp_error_free(err);
+	}
+}
+
+/* The end of a process of the spares' cgroup (a holder, a refill): out of
+ * it first, and the last one out removes it, so that nothing named qpod
+ * stays in the host's hierarchies once no spare is left. */
+static __attribute__((noreturn)) void spares_exit(int status)
+{
+	struct qp_cgroup *cg = NULL;
+
+	if (qp_cgroup_open(SPARES_CGROUP, &cg, NULL) == 0) {
+		qp_cgroup_leave(cg);
+		qp_cgroup_free(cg);
+	}
+	_exit(status);
 }
 
 /* The state root's absolute path, from its fd (a spare's share path must
@@ -471,7 +497,7 @@ static int hand_over(struct holder *h, int c)
 		kill(qemu, SIGKILL);
 		waitpid(qemu, NULL, 0);
 		holder_remove(h);
-		_exit(1);
+		spares_exit(1);
 	}
 	close(chan);
 	/* QEMU is the pod's now; its end is all that is left to tell.  A
@@ -492,13 +518,13 @@ static int hand_over(struct holder *h, int c)
 			kill(qemu, SIGKILL);
 			waitpid(qemu, NULL, 0);
 			holder_remove(h);
-			_exit(0);
+			spares_exit(0);
 		}
 	}
 	while (waitpid(qemu, &status, 0) < 0 && errno == EINTR)
 		;
 	dprintf(c, "exit %d\n", status);
-	_exit(0);
+	spares_exit(0);
 refuse:
 	/* free again before the taker hears why (the next one waits in the
 	 * backlog: this process is the only one that accepts) */
@@ -512,12 +538,12 @@ refuse:
 		return 0;
 	vm_mon_free(h->m);
 	holder_remove(h);
-	_exit(1);
+	spares_exit(1);
 fail:
 	qp_report_err(c, err, "spare");
 	vm_mon_free(h->m);
 	holder_remove(h);
-	_exit(1);
+	spares_exit(1);
 }
 
 /* A detached process's fds: stdio on /dev/null, nothing open but keep[0]
@@ -562,7 +588,7 @@ static __attribute__((noreturn)) void holder_wait(struct holder *h)
 	}
 	vm_mon_free(h->m);
 	holder_remove(h);
-	_exit(0);
+	spares_exit(0);
 }
 
 /* The holder, in a child of `spares fill` (or of a refill): its own
@@ -594,7 +620,7 @@ static __attribute__((noreturn)) void holder_main(int rootfd, const struct vm_sp
 		qp_report_err(wfd, err, "spare");
 		vm_mon_free(h.m);
 		holder_remove(&h);
-		_exit(1);
+		spares_exit(1);
 	}
 	qp_report_ok(wfd, "%s", h.name);
 	close(wfd);
@@ -824,7 +850,7 @@ void vm_spares_refill(int rootfd)
 		qp_debug("refill: %s", err && err->msg ? err->msg : "?");
 		_exit(1);
 	}
-	_exit(vm_spares_fill(rootfd, &sp, count, VM_FILL_REFILL, NULL, NULL, &err) < 0 ? 1 : 0);
+	spares_exit(vm_spares_fill(rootfd, &sp, count, VM_FILL_REFILL, NULL, NULL, &err) < 0 ? 1 : 0);
 }
 
 /* a spare no pod has taken (free, or being made) */

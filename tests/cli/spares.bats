@@ -34,11 +34,20 @@ gone() { # PID: no such process, or a zombie its reaper has not seen to yet
 	[ ! -e "/proc/$1" ] || [ "$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null)" = Z ]
 }
 
+# the spares' cgroup in any hierarchy (it goes with its last process)
+spares_cgroups() {
+	find "$CGROUP_FS" -mindepth 2 -maxdepth 3 -type d -path '*/qpod/spares' 2>/dev/null
+}
+
+no_spares_cgroup() { [ -z "$(spares_cgroups)" ]; }
+
 timeline_of() { # STDERR-TEXT -> the JSON of its qpod-timeline line
 	sed -n 's/^qpod-timeline: //p' <<<"$1"
 }
 
 @test "spares fill makes free spares (listed, QEMU jailed in qpod/spares), drain stops them and leaves nothing" {
+	local others
+	others=$(spares_cgroups) # another qpod's spares on this host: their cgroup stays
 	run --separate-stderr qp spares fill --count 2 --no-refill
 	assert_status 0
 	assert_eq "$(jq '.made | length' <<<"$output")" 2 "spares made"
@@ -63,11 +72,13 @@ timeline_of() { # STDERR-TEXT -> the JSON of its qpod-timeline line
 	gone "$qemu" || flunk "QEMU $qemu still there"
 	gone "$holder" || flunk "holder $holder still there"
 	assert_eq "$(find "$ROOT/.spares" -mindepth 1 -maxdepth 1 -name 's*' | wc -l)" 0 "spare dirs left"
+	[ -n "$others" ] || no_spares_cgroup || flunk "the spares' cgroup outlived the spares: $(spares_cgroups)"
 }
 
 @test "a vm pod takes a free spare: its output, status and rootfs, the take phase, QEMU in the pod's cgroup; the spare's dir goes with the pod" {
+	local spare qemu others
+	others=$(spares_cgroups)
 	qp spares fill --no-refill >/dev/null || flunk "fill"
-	local spare qemu
 	spare=$(spares_json | jq -r '.[0].name')
 	qemu=$(spares_json | jq -r '.[0].qemu_pid')
 	run --separate-stderr qp run --rm --mode vm --timeline "$ROOTFS" -- sh -c 'echo out; echo err >&2; ls /bin/busybox; exit 7'
@@ -94,6 +105,8 @@ timeline_of() { # STDERR-TEXT -> the JSON of its qpod-timeline line
 	assert_status 0
 	wait_for 40 gone "$qemu"
 	assert_eq "$(spares_json)" "[]" "spares left"
+	# its holder, the last process of the spares' cgroup, took it along
+	[ -n "$others" ] || wait_for 40 no_spares_cgroup
 }
 
 @test "spares: two pods from two spares draw different random bytes and see the host's clock; a read-only rootfs stays read-only" {
