@@ -661,7 +661,7 @@ struct count_ctx {
 	const struct vm_spare_params *sp;
 	char *key;              /* [17] */
 	bool kvm;
-	char *firmware;         /* its path */
+	const char *firmware;   /* its path */
 	int ready, stale;
 	pid_t stale_pids[64];
 	unsigned long long stale_starts[64];
@@ -685,17 +685,16 @@ static void count_one(void *ctx, int sd, const struct vm_spare_info *in)
 	}
 }
 
-/* The key a spare of sp would have (the same inputs as a pod's), its
- * accel and firmware (c->firmware: the caller's to free). */
-static int spare_key(const struct vm_spare_params *sp, struct count_ctx *c, qp_error **err)
+/* The key a spare of sp would have (the same inputs as a pod's), into
+ * c->key and c->kvm, and its firmware's path (*firmware, the caller's). */
+static int spare_key(const struct vm_spare_params *sp, struct count_ctx *c, char **firmware, qp_error **err)
 {
 	_cleanup_free_ char *kernel = NULL, *init = NULL;
 
-	if (vm_pick_accel(sp->accel, &c->kvm, err) < 0 ||
-	    !(c->firmware = vm_find_firmware(sp->firmware, err)) ||
+	if (vm_pick_accel(sp->accel, &c->kvm, err) < 0 || !(*firmware = vm_find_firmware(sp->firmware, err)) ||
 	    !(kernel = vm_find_kernel(err)) || !(init = vm_find_guest_init(err)))
 		return -1;
-	const struct vm_template_params p = { .kernel = kernel, .firmware = c->firmware, .init = init,
+	const struct vm_template_params p = { .kernel = kernel, .firmware = *firmware, .init = init,
 					      .kvm = c->kvm, .vcpus = sp->vcpus, .mem_mib = sp->mem_mib };
 	return vm_template_key(&p, c->key, err);
 }
@@ -727,22 +726,28 @@ static int lock_fills(int sd, qp_error **err)
 	return lock;
 }
 
-static int fill(int rootfd, const struct vm_spare_params *sp, int count, enum vm_fill mode,
-		void (*made)(void *ctx, const char *name), void *ctx, struct count_ctx *c, qp_error **err)
+int vm_spares_fill(int rootfd, const struct vm_spare_params *sp, int count, enum vm_fill mode,
+		   void (*made)(void *ctx, const char *name), void *ctx, qp_error **err)
 {
-	char name[16];
+	char key[17], name[16];
+	_cleanup_free_ char *firmware = NULL;
+	struct count_ctx c = { .sp = sp, .key = key };
 	_cleanup_close_ int sd = -1, lock = -1;
 	bool jail;
 	int pidfd;
 
+	/* the target and meta files hold it as a line */
+	if (sp->firmware && strchr(sp->firmware, '\n'))
+		return qp_error_set(err, QP_E_INVALID, 0, "spares: a firmware path with a newline");
 	if (vm_jail_wanted(&jail, err) < 0)
 		return -1;
 	if (!jail)
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "spares need QEMU's jail, which is off (QPOD_VM_JAIL=off, or qpod is not root): a "
 				    "taking pod's rootfs is bound into the jail's mount namespace");
-	if (spare_key(sp, c, err) < 0 || (sd = vm_spares_open(rootfd, true, err)) < 0)
+	if (spare_key(sp, &c, &firmware, err) < 0 || (sd = vm_spares_open(rootfd, true, err)) < 0)
 		return -1;
+	c.firmware = firmware;
 	/* one filler at a time (two would both top the pool up), and none
 	 * while a drain stops the spares */
 	if ((lock = lock_fills(sd, err)) < 0)
@@ -757,13 +762,13 @@ static int fill(int rootfd, const struct vm_spare_params *sp, int count, enum vm
 		if (state_write_file(sd, SPARE_TARGET, target, (size_t)n, err) < 0)
 			return -1;
 	}
-	if (vm_spares_each(rootfd, count_one, c, err) < 0)
+	if (vm_spares_each(rootfd, count_one, &c, err) < 0)
 		return -1;
 	/* spares of an older kernel, guest-init, QEMU...: no pod takes them */
-	for (int i = 0; i < c->stale; i++)
-		if ((pidfd = stop_holder(c->stale_pids[i], c->stale_starts[i])) >= 0)
+	for (int i = 0; i < c.stale; i++)
+		if ((pidfd = stop_holder(c.stale_pids[i], c.stale_starts[i])) >= 0)
 			close(pidfd);
-	for (int i = c->ready; i < count; i++) {
+	for (int i = c.ready; i < count; i++) {
 		/* a refill stops when the target is gone (a drain) */
 		if (mode == VM_FILL_REFILL && faccessat(sd, SPARE_TARGET, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 			break;
@@ -773,21 +778,6 @@ static int fill(int rootfd, const struct vm_spare_params *sp, int count, enum vm
 			made(ctx, name);
 	}
 	return 0;
-}
-
-int vm_spares_fill(int rootfd, const struct vm_spare_params *sp, int count, enum vm_fill mode,
-		   void (*made)(void *ctx, const char *name), void *ctx, qp_error **err)
-{
-	char key[17];
-	struct count_ctx c = { .sp = sp, .key = key };
-	int r;
-
-	/* the target and meta files hold it as a line */
-	if (sp->firmware && strchr(sp->firmware, '\n'))
-		return qp_error_set(err, QP_E_INVALID, 0, "spares: a firmware path with a newline");
-	r = fill(rootfd, sp, count, mode, made, ctx, &c, err);
-	free(c.firmware);
-	return r;
 }
 
 /* ROOT/.spares/target, as fill wrote it; false if there is none. */
