@@ -46,6 +46,7 @@ teardown() {
 	for id in $(c containers ls -q 2>/dev/null | grep "^$PREFIX"); do
 		ctr_remove "$CD_NS" "$id" || rc=1
 	done
+	[ ! -d "$ROOT/.spares" ] || "$QPOD" --root "$ROOT" spares drain >/dev/null || rc=1
 	teardown_common || rc=1
 	no_leftovers cd_test_leftovers || rc=1
 	return $rc
@@ -284,6 +285,22 @@ scenario_metrics() { # MODE: task metrics from the pod's cgroup
 @test "ctr run: output, exit status, --rm (container)" { scenario_run container; }
 @test "ctr run: output, exit status, --rm (vm)" { scenario_run vm; }
 @test "ctr run -t: the workload on a terminal (container)" { scenario_run_tty container; }
+@test "ctr run of a vm pod takes a free spare made in the shim's qpod root (qpod spares fill), and the spare goes with the task" {
+	need_vm
+	"$QPOD" --root "$ROOT" spares fill --no-refill >/dev/null || flunk "spares fill"
+	local qemu
+	qemu=$("$QPOD" --root "$ROOT" spares list --format json | jq -r '.[0].qemu_pid')
+	assert_match "$qemu" '^[1-9][0-9]*$' "the spare's QEMU"
+	run --separate-stderr ctr_run vm --rm -- sh -c 'echo "out $(uname -r)"; exit 3' </dev/null
+	assert_status 3
+	assert_match "$output" '^out [^ ]+$' "stdout"
+	assert_mode_kernel vm "${output#out }"
+	# taken: its QEMU ran the task and ended with it (a spare not taken
+	# stays listed as free, its QEMU alive)
+	wait_for 40 test ! -e "/proc/$qemu"
+	assert_eq "$("$QPOD" --root "$ROOT" spares list --format json)" "[]" "spares after the task"
+}
+
 @test "ctr run -t of a vm pod: refused with qpod's reason (no terminal for VM pods yet)" { scenario_tty_refused run; }
 @test "ctr run -d, task exec, task kill, task delete (container)" { scenario_detached container; }
 @test "ctr run -d, task exec, task kill, task delete (vm)" { scenario_detached vm; }
