@@ -9,8 +9,11 @@
 #      and checks that no sanitizer wrote a log into the test rootfs,
 #   5. when build/fuzz/ holds the fuzz targets: each for $FUZZ_SECONDS
 #      (default 2) from its seed corpus ("fuzz/..."),
-# one progress line per file, then each failure with its diagnostics, and
-# last exactly one line "N passed, M failed" (", K skipped" when K > 0).
+# first the host's profile (tests/cli/host_features.bash: kernel, cgroup layout,
+# /dev/kvm, the optional features the tests check for), one progress line
+# per file, then each skip with its reason, each failure with its
+# diagnostics, and last exactly one line "N passed, M failed"
+# (", K skipped" when K > 0).
 # Exit status 1 if anything failed; a runner that crashed, timed out or
 # reported fewer tests than it planned counts as one failure.
 #
@@ -37,8 +40,9 @@ export QPOD_CACHE=$CACHE
 
 passed=0 failed=0 skipped=0
 failures=$(mktemp /tmp/qpod-check.XXXXXX)
+skips=$(mktemp /tmp/qpod-check-skips.XXXXXX)
 out=$(mktemp /tmp/qpod-check-out.XXXXXX)
-trap 'rm -f "$failures" "$out"' EXIT
+trap 'rm -f "$failures" "$skips" "$out"' EXIT
 
 matches() { [ -z "$PATTERN" ] || [[ $(basename "$1") == *"$PATTERN"* ]]; }
 
@@ -70,6 +74,7 @@ tally() {
 			shopt -s nocasematch
 			if [[ $line == *"# skip"* ]]; then
 				n_skip=$((n_skip + 1))
+				echo "SKIP $label: $(sed -E 's/^ok [0-9]+ (- )?//' <<<"$line")" >>"$skips"
 			elif [[ $line == "ok "* ]]; then
 				n_ok=$((n_ok + 1))
 			else
@@ -125,6 +130,11 @@ run_one() {
 }
 
 ran=0
+
+# ---- the host, once, so that every report says what it ran on ----
+# shellcheck source=tests/cli/host_features.bash
+. tests/cli/host_features.bash
+host_profile
 
 # ---- unit tests ----
 for t in "$BUILD"/tests/test_*; do
@@ -212,6 +222,11 @@ if [ "$ran" -eq 0 ] && [ "$failed" -eq 0 ]; then
 	failed=1
 fi
 
+if [ -s "$skips" ]; then
+	echo
+	echo "Skipped (what this host lacks):"
+	cat "$skips"
+fi
 if [ -s "$failures" ]; then
 	echo
 	echo "Failures:"

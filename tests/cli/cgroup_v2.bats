@@ -78,6 +78,19 @@ guest_has() {
 	done
 }
 
+@test "cgroup v2 guest: the suite's host detection sees a pure v2 host and what its kernel has (io throttling, no io weight, no swap accounting), as qpod does" {
+	# the guest kernel (kernel-config/guest.config) has BLK_DEV_THROTTLING,
+	# no iocost or BFQ, and no CONFIG_SWAP (so no memory.swap.max); qpod's
+	# io.max, its weight refusal and its swap refusal below agree with that
+	local p
+	p=$(guest profile)
+	assert_match "$p" '^v2 v1=\[\] has=\[' "layout"
+	assert_contains "$p" "blkio_throttle" "io.max detected"
+	assert_not_contains "$p" "blkio_weight" "no io.weight / io.bfq.weight"
+	assert_not_contains "$p" "swap_accounting" "no memory.swap.max"
+	assert_eq "$(guest probe-left)" "" "probe cgroups left"
+}
+
 @test "cgroup v2 guest: memory.max, pids.max and cpu.max from the spec, read inside the pod" {
 	assert_eq "$(guest limits-inside)" "33554432|20|50000 100000|rc=0"
 }

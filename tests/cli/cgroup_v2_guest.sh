@@ -40,6 +40,14 @@ wait_for() {
 # ---- the host this script runs on ----
 say mounts "$(awk '$9 ~ /^cgroup/ { print $9, $5 }' /proc/self/mountinfo)"
 say root-subtree-control "$(cat $CG/cgroup.subtree_control)"
+# what the suite's host detection (host_features.bash, which tests/run.sh
+# prints and the tests ask) makes of a pure v2 host; its probe cgroups go
+# again at once
+. /t/host_features.bash
+f_have=""
+for f in $(host_feature_names); do host_has "$f" && f_have+="$f "; done
+say profile "$(host_cgroup_layout) v1=[$(host_cgroup_v1_mounts)] has=[${f_have% }]"
+say probe-left "$(ls -d $CG/qpod-probe-* 2>/dev/null)"
 cp -a /busybox /tmp/rootfs || say setup "cannot copy the rootfs"
 mkdir -p "$R"
 
@@ -160,5 +168,5 @@ say kill-delete "$(q delete kil 2>&1; echo "rc=$?")"
 
 # ---- nothing left ----
 say pods-left "$(q list -q 2>&1)"
-say cgroups-left "$(ls -d $CG/qpod/*/ 2>/dev/null)"
+say cgroups-left "$(ls -d $CG/qpod/*/ $CG/qpod-probe-* 2>/dev/null)"
 say done yes

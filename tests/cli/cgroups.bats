@@ -236,26 +236,66 @@ teardown() {
 	assert_eq "$(qp list --quiet)" "" "pods left"
 }
 
-@test "linux.resources.blockIO: weight and throttles written and read back, updated; what the kernel lacks refused by name" {
+# blkio_read FILE: the value of a weight file (v1 "200"; v2 "default 200")
+# or the device lines of a throttle file in one form for both (v1
+# "8:0 1048576"; v2 io.max "8:0 rbps=1048576 wbps=max ..." -> "8:0 1048576"
+# for the key given as $2)
+blkio_read() {
+	case $1 in
+	*weight) awk '$1 == "default" { print $2; exit } /^[0-9]+$/ { print; exit }' "$1" ;;
+	*io.max) awk -v k="$2" '{ for (i = 2; i <= NF; i++) if ($i ~ "^" k "=" && $i !~ /=max$/) print $1, substr($i, length(k) + 2) }' "$1" ;;
+	*) cat "$1" ;;
+	esac
+}
+
+# what a weight of W reads back as in FILE (v2 io.weight: runc's 1..10000 scale)
+blkio_weight_as() {
+	case $2 in
+	*/io.weight) echo $((1 + ($1 - 10) * 9999 / 990)) ;;
+	*) echo "$1" ;;
+	esac
+}
+
+@test "linux.resources.blockIO: throttles written and read back, updated; the weight applied where the kernel has CFQ/BFQ/iocost weights and refused by name where not" {
 	local dev
 	dev=$(lsblk -dno MAJ:MIN,TYPE 2>/dev/null | awk '$2 == "disk" { gsub(/ /, "", $1); print $1; exit }')
 	[ -n "$dev" ] || skip "no block device on this host"
-	local maj=${dev%%:*} min=${dev##*:}
-	[ -d "$CGROUP_FS/blkio" ] || skip "no v1 blkio hierarchy here (cgroup_v2.bats covers io.max)"
-	make_bundle "$BUNDLE" "$(helper_args sleep 60) | .linux.resources.blockIO = {weight: 200,
-		throttleReadBpsDevice: [{major: $maj, minor: $min, rate: 1048576}],
-		throttleWriteIOPSDevice: [{major: $maj, minor: $min, rate: 100}]}"
+	host_has blkio_throttle || skip "this kernel has no block I/O throttling (CONFIG_BLK_DEV_THROTTLING: no blkio.throttle.* / io.max)"
+	local maj=${dev%%:*} min=${dev##*:} weighted=0 wf rf wif
+	host_has blkio_weight && weighted=1
+	local throttles="throttleReadBpsDevice: [{major: $maj, minor: $min, rate: 1048576}],
+		throttleWriteIOPSDevice: [{major: $maj, minor: $min, rate: 100}]"
+	if [ $weighted = 0 ]; then
+		# the weight alone cannot be applied: refused at create, by name, nothing left
+		make_bundle "$BUNDLE" "$(helper_args sleep 60) | .linux.resources.blockIO = {weight: 200, $throttles}"
+		run --separate-stderr qp create "$ID" --bundle "$BUNDLE"
+		assert_qpod_error 125
+		assert_match "$stderr" 'linux.resources.blockIO.weight cannot be applied: .*(blkio.weight|io.bfq.weight)' "the weight, refused"
+		[ ! -e "$ROOT/$ID" ] || flunk "state left after the refused weight"
+		assert_eq "$(pod_cgroup_dirs "$ID")" "" "cgroup dirs left after the refused weight"
+		make_bundle "$BUNDLE" "$(helper_args sleep 60) | .linux.resources.blockIO = {$throttles}"
+	else
+		make_bundle "$BUNDLE" "$(helper_args sleep 60) | .linux.resources.blockIO = {weight: 200, $throttles}"
+	fi
 	qp create "$ID" --bundle "$BUNDLE"
-	local wf
-	wf=$(cg_file blkio blkio.weight io.weight 2>/dev/null) || wf=$(cg_file blkio blkio.bfq.weight io.bfq.weight)
-	assert_eq "$(cat "$wf")" 200 "weight ($wf)"
-	assert_eq "$(cat "$(cg_file blkio blkio.throttle.read_bps_device io.max)")" "$maj:$min 1048576" "read bps"
-	assert_eq "$(cat "$(cg_file blkio blkio.throttle.write_iops_device io.max)")" "$maj:$min 100" "write iops"
-	qp update --blkio-weight 300 "$ID"
-	assert_eq "$(cat "$wf")" 300 "weight after update"
+	rf=$(cg_file blkio blkio.throttle.read_bps_device io.max)
+	wif=$(cg_file blkio blkio.throttle.write_iops_device io.max)
+	assert_eq "$(blkio_read "$rf" rbps)" "$maj:$min 1048576" "read bps"
+	assert_eq "$(blkio_read "$wif" wiops)" "$maj:$min 100" "write iops"
+	if [ $weighted = 1 ]; then
+		wf=$(cg_file blkio blkio.weight io.bfq.weight 2>/dev/null) || wf=$(cg_file blkio blkio.bfq.weight io.weight)
+		assert_eq "$(blkio_read "$wf")" "$(blkio_weight_as 200 "$wf")" "weight ($wf)"
+		qp update --blkio-weight 300 "$ID"
+		assert_eq "$(blkio_read "$wf")" "$(blkio_weight_as 300 "$wf")" "weight after update"
+	else
+		run --separate-stderr qp update --blkio-weight 300 "$ID"
+		assert_qpod_error 1
+		assert_contains "$stderr" "blockIO.weight cannot be applied"
+	fi
 	echo "{\"blockIO\": {\"throttleReadBpsDevice\": [{\"major\": $maj, \"minor\": $min, \"rate\": 0}]}}" |
 		qp update --resources - "$ID"
-	assert_eq "$(cat "$(cg_file blkio blkio.throttle.read_bps_device io.max)")" "" "rate 0 lifts the limit"
+	assert_eq "$(blkio_read "$rf" rbps)" "" "rate 0 lifts the limit"
+	assert_eq "$(blkio_read "$wif" wiops)" "$maj:$min 100" "write iops kept"
 	run --separate-stderr qp update --blkio-weight 5 "$ID"
 	assert_status 1
 	assert_contains "$stderr" "blockIO.weight: must be in 10..1000"
@@ -273,10 +313,11 @@ teardown() {
 	done
 	make_bundle "$BUNDLE" "$(helper_args true) | .linux.resources.blockIO = {leafWeight: 300}"
 	run --separate-stderr qp create "$ID" --bundle "$BUNDLE"
-	if [ -f "$CGROUP_FS/blkio/blkio.leaf_weight" ]; then
+	if [ -n "$(hf_v1_dir blkio)" ] && hf_cg_probe blkio io blkio.leaf_weight; then
 		assert_status 0 # CFQ's kernels have it
 		qp delete --force "$ID"
 	else
-		assert_contains "$stderr" "no blkio.leaf_weight"
+		assert_qpod_error 125
+		assert_contains "$stderr" "leafWeight"
 	fi
 }

@@ -116,7 +116,7 @@ pods_at_least() { [ "$(ls "$ROOT" 2>/dev/null | wc -l)" -ge "$1" ]; }
 
 @test "density --ksm: merging on for the run, reported, the host's settings restored" {
 	need_vm
-	[ -w /sys/kernel/mm/ksm/run ] || skip "this kernel has no KSM (/sys/kernel/mm/ksm)"
+	host_has ksm || skip "this kernel has no KSM (CONFIG_KSM: no /sys/kernel/mm/ksm/run)"
 	local before
 	before=$(cat /sys/kernel/mm/ksm/run):$(cat /sys/kernel/mm/ksm/pages_to_scan)
 	run --separate-stderr qp density --max 2 --memory 128M --ksm --format json --image "$ROOTFS"

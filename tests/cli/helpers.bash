@@ -24,6 +24,10 @@ QPOD=${QPOD:-$QPOD_BUILD/qpod}
 ROOTFS=${QPOD_ROOTFS:-${QPOD_CACHE:-/var/cache/qpod}/rootfs-busybox}
 HELPER=/bin/qpod-testhelper
 CGROUP_FS=/sys/fs/cgroup
+# host_has FEATURE and the host's cgroup layout: one detection for the
+# tests and the profile tests/run.sh prints
+# shellcheck source=tests/cli/host_features.bash
+. "$BATS_TEST_DIRNAME/host_features.bash"
 
 # ---- assertions -------------------------------------------------------------
 
@@ -158,7 +162,11 @@ cg_file() {
 	cg=$(pod_field "$ID" cgroup)
 	[ -n "$cg" ] && [ "$cg" != null ] || flunk "qpod state has no cgroup path"
 	cg=${cg#/}
-	for f in "$CGROUP_FS/$1/$cg/$2" "$CGROUP_FS/$cg/$3" "$CGROUP_FS/unified/$cg/$3"; do
+	# v1: the hierarchy that holds the controller, wherever it is mounted
+	# (/sys/fs/cgroup/cpu,cpuacct on hosts that co-mount without aliases)
+	local v1
+	v1=$(hf_v1_dir "$1")
+	for f in ${v1:+"$v1/$cg/$2"} "$CGROUP_FS/$1/$cg/$2" "$CGROUP_FS/$cg/$3" "$CGROUP_FS/unified/$cg/$3"; do
 		if [ -f "$f" ]; then
 			echo "$f"
 			return 0

@@ -291,7 +291,7 @@ run_and_release() {
 }
 
 @test "time namespace: linux.timeOffsets shift the pod's boottime and monotonic clocks; exec joins it" {
-	[ -e /proc/self/ns/time ] || skip "this kernel has no time namespaces (Linux >= 5.6, CONFIG_TIME_NS)"
+	host_has time_ns || skip "this kernel has no time namespaces (Linux >= 5.6, CONFIG_TIME_NS)"
 	make_bundle "$BUNDLE" "$(helper_args sleep 60) | .linux.namespaces += [{\"type\": \"time\"}]
 		| .linux.timeOffsets = {\"boottime\": {\"secs\": 864000, \"nanosecs\": 7}, \"monotonic\": {\"secs\": 3600}}"
 	qp create "$ID" --bundle "$BUNDLE"
@@ -365,7 +365,7 @@ refused_bundle() {
 }
 
 @test "time namespace joined by path: the pod's uptime is the holder's" {
-	[ -e /proc/self/ns/time ] || skip "this kernel has no time namespaces (Linux >= 5.6, CONFIG_TIME_NS)"
+	host_has time_ns || skip "this kernel has no time namespaces (Linux >= 5.6, CONFIG_TIME_NS)"
 	hold_ns time --time --boottime 500000
 	make_bundle "$BUNDLE" ".process.args = [\"cat\", \"/proc/uptime\"] | .linux.namespaces += [{\"type\": \"time\", \"path\": \"/proc/$HOLDER/ns/time\"}]"
 	run_and_release
