@@ -14,44 +14,10 @@
 
 load helpers
 
-GUEST_SCRIPT=cgroup_v2_guest.sh
+load v2_guest
 
-setup_file() {
-	[ "$(id -u)" = 0 ] || skip "the CLI tests need root"
-	need_vm
-	vm_env
-	local cfg
-	cfg=$(dirname "$VM_KERNEL")/config
-	if [ -f "$cfg" ] && ! grep -qx CONFIG_CGROUP_BPF=y "$cfg"; then
-		echo "the guest kernel $VM_KERNEL lacks CONFIG_CGROUP_BPF: rebuild it (make kernel)" >&2
-		return 1
-	fi
-	V=$BATS_FILE_TMPDIR/v2
-	export VM_ROOT=$V/state VM_ID=cgv2-$$ GUEST_OUT=$V/guest.out GUEST_ERR=$V/guest.err
-	# the VM's root: mount points, and the usr-merged links into /usr
-	mkdir -p "$V/rootfs"/{usr,qpod,busybox,t,etc,proc,sys,dev,tmp,root} "$VM_ROOT"
-	ln -s usr/bin "$V/rootfs/bin"
-	ln -s usr/sbin "$V/rootfs/sbin"
-	ln -s usr/lib "$V/rootfs/lib"
-	ln -s usr/lib64 "$V/rootfs/lib64"
-	"$QPOD" spec | jq --arg root "$V/rootfs" --arg build "$QPOD_BUILD" --arg busybox "$ROOTFS" \
-		--arg t "$BATS_TEST_DIRNAME" --arg script "/t/$GUEST_SCRIPT" '
-		def ro_bind($src; $dst): {destination: $dst, type: "bind", source: $src, options: ["rbind", "ro"]};
-		.root.path = $root
-		| .annotations["qpod.mode"] = "vm"
-		| .process.terminal = false
-		| .process.args = ["/usr/bin/bash", $script]
-		| .linux.resources = {memory: {limit: 268435456}}
-		| .mounts = [ro_bind("/usr"; "/usr"), ro_bind($build; "/qpod"), ro_bind($busybox; "/busybox"),
-			     ro_bind($t; "/t"), ro_bind("/etc"; "/etc")]' >"$V/config.json"
-	timeout 900 "$QPOD" --root "$VM_ROOT" run "$VM_ID" --bundle "$V" </dev/null >"$GUEST_OUT" 2>"$GUEST_ERR"
-	echo $? >"$V/rc"
-}
-
-teardown_file() {
-	[ -n "${VM_ROOT:-}" ] || return 0
-	"$QPOD" --root "$VM_ROOT" delete --force "$VM_ID" >/dev/null 2>&1 || true
-}
+setup_file() { v2_guest_run cgroup_v2_guest.sh; }
+teardown_file() { v2_guest_cleanup; }
 
 # guest KEY: the value the guest printed for KEY ("" if none)
 guest() {
@@ -177,8 +143,5 @@ guest_has() {
 @test "cgroup v2 guest: nothing left in the guest, and no QEMU or state left on the host" {
 	assert_eq "$(guest pods-left)" "" "pods left in the guest"
 	assert_eq "$(guest cgroups-left)" "" "cgroups left in the guest"
-	assert_eq "$(ls "$VM_ROOT")" "" "state dirs on the host"
-	if pgrep -f "qemu-system.*$VM_ID" >/dev/null || pgrep -f "qemu-system.*$BATS_FILE_TMPDIR" >/dev/null; then
-		flunk "a QEMU of the cgroup v2 VM is still running"
-	fi
+	assert_v2_guest_gone
 }

@@ -18,7 +18,7 @@ REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 QPOD_BUILD=${QPOD_BUILD:-$REPO/build}
 # the channel protocol's version, for fake-qemu.py (which runs in QEMU's
 # jail, where the source tree is not visible)
-FAKE_PROTO_VERSION=$(sed -n 's/^#define QP_PROTO_VERSION \([0-9]*\).*/\1/p' "$REPO/guest-init/protocol.h")
+FAKE_PROTO_VERSION=$(sed -n 's/^#define QP_PROTO_VERSION \([0-9]*\).*/\1/p' "$REPO/guest-init/protocol.h" 2>/dev/null)
 export FAKE_PROTO_VERSION
 QPOD=${QPOD:-$QPOD_BUILD/qpod}
 ROOTFS=${QPOD_ROOTFS:-${QPOD_CACHE:-/var/cache/qpod}/rootfs-busybox}
