@@ -22,6 +22,7 @@ libyajl-dev
 libvirt-dev
 libvirt-daemon
 libvirt-daemon-driver-qemu
+libvirt-daemon-system
 libvirt-clients
 libcmocka-dev
 busybox-static

@@ -125,6 +125,34 @@ static int make_uuid(char out[QP_LIBVIRT_UUID_LEN + 1], qp_error **err)
 	return 0;
 }
 
+/* The uid and gid the daemon runs QEMU as (its qemu.conf user and group):
+ * the DAC security model's base label of the domain type in its
+ * capabilities, "+UID:+GID".  No DAC model: QEMU runs as the daemon, root. */
+static int qemu_ids(virConnectPtr conn, bool kvm, uid_t *uid, gid_t *gid, qp_error **err)
+{
+	_cleanup_free_ char *caps = virt.ConnectGetCapabilities(conn);
+	const char *dac, *label, *end;
+	char want[64];
+	unsigned u, g;
+
+	*uid = 0;
+	*gid = 0;
+	if (!caps)
+		return lv_fail(err, "read the daemon's capabilities", NULL);
+	if (!(dac = strstr(caps, "<model>dac</model>")))
+		return 0;
+	end = strstr(dac, "</secmodel>");
+	snprintf(want, sizeof(want), "<baselabel type='%s'>", kvm ? "kvm" : "qemu");
+	if (!(label = strstr(dac, want)) || (end && label > end) ||
+	    sscanf(label + strlen(want), "+%u:+%u<", &u, &g) != 2)
+		return qp_error_set(err, QP_E_GENERIC, 0,
+				    "libvirt: the daemon's capabilities name no uid:gid of QEMU (%s in its DAC model)",
+				    want);
+	*uid = (uid_t)u;
+	*gid = (gid_t)g;
+	return 0;
+}
+
 const char *vm_lv_uuid(const struct vm_lv *lv)
 {
 	return lv->uuid;
@@ -217,11 +245,14 @@ pid_t vm_lv_start(const struct vm_qemu_opts *o, const char *name, const char *ur
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	char chan[PATH_MAX + 16];
 	_cleanup_free_ char *xml = NULL;
+	struct vm_lv_dir *dir = NULL;
 	struct vm_lv *lv;
+	uid_t uid;
+	gid_t gid;
 	pid_t pid;
 
-	/* QEMU is libvirtd's child: the socket path is absolute, and
-	 * sun_path holds 108 bytes */
+	/* libvirtd binds the socket (absolute path), and sun_path holds 108
+	 * bytes */
 	if ((size_t)snprintf(chan, sizeof(chan), "%s/%s", o->statedir, QP_VM_CHAN_SOCK) >= 108)
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "libvirt backend: the channel socket \"%s\" is longer than a unix socket "
@@ -236,21 +267,36 @@ pid_t vm_lv_start(const struct vm_qemu_opts *o, const char *name, const char *ur
 	lv->cb_id = -1;
 	pthread_mutex_init(&lv->lock, NULL);
 	pthread_cond_init(&lv->cond, NULL);
-	if (make_uuid(lv->uuid, err) < 0 || !(xml = vm_lv_domain_xml(o, name, lv->uuid, tap, chan, err)))
+	if (make_uuid(lv->uuid, err) < 0)
 		goto fail;
-	qp_debug("libvirt domain %s:\n%s", name, xml);
 	if (!(lv->conn = virt.ConnectOpen(uri))) {
-		lv_fail(err, "connect to", uri);
+		const char *m = virt.GetLastErrorMessage();
+		qp_error_set(err, QP_E_GENERIC, 0,
+			     "libvirt: connect to %s: %s (is libvirtd running there? Debian's comes with "
+			     "libvirt-daemon-system: libvirtd -d, or choose another with --libvirt-uri)",
+			     uri, m && *m ? m : "unknown libvirt error");
 		goto fail;
 	}
+	/* a QEMU that is not root gets what it opens in a directory of its
+	 * own while it starts (libvirt_dir.c) */
+	if (qemu_ids(lv->conn, o->kvm, &uid, &gid, err) < 0 ||
+	    (uid != 0 && vm_lv_dir_open(o, name, uid, gid, &dir, err) < 0) ||
+	    !(xml = vm_lv_domain_xml(o, name, lv->uuid, tap, chan, dir, err)))
+		goto fail;
+	qp_debug("libvirt domain %s (QEMU as %u:%u):\n%s", name, (unsigned)uid, (unsigned)gid, xml);
 	lv->cb_id = virt.ConnectDomainEventRegisterAny(lv->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
 						     VIR_DOMAIN_EVENT_CALLBACK(lifecycle), lv, NULL);
 	if (lv->cb_id < 0) {
 		lv_fail(err, "watch the domain's lifecycle", NULL);
 		goto fail;
 	}
-	if (!(lv->dom = virt.DomainCreateXML(lv->conn, xml, VIR_DOMAIN_START_AUTODESTROY))) {
-		lv_fail(err, "create domain", name);
+	lv->dom = virt.DomainCreateXML(lv->conn, xml, VIR_DOMAIN_START_AUTODESTROY);
+	vm_lv_dir_close(dir); /* QEMU has what it needs open, or has failed */
+	dir = NULL;
+	if (!lv->dom) {
+		char who[320];
+		snprintf(who, sizeof(who), "%s (QEMU as uid %u, gid %u)", name, (unsigned)uid, (unsigned)gid);
+		lv_fail(err, "create domain", who);
 		goto fail;
 	}
 	if ((pid = find_qemu(lv->uuid)) <= 0) {
@@ -264,6 +310,7 @@ pid_t vm_lv_start(const struct vm_qemu_opts *o, const char *name, const char *ur
 	*out = lv;
 	return pid;
 fail:
+	vm_lv_dir_close(dir);
 	vm_lv_free(lv);
 	return -1;
 }

@@ -27,7 +27,7 @@ static void load(void)
 	} syms[] = {
 #define SYM(f) { "vir" #f, (void **)&virt.f }
 		SYM(Initialize), SYM(SetErrorFunc), SYM(GetLastErrorMessage), SYM(EventRegisterDefaultImpl),
-		SYM(EventRunDefaultImpl), SYM(ConnectOpen), SYM(ConnectClose), SYM(ConnectDomainEventRegisterAny),
+		SYM(EventRunDefaultImpl), SYM(ConnectOpen), SYM(ConnectClose), SYM(ConnectGetCapabilities), SYM(ConnectDomainEventRegisterAny),
 		SYM(ConnectDomainEventDeregisterAny), SYM(DomainCreateXML), SYM(DomainDestroy), SYM(DomainFree),
 		SYM(DomainGetName), SYM(DomainGetUUIDString), SYM(DomainSuspend), SYM(DomainResume),
 		SYM(DomainLookupByUUIDString),

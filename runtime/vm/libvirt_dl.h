@@ -21,6 +21,7 @@ struct vm_virt_api {
 	FN(EventRunDefaultImpl);
 	FN(ConnectOpen);
 	FN(ConnectClose);
+	FN(ConnectGetCapabilities);
 	FN(ConnectDomainEventRegisterAny);
 	FN(ConnectDomainEventDeregisterAny);
 	FN(DomainCreateXML);

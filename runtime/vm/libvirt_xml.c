@@ -3,19 +3,22 @@
  * command line: the same machine (microvm, no ACPI), firmware, kernel,
  * initrd, command line, memory, vCPUs and accel in libvirt's own elements;
  * the NIC as an <interface type='ethernet'> on the pod's tap; the guest
- * channel and the 9p shares, which libvirt 9.0 will not put on virtio-mmio,
- * as qemu:commandline arguments made by qemu_cmd.c's own device table
- * (docs/LIBVIRT.md says why), and the monitor's identity (this process). */
+ * channel as a <channel> on a virtio-serial <controller>, the rootfs and
+ * the spec's shares as 9p <filesystem>s, all on virtio-mmio, so that
+ * libvirt makes, labels and owns them for whatever user its QEMU runs as;
+ * what libvirt has no element for stays in qemu:commandline (docs/LIBVIRT.md
+ * says why): microvm's acpi=off, -no-reboot, the monitor's identity. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "guest-init/protocol.h"
 #include "report/report.h"
 #include "state.h"
 #include "util/cleanup.h"
-#include "util/strv.h"
 #include "vm/libvirt.h"
 
 static bool has_control(const char *s)
@@ -34,41 +37,66 @@ static void element(FILE *f, const char *indent, const char *tag, const char *te
 	fprintf(f, "</%s>\n", tag);
 }
 
-static void qemu_args(FILE *f, char **argv)
+/* <tag attr='value'/> with value escaped */
+static void empty_element(FILE *f, const char *indent, const char *tag, const char *attr, const char *value)
 {
-	for (size_t i = 0; argv && argv[i]; i++) {
-		fputs("    <qemu:arg value='", f);
-		qp_put_xml(f, argv[i]);
-		fputs("'/>\n", f);
-	}
+	fprintf(f, "%s<%s %s='", indent, tag, attr);
+	qp_put_xml(f, value);
+	fputs("'/>\n", f);
+}
+
+/* a 9p share: security_model=none ("squash"), as the direct backend's */
+static void filesystem(FILE *f, const char *dir, const char *tag, bool ro)
+{
+	fputs("    <filesystem type='mount' accessmode='squash'>\n", f);
+	empty_element(f, "      ", "source", "dir", dir);
+	empty_element(f, "      ", "target", "dir", tag);
+	fprintf(f, "%s      <address type='virtio-mmio'/>\n    </filesystem>\n", ro ? "      <readonly/>\n" : "");
+}
+
+/* the guest channel: a virtserialport named QP_PROTO_PORT_NAME, whose
+ * socket libvirtd binds and hands QEMU open (so QEMU's user needs no
+ * access to the state dir) */
+static void channel(FILE *f, const char *chan_path)
+{
+	fputs("    <controller type='virtio-serial' index='0' ports='2'>\n"
+	      "      <address type='virtio-mmio'/>\n    </controller>\n"
+	      "    <channel type='unix'>\n", f);
+	fputs("      <source mode='bind' path='", f);
+	qp_put_xml(f, chan_path);
+	fputs("'/>\n      <target type='virtio' name='" QP_PROTO_PORT_NAME "'/>\n    </channel>\n", f);
 }
 
 char *vm_lv_domain_xml(const struct vm_qemu_opts *o, const char *name, const char *uuid, const char *tap,
-		       const char *chan_path, qp_error **err)
+		       const char *chan_path, const struct vm_lv_dir *d, qp_error **err)
 {
-	const char *texts[] = { name, uuid, tap, chan_path, o->kernel, o->firmware, o->rootfs, o->statedir };
-	char cmdline[VM_CMDLINE_MAX + 32];
-	char **devs = NULL;
+	char cmdline[VM_CMDLINE_MAX + 32], own_initrd[PATH_MAX];
+	const char *kernel = vm_lv_dir_file(d, VM_LV_KERNEL, o->kernel);
+	const char *firmware = vm_lv_dir_file(d, VM_LV_FIRMWARE, o->firmware);
+	const char *initrd = vm_lv_dir_file(d, VM_LV_INITRD, own_initrd);
+	const char *rootfs = vm_lv_dir_rootfs(d, o->rootfs);
+	const char *texts[] = { name, uuid, tap, chan_path, kernel, firmware, rootfs, initrd };
 	char *xml = NULL;
 	size_t len = 0;
 	FILE *f;
 
+	if ((size_t)snprintf(own_initrd, sizeof(own_initrd), "%s/%s", o->statedir,
+			     o->initrd ? o->initrd : QP_VM_INITRD) >= sizeof(own_initrd))
+		return qp_fail(err, ENAMETOOLONG, "libvirt domain: the initrd's path"), NULL;
 	/* qp_put_xml would turn a control character into '?': another path */
-	for (size_t i = 0; i < QP_ARRAY_SIZE(texts); i++)
-		if (has_control(texts[i]))
-			return qp_error_set(err, QP_E_INVALID, 0,
-					    "libvirt domain: \"%s\" holds a control character", texts[i]), NULL;
+	for (size_t i = 0; i < QP_ARRAY_SIZE(texts) + o->nshares; i++) {
+		const char *t = i < QP_ARRAY_SIZE(texts) ? texts[i] : o->shares[i - QP_ARRAY_SIZE(texts)].path;
+		if (has_control(t))
+			return qp_error_set(err, QP_E_INVALID, 0, "libvirt domain: \"%s\" holds a control character",
+					    t), NULL;
+	}
 	if (o->machine != VM_MACHINE_MICROVM || o->mem_path || o->incoming || o->console)
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "libvirt domain: only a cold-booted microvm pod (no template, no console file)"),
 		       NULL;
 	vm_qemu_cmdline(o, cmdline, sizeof(cmdline));
-	if (vm_qemu_guest_devices(o, chan_path, &devs, err) < 0)
-		return NULL;
-	if (!(f = open_memstream(&xml, &len))) {
-		qp_strv_free(devs);
+	if (!(f = open_memstream(&xml, &len)))
 		return qp_fail(err, errno, "libvirt domain XML"), NULL;
-	}
 	fprintf(f, "<domain type='%s' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n",
 		o->kvm ? "kvm" : "qemu");
 	element(f, "  ", "name", name);
@@ -76,17 +104,13 @@ char *vm_lv_domain_xml(const struct vm_qemu_opts *o, const char *name, const cha
 	element(f, "  ", "title", "qpod vm pod");
 	fprintf(f, "  <memory unit='MiB'>%llu</memory>\n  <vcpu>%d</vcpu>\n", o->mem_mib, o->vcpus);
 	fputs("  <os>\n    <type arch='x86_64' machine='microvm'>hvm</type>\n", f);
-	if (o->firmware) {
+	if (firmware) {
 		fputs("    <loader type='rom'>", f);
-		qp_put_xml(f, o->firmware);
+		qp_put_xml(f, firmware);
 		fputs("</loader>\n", f);
 	}
-	element(f, "    ", "kernel", o->kernel);
-	fprintf(f, "    <initrd>");
-	qp_put_xml(f, o->statedir);
-	fprintf(f, "/");
-	qp_put_xml(f, o->initrd ? o->initrd : QP_VM_INITRD);
-	fprintf(f, "</initrd>\n");
+	element(f, "    ", "kernel", kernel);
+	element(f, "    ", "initrd", initrd);
 	element(f, "    ", "cmdline", cmdline);
 	fputs("  </os>\n", f);
 	if (o->kvm)
@@ -108,14 +132,18 @@ char *vm_lv_domain_xml(const struct vm_qemu_opts *o, const char *name, const cha
 		fputs("      <model type='virtio'/>\n      <driver name='qemu'/>\n"
 		      "      <address type='virtio-mmio'/>\n    </interface>\n", f);
 	}
+	channel(f, chan_path);
+	/* the share is as writable as the spec's root (root.readonly) */
+	if (o->rootfs)
+		filesystem(f, rootfs, VM_ROOTFS_TAG, o->rootfs_ro);
+	for (size_t i = 0; i < o->nshares && i < QP_PROTO_MAX_MOUNTS; i++)
+		filesystem(f, vm_lv_dir_share(d, i, o->shares[i].path), o->shares[i].tag, o->shares[i].ro);
 	fputs("  </devices>\n  <qemu:commandline>\n", f);
 	/* libvirt has no element for microvm's acpi=off (-machine options
 	 * merge); -no-reboot: the guest's reboot ends QEMU as a shutdown, so
 	 * libvirt tells it apart from a destroy */
 	fputs("    <qemu:arg value='-machine'/>\n    <qemu:arg value='acpi=off'/>\n"
 	      "    <qemu:arg value='-no-reboot'/>\n", f);
-	qemu_args(f, devs);
-	qp_strv_free(devs);
 	fputs("    <qemu:arg value='-object'/>\n    <qemu:arg value='", f);
 	fprintf(f, QP_LV_MONITOR_ARG, (int)getpid(), proc_start_time(getpid()));
 	fputs("'/>\n", f);

@@ -133,8 +133,8 @@ void vm_qemu_cmdline(const struct vm_qemu_opts *o, char *out, size_t size)
 		vm_guest_cmdline(out, size, o->kvm, o->vcpus, o->template_boot);
 }
 
-/* The guest channel (its socket: chan, "path=P" or "fd=N") and the 9p
- * shares: the devices every pod's guest has, whatever runs its QEMU. */
+/* The guest channel (its socket: chan, "fd=N") and the 9p shares: the
+ * devices every pod's guest has. */
 static void add_guest_devices(struct qargv *a, const struct vm_qemu_opts *o, const char *chan)
 {
 	enum bus bus = profiles[o->machine].bus;
@@ -155,27 +155,6 @@ static void add_guest_devices(struct qargv *a, const struct vm_qemu_opts *o, con
 		snprintf(id, sizeof(id), "f%zu", i);
 		add_share(a, bus, id, o->shares[i].path, o->shares[i].ro, o->shares[i].tag);
 	}
-}
-
-int vm_qemu_guest_devices(const struct vm_qemu_opts *o, const char *chan_path, char ***argv, qp_error **err)
-{
-	struct qargv a = { .n = 0 };
-	_cleanup_free_ char *p = qemu_escape(chan_path);
-	char chan[ARG_BUF];
-
-	if (!p || snprintf(chan, sizeof(chan), "path=%s", p) >= (int)sizeof(chan))
-		return qp_error_set(err, QP_E_INVALID, 0, "qemu arguments: out of memory or a path too long");
-	add_guest_devices(&a, o, chan);
-	if (a.oom) {
-		qargv_free(&a);
-		return qp_error_set(err, QP_E_INVALID, 0, "qemu arguments: out of memory or a path too long");
-	}
-	if (!(*argv = calloc(a.n + 1, sizeof(char *)))) {
-		qargv_free(&a);
-		return qp_fail(err, ENOMEM, "qemu arguments");
-	}
-	memcpy(*argv, a.v, a.n * sizeof(char *));
-	return 0;
 }
 
 /* the listening sockets QEMU serves, made here and passed in (a jailed

@@ -195,11 +195,6 @@ pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err);
 /* The guest's kernel command line for o: o->cmdline, else
  * vm_read_cmdline's plus what o's accel needs (size >= VM_CMDLINE_MAX + 32). */
 void vm_qemu_cmdline(const struct vm_qemu_opts *o, char *out, size_t size);
-/* The QEMU arguments of the devices every pod's guest has, whatever runs
- * its QEMU (the libvirt backend passes them through qemu:commandline):
- * the guest channel, its socket at chan_path, and the 9p shares of o.
- * *argv is malloc'ed (qp_strv_free). */
-int vm_qemu_guest_devices(const struct vm_qemu_opts *o, const char *chan_path, char ***argv, qp_error **err);
 
 /* ---- jail.c: QEMU in a jail (docs/JAIL.md) ---- */
 

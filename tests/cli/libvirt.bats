@@ -5,18 +5,29 @@
 # state and log directories, its own network namespace; the host's libvirt,
 # if any, is never used), under TCG: every lifecycle command, the domain as
 # `virsh list` shows it, a domain destroyed outside qpod, the refusals, the
-# tap, and that nothing is left behind (domain, QEMU, socket, tap, lease).
+# tap, the rootfs written by the pod's root, and that nothing is left behind
+# (domain, QEMU, socket, tap, lease, QEMU's directory and mounts, chowned
+# files).  As libvirt.bats its daemon runs QEMU as root; as its link
+# libvirt-stock.bats, as Debian's stock qemu.conf does (libvirt-qemu:kvm,
+# dynamic ownership, the host's security driver).
 
 load helpers
 
 setup_file() {
 	command -v libvirtd >/dev/null || return 0 # setup skips
+	case ${BATS_TEST_FILENAME##*/} in
+	libvirt-stock.bats) LV_MODE=stock LV_QEMU_USER=libvirt-qemu ;;
+	*) LV_MODE=root LV_QEMU_USER=root ;;
+	esac
 	LV_DIR=$(mktemp -d /tmp/qpod-libvirt.XXXXXX)
 	LV_NS=qplv$$
 	ip netns add "$LV_NS"
 	ip -n "$LV_NS" link set lo up
-	LV_URI=$("$BATS_TEST_DIRNAME/libvirtd-private.sh" start "$LV_DIR" "$LV_NS")
-	export LV_DIR LV_NS LV_URI
+	local out
+	out=$("$BATS_TEST_DIRNAME/libvirtd-private.sh" start "$LV_DIR" "$LV_NS" "$LV_MODE") || true
+	LV_URI=$(echo "$out" | sed -n 1p)
+	LV_RUNDIR=$(echo "$out" | sed -n 2p)
+	export LV_DIR LV_NS LV_URI LV_RUNDIR LV_MODE LV_QEMU_USER
 }
 
 teardown_file() {
@@ -30,10 +41,11 @@ setup() {
 	need_vm
 	command -v libvirtd >/dev/null || skip "libvirtd is not installed (tools/deps.sh installs libvirt-daemon)"
 	command -v virsh >/dev/null || skip "virsh is not installed (tools/deps.sh installs libvirt-clients)"
-	[ -n "${LV_URI:-}" ] || flunk "the private libvirtd did not start"
+	[ -n "${LV_URI:-}" ] || flunk "the private libvirtd ($LV_MODE) did not start"
 	setup_common
 	vm_env
-	export QPOD_LIBVIRT_URI=$LV_URI
+	export QPOD_LIBVIRT_URI=$LV_URI QPOD_LIBVIRT_RUNDIR=$LV_RUNDIR
+	KERNEL_OWNER=$(stat -c %u:%g "$(readlink -f "$VM_KERNEL")")
 }
 
 teardown() {
@@ -45,6 +57,13 @@ teardown() {
 		for d in $left; do virsh -q -c "$LV_URI" destroy "$d" >/dev/null 2>&1; done
 		return 1
 	fi
+	# QEMU's directories and their idmapped mounts go once the domain runs
+	left=$(ls -A "$LV_RUNDIR")
+	[ -z "$left" ] || { echo "teardown: left in $LV_RUNDIR: $left" >&2; return 1; }
+	left=$(grep -F " $LV_RUNDIR/" /proc/self/mountinfo || true)
+	[ -z "$left" ] || { echo "teardown: mounts left: $left" >&2; return 1; }
+	# the daemon's dynamic ownership chowned no file of the host's
+	assert_eq "$(stat -c %u:%g "$(readlink -f "$VM_KERNEL")")" "$KERNEL_OWNER" "the kernel's owner"
 }
 
 virsh_state() { # the domain's state as virsh sees it ("" if there is none)
@@ -68,6 +87,7 @@ domain_gone() { [ -z "$(virsh -q -c "$LV_URI" list --all --name | grep -Fx "$1")
 	assert_match "$cmd" "-name guest=$ID" "QEMU of the domain"
 	assert_match "$cmd" "microvm" "machine"
 	assert_match "$cmd" "virtio-9p-device" "rootfs share"
+	assert_eq "$(ps -o user= -p "$qpid")" "$LV_QEMU_USER" "QEMU's user ($LV_MODE daemon)"
 	# started by our libvirtd (in its mount namespace), not by qpod's monitor
 	assert_eq "$(readlink /proc/"$qpid"/ns/mnt)" "$(readlink /proc/"$(cat "$LV_DIR/libvirtd.pid")"/ns/mnt)" \
 		"QEMU is libvirtd's"
@@ -104,6 +124,22 @@ domain_gone() { [ -z "$(virsh -q -c "$LV_URI" list --all --name | grep -Fx "$1")
 	assert_eq "$output" hi "stdout"
 	assert_eq "$stderr" oops "stderr"
 	assert_eq "$(qp list --quiet)" "" "pods left in list"
+}
+
+@test "libvirt: the pod's root writes its rootfs; what it writes is root's on the host" {
+	cp -a "$ROOTFS" "$TEST_DIR/rootfs"
+	echo host >"$TEST_DIR/rootfs/hostfile"
+	chmod 0644 "$TEST_DIR/rootfs/hostfile"
+	run --separate-stderr timeout 120 "$QPOD" --root "$ROOT" run --mode vm --vm-backend libvirt --rm \
+		"$TEST_DIR/rootfs" -- sh -c 'echo guest >>/hostfile && echo new >/newfile && mkdir /newdir &&
+			touch /newdir/f && cat /hostfile && id -u'
+	assert_status 0
+	assert_eq "$output" "$(printf 'host\nguest\n0')" "the guest's view"
+	assert_eq "$(cat "$TEST_DIR/rootfs/hostfile")" "$(printf 'host\nguest')" "the host file, appended"
+	assert_eq "$(cat "$TEST_DIR/rootfs/newfile")" new "the new file"
+	for f in hostfile newfile newdir newdir/f; do
+		assert_eq "$(stat -c %u:%g "$TEST_DIR/rootfs/$f")" 0:0 "$f's owner on the host"
+	done
 }
 
 @test "libvirt: a foreground run is a running pod to other qpod processes (its monitor is proven by the domain's QEMU)" {

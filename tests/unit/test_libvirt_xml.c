@@ -2,8 +2,9 @@
  * (runtime/vm/libvirt_xml.c): the guest the direct backend would run
  * (microvm, firmware, kernel, initrd, cmdline, memory, vCPUs, accel), the
  * tap as an ethernet interface on virtio-mmio, the channel and 9p shares
- * through qemu:commandline with QEMU's ',' escaping, XML escaping of
- * names and paths; refused: control characters, template/clone options,
+ * as libvirt's own <channel> and <filesystem> elements on virtio-mmio (the
+ * paths a non-root QEMU gets in their place: libvirt_dir.c's), XML
+ * escaping of names and paths; refused: control characters, template/clone options,
  * another machine. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,7 +39,7 @@ static void test_guest(void **state)
 	(void)state;
 	struct vm_qemu_opts o = base();
 	qp_error *e = NULL;
-	char *xml = vm_lv_domain_xml(&o, "pod-1", UUID, "qp0123456789", "/run/q/p1/ch.sock", &e);
+	char *xml = vm_lv_domain_xml(&o, "pod-1", UUID, "qp0123456789", "/run/q/p1/ch.sock", NULL, &e);
 
 	assert_non_null(xml);
 	has(xml, "<domain type='qemu'");
@@ -57,11 +58,15 @@ static void test_guest(void **state)
 	has(xml, "<target dev='qp0123456789' managed='no'/>");
 	has(xml, "<mac address='52:54:00:12:34:56'/>");
 	has(xml, "<address type='virtio-mmio'/>");
-	has(xml, "<qemu:arg value='socket,id=c0,path=/run/q/p1/ch.sock,server=on,wait=off'/>");
-	has(xml, "<qemu:arg value='virtserialport,chardev=c0,name=qpod.0'/>");
-	/* QEMU's ',' doubled inside the option value */
-	has(xml, "<qemu:arg value='local,id=r,path=/r/a,,b,security_model=none'/>");
-	has(xml, "<qemu:arg value='virtio-9p-device,fsdev=r,mount_tag=rootfs'/>");
+	has(xml, "<controller type='virtio-serial' index='0' ports='2'>\n      <address type='virtio-mmio'/>");
+	has(xml, "<channel type='unix'>\n      <source mode='bind' path='/run/q/p1/ch.sock'/>\n"
+		 "      <target type='virtio' name='qpod.0'/>");
+	/* libvirt escapes QEMU's ',' itself */
+	has(xml, "<filesystem type='mount' accessmode='squash'>\n      <source dir='/r/a,b'/>\n"
+		 "      <target dir='rootfs'/>\n      <address type='virtio-mmio'/>");
+	assert_null(strstr(xml, "<readonly/>"));
+	assert_null(strstr(xml, "virtio-9p-device"));
+	assert_null(strstr(xml, "chardev"));
 	has(xml, "<qemu:arg value='acpi=off'/>");
 	has(xml, "<qemu:arg value='-no-reboot'/>");
 	has(xml, "<qemu:arg value='secret,id=qpod-monitor,data=");
@@ -69,7 +74,7 @@ static void test_guest(void **state)
 
 	/* kvm; no tap: no interface */
 	o.kvm = true;
-	assert_non_null(xml = vm_lv_domain_xml(&o, "p", UUID, "", "/s", &e));
+	assert_non_null(xml = vm_lv_domain_xml(&o, "p", UUID, "", "/s", NULL, &e));
 	has(xml, "<domain type='kvm'");
 	has(xml, "<cpu mode='host-passthrough'/>");
 	assert_null(strstr(xml, "<interface"));
@@ -85,10 +90,33 @@ static void test_escaping(void **state)
 	char *xml;
 
 	o.rootfs = "/r/<it's&\">";
-	assert_non_null(xml = vm_lv_domain_xml(&o, "a&b", UUID, "", "/s", &e));
+	assert_non_null(xml = vm_lv_domain_xml(&o, "a&b", UUID, "", "/s", NULL, &e));
 	has(xml, "<name>a&amp;b</name>");
-	has(xml, "path=/r/&lt;it&#39;s&amp;&quot;&gt;,security_model");
+	has(xml, "<source dir='/r/&lt;it&#39;s&amp;&quot;&gt;'/>");
 	free(xml);
+}
+
+static void test_shares(void **state)
+{
+	(void)state;
+	struct vm_qemu_opts o = base();
+	const struct vm_share sh[2] = { { "m0", "/srv/data", true }, { "m1", "/run/q/p1/files/0", false } };
+	qp_error *e = NULL;
+	char *xml;
+
+	o.rootfs_ro = true;
+	o.shares = sh;
+	o.nshares = 2;
+	assert_non_null(xml = vm_lv_domain_xml(&o, "p", UUID, "", "/s", NULL, &e));
+	has(xml, "<source dir='/r/a,b'/>\n      <target dir='rootfs'/>\n      <readonly/>\n");
+	has(xml, "<source dir='/srv/data'/>\n      <target dir='m0'/>\n      <readonly/>\n");
+	has(xml, "<source dir='/run/q/p1/files/0'/>\n      <target dir='m1'/>\n      <address");
+	free(xml);
+	o.shares = (const struct vm_share[]){ { "m0", "/srv/a\tb", false } };
+	o.nshares = 1;
+	assert_null(vm_lv_domain_xml(&o, "p", UUID, "", "/s", NULL, &e));
+	assert_non_null(strstr(e->msg, "control character"));
+	qp_error_free(&e);
 }
 
 static void test_refused(void **state)
@@ -98,18 +126,18 @@ static void test_refused(void **state)
 	qp_error *e = NULL;
 
 	o.rootfs = "/r/a\nb";
-	assert_null(vm_lv_domain_xml(&o, "p", UUID, "", "/s", &e));
+	assert_null(vm_lv_domain_xml(&o, "p", UUID, "", "/s", NULL, &e));
 	assert_non_null(e);
 	assert_non_null(strstr(e->msg, "control character"));
 	qp_error_free(&e);
 	o = base();
 	o.mem_path = "/t/mem";
-	assert_null(vm_lv_domain_xml(&o, "p", UUID, "", "/s", &e));
+	assert_null(vm_lv_domain_xml(&o, "p", UUID, "", "/s", NULL, &e));
 	assert_non_null(strstr(e->msg, "cold-booted microvm"));
 	qp_error_free(&e);
 	o = base();
 	o.machine = VM_MACHINE_PC;
-	assert_null(vm_lv_domain_xml(&o, "p", UUID, "", "/s", &e));
+	assert_null(vm_lv_domain_xml(&o, "p", UUID, "", "/s", NULL, &e));
 	qp_error_free(&e);
 }
 
@@ -129,6 +157,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_guest),
 		cmocka_unit_test(test_escaping),
+		cmocka_unit_test(test_shares),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_uri),
 	};
