@@ -88,8 +88,9 @@ domain_gone() { [ -z "$(virsh -q -c "$LV_URI" list --all --name | grep -Fx "$1")
 	assert_match "$cmd" "microvm" "machine"
 	assert_match "$cmd" "virtio-9p-device" "rootfs share"
 	assert_eq "$(ps -o user= -p "$qpid")" "$LV_QEMU_USER" "QEMU's user ($LV_MODE daemon)"
-	# started by our libvirtd (in its mount namespace), not by qpod's monitor
-	assert_eq "$(readlink /proc/"$qpid"/ns/mnt)" "$(readlink /proc/"$(cat "$LV_DIR/libvirtd.pid")"/ns/mnt)" \
+	# started by our libvirtd (in its network namespace; the stock daemon
+	# gives QEMU a mount namespace of its own), not by qpod's monitor
+	assert_eq "$(readlink /proc/"$qpid"/ns/net)" "$(readlink /proc/"$(cat "$LV_DIR/libvirtd.pid")"/ns/net)" \
 		"QEMU is libvirtd's"
 	[ "$(ps -o ppid= -p "$qpid" | tr -d ' ')" != "$(pod_field "$ID" pid)" ] || flunk "QEMU is the monitor's child"
 	run qp start "$ID"
