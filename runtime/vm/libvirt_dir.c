@@ -3,8 +3,8 @@
  * qpod's state root (which stays root's alone).
  *
  * A distribution's libvirtd runs QEMU as its qemu.conf user (Debian:
- * libvirt-qemu:kvm).  That user cannot pass the state root's 0700, nor
- * write a rootfs that root owns.  So, for the domain's start only, the
+ * libvirt-qemu:libvirt-qemu).  That user cannot pass the state root's
+ * 0700, nor write a rootfs that root owns.  So, for the domain's start only, the
  * directory RUNDIR/ID.XXXXXX (0700, QEMU's uid and gid) holds copies of the
  * kernel, firmware and initrd, and the rootfs and the spec's shares as
  * idmapped bind mounts: the host's uid/gid 0 appears there as QEMU's

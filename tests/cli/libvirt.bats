@@ -8,7 +8,7 @@
 # tap, the rootfs written by the pod's root, and that nothing is left behind
 # (domain, QEMU, socket, tap, lease, QEMU's directory and mounts, chowned
 # files).  As libvirt.bats its daemon runs QEMU as root; as its link
-# libvirt-stock.bats, as Debian's stock qemu.conf does (libvirt-qemu:kvm,
+# libvirt-stock.bats, as Debian's stock qemu.conf does (libvirt-qemu:libvirt-qemu,
 # dynamic ownership, the host's security driver).
 
 load helpers

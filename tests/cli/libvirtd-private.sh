@@ -8,7 +8,7 @@
 # cgroups of libvirt's, and its stdio goes to files (no virtlogd).  QEMU
 # runs as one of two users (MODE):
 #   root   as root, no security driver, no namespaces, no dynamic ownership
-#   stock  as Debian's qemu.conf has it: libvirt-qemu:kvm, dynamic (and
+#   stock  as Debian's qemu.conf has it: libvirt-qemu:libvirt-qemu, dynamic (and
 #          remembered) ownership, the host's security driver if it has
 #          one, QEMU in a mount namespace of libvirt's
 # A system libvirtd, if one runs, is not touched: ours sees none of its
@@ -66,7 +66,7 @@ EOF
 	else
 		cat >"$B/etc/qemu.conf" <<EOF
 user = "libvirt-qemu"
-group = "kvm"
+group = "libvirt-qemu"
 dynamic_ownership = 1
 remember_owner = 1
 stdio_handler = "file"
