@@ -143,6 +143,24 @@ domain_gone() { [ -z "$(virsh -q -c "$LV_URI" list --all --name | grep -Fx "$1")
 	done
 }
 
+@test "libvirt: the spec's bind shares: a rw one the pod's root writes (root's on the host), a ro one it cannot" {
+	mkdir -p "$TEST_DIR/rw" "$TEST_DIR/ro"
+	echo old >"$TEST_DIR/rw/plain"
+	echo ro-data >"$TEST_DIR/ro/file"
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .annotations["qpod.vm.backend"] = "libvirt" |
+		.process.terminal = false |
+		.process.args = ["sh", "-c", "cat /rw/plain; echo new >/rw/plain; echo made >/rw/made; cat /ro/file; echo x >/ro/file || echo ro-refused"] |
+		.mounts += [{"destination": "/rw", "type": "bind", "source": "'"$TEST_DIR/rw"'", "options": ["rbind", "rw"]},
+			{"destination": "/ro", "type": "bind", "source": "'"$TEST_DIR/ro"'", "options": ["rbind", "ro"]}]'
+	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_status 0
+	assert_eq "$output" "$(printf 'old\nro-data\nro-refused')" "the guest's reads and writes"
+	assert_eq "$(cat "$TEST_DIR/rw/plain")" new "the rw share's file, on the host"
+	assert_eq "$(stat -c %u:%g "$TEST_DIR/rw/made")" 0:0 "a file the pod made, on the host"
+	assert_eq "$(cat "$TEST_DIR/ro/file")" ro-data "the ro share's file, unchanged"
+	run qp delete "$ID"
+}
+
 @test "libvirt: a foreground run is a running pod to other qpod processes (its monitor is proven by the domain's QEMU)" {
 	bg_qp run --mode vm --vm-backend libvirt --name "$ID" --rm "$ROOTFS" -- sleep 60
 	wait_for 600 status_is "$ID" running
@@ -205,7 +223,7 @@ domain_gone() { [ -z "$(virsh -q -c "$LV_URI" list --all --name | grep -Fx "$1")
 	wait_for 100 domain_gone "$ID"
 }
 
-@test "libvirt: refusals: --boot template, --libvirt-uri without the backend, a daemon that is not there" {
+@test "libvirt: refusals: --boot template, --libvirt-uri without the backend, a daemon that is not there, an open QPOD_LIBVIRT_RUNDIR" {
 	run -125 --separate-stderr qp run --mode vm --vm-backend libvirt --boot template --rm "$ROOTFS" -- true
 	assert_qpod_error 125
 	assert_contains "$stderr" "--boot template: not supported with --vm-backend libvirt"
@@ -219,9 +237,23 @@ domain_gone() { [ -z "$(virsh -q -c "$LV_URI" list --all --name | grep -Fx "$1")
 		--libvirt-uri "qemu+unix:///system?socket=$TEST_DIR/none" --rm "$ROOTFS" -- true
 	assert_qpod_error 125
 	assert_contains "$stderr" "libvirt: connect to qemu+unix:///system?socket=$TEST_DIR/none: Failed to connect socket"
+	assert_contains "$stderr" "(is libvirtd running there? Debian's comes with libvirt-daemon-system"
 	run -125 --separate-stderr env QPOD_QEMU=/bin/false "$QPOD" --root "$ROOT" run --mode vm --vm-backend libvirt --rm "$ROOTFS" -- true
 	assert_qpod_error 125
 	assert_contains "$stderr" "QPOD_QEMU is set"
+	[ "$LV_MODE" = stock ] || return 0
+	# a QEMU that is not root: its directories go only where nobody but
+	# root can write
+	mkdir -m 0777 "$TEST_DIR/open"
+	run -125 --separate-stderr env QPOD_LIBVIRT_RUNDIR="$TEST_DIR/open" "$QPOD" --root "$ROOT" run --mode vm \
+		--vm-backend libvirt --rm "$ROOTFS" -- true
+	assert_qpod_error 125
+	assert_contains "$stderr" "libvirt backend: $TEST_DIR/open must be a directory of root's that only root can write"
+	run -125 --separate-stderr env QPOD_LIBVIRT_RUNDIR=rel "$QPOD" --root "$ROOT" run --mode vm \
+		--vm-backend libvirt --rm "$ROOTFS" -- true
+	assert_qpod_error 125
+	assert_contains "$stderr" "QPOD_LIBVIRT_RUNDIR \"rel\" is not an absolute path"
+	assert_eq "$(ls -A "$TEST_DIR/open")" "" "nothing made in the refused directory"
 }
 
 @test "libvirt: the pod's tap on the bridge (a private netns); tap and lease gone after delete" {
