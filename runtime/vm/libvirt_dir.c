@@ -4,12 +4,15 @@
  *
  * A distribution's libvirtd runs QEMU as its qemu.conf user (Debian:
  * libvirt-qemu:libvirt-qemu).  That user cannot pass the state root's
- * 0700, nor write a rootfs that root owns.  So, for the domain's start only, the
- * directory RUNDIR/ID.XXXXXX (0700, QEMU's uid and gid) holds copies of the
+ * 0700, nor write a rootfs that root owns.  So, for the domain's start
+ * only, the directory RUNDIR/ID.XXXXXX holds copies of the
  * kernel, firmware and initrd, and the rootfs and the spec's shares as
  * idmapped bind mounts: the host's uid/gid 0 appears there as QEMU's
  * uid/gid, so QEMU owns what root owns (and what it creates is root's on
- * the disk).  QEMU reads kernel, firmware and initrd, and opens each 9p
+ * the disk).  The directory is root's, mode 0710 with QEMU's group: QEMU
+ * passes it, and neither it nor another QEMU of the same user can change
+ * what is in it (so a mount qpod makes there lands where qpod means).
+ * QEMU reads kernel, firmware and initrd, and opens each 9p
  * share's root, while it starts; once the domain runs, the mounts are
  * detached (QEMU's open directories keep them alive) and the directory is
  * removed, so nothing of it outlives the start, whatever happens later. */
@@ -60,8 +63,12 @@ static int rundir(char *out, size_t size, qp_error **err)
 	if (p[0] != '/' || (size_t)snprintf(out, size, "%s", p) >= size)
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "libvirt backend: QPOD_LIBVIRT_RUNDIR \"%s\" is not an absolute path", p);
-	if (mkdir(p, 0711) < 0 && errno != EEXIST)
+	if (mkdir(p, 0711) == 0) {
+		if (chmod(p, 0711) < 0) /* whatever the umask */
+			return qp_fail(err, errno, "libvirt backend: chmod %s", p);
+	} else if (errno != EEXIST) {
 		return qp_fail(err, errno, "libvirt backend: mkdir %s", p);
+	}
 	if (lstat(p, &st) < 0)
 		return qp_fail(err, errno, "libvirt backend: %s", p);
 	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022))
@@ -107,7 +114,7 @@ static int idmap_userns(uid_t uid, gid_t gid, qp_error **err)
 
 /* src bound (with what is mounted below it) at target, idmapped by userns,
  * nosuid, nodev and read-only if ro */
-static int bind_idmapped(const char *src, const char *target, int userns, bool ro, qp_error **err)
+static int bind_idmapped(const char *src, int dirfd, const char *target, int userns, bool ro, qp_error **err)
 {
 	_cleanup_close_ int tree = -1;
 	struct mount_attr a = {
@@ -122,8 +129,8 @@ static int bind_idmapped(const char *src, const char *target, int userns, bool r
 		return qp_fail(err, errno,
 			       "libvirt backend: an idmapped mount of \"%s\" for QEMU's user (its file system "
 			       "must support idmapped mounts, Linux >= 5.12)", src);
-	if (syscall(SYS_move_mount, tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		return qp_fail(err, errno, "libvirt backend: mount \"%s\" on %s", src, target);
+	if (syscall(SYS_move_mount, tree, "", dirfd, target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return qp_fail(err, errno, "libvirt backend: mount \"%s\" in QEMU's directory (%s)", src, target);
 	return 0;
 }
 
@@ -153,7 +160,7 @@ static int add_mount(struct vm_lv_dir *d, const char *src, bool ro, int userns, 
 		return qp_fail(err, ENOMEM, "libvirt backend");
 	if (mkdirat(d->fd, name, 0700) < 0)
 		return qp_fail(err, errno, "libvirt backend: mkdir %s", target);
-	if (bind_idmapped(src, target, userns, ro, err) < 0) {
+	if (bind_idmapped(src, d->fd, name, userns, ro, err) < 0) {
 		unlinkat(d->fd, name, AT_REMOVEDIR);
 		return -1;
 	}
@@ -186,11 +193,10 @@ int vm_lv_dir_open(const struct vm_qemu_opts *o, const char *id, uid_t uid, gid_
 		return qp_fail(err, e, "libvirt backend: mkdir %s", base);
 	}
 	*out = d;
-	/* mkdtemp made it 0700 root's; QEMU's from now on */
+	/* mkdtemp made it 0700: root's still, passable by QEMU's group only */
 	if ((d->fd = open(d->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-	    fchownat(d->fd, "", uid, gid, AT_EMPTY_PATH) < 0)
-		return qp_fail(err, errno, "libvirt backend: chown %s to QEMU's %u:%u", d->path, (unsigned)uid,
-			       (unsigned)gid);
+	    fchownat(d->fd, "", 0, gid, AT_EMPTY_PATH) < 0 || chmod(d->path, 0710) < 0)
+		return qp_fail(err, errno, "libvirt backend: give %s to QEMU's group %u", d->path, (unsigned)gid);
 	if (stage(d, 0, o->kernel, uid, gid, err) < 0 || stage(d, 1, o->firmware, uid, gid, err) < 0 ||
 	    stage(d, 2, initrd, uid, gid, err) < 0)
 		return -1;
