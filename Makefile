@@ -139,6 +139,7 @@ $(MANPAGE): $(B)/qpod tools/mkman.sh
 # PREFIX/bin/qpod, so any PREFIX and a DESTDIR staging tree both work):
 #   PREFIX/bin/qpod
 #   PREFIX/lib/qpod/{qpod-init,vmlinux,cmdline.txt,qpod-tradvm,qpod-firmware.bin}
+#   PREFIX/lib/qpod/cri/{cri.py,runtime_v1.proto,bench_cri.py}  (bench cri's CRI client)
 #   PREFIX/share/man/man8/qpod.8
 #   PREFIX/share/bash-completion/completions/qpod
 # The guest kernel is the cached build of `make kernel` (built first if
@@ -150,9 +151,10 @@ QPOD_LIBDIR := $(PREFIX)/lib/qpod
 MAN8DIR := $(PREFIX)/share/man/man8
 COMPDIR := $(PREFIX)/share/bash-completion/completions
 KERNEL_BUILT = $(or $(QPOD_CACHE),/var/cache/qpod)/kernel/current/vmlinux
+CRI_FILES := tools/cri/cri.py tools/cri/runtime_v1.proto tools/cri/bench_cri.py
 INSTALLED := $(BINDIR)/qpod $(QPOD_LIBDIR)/qpod-init $(QPOD_LIBDIR)/vmlinux \
 	$(QPOD_LIBDIR)/cmdline.txt $(QPOD_LIBDIR)/qpod-tradvm $(QPOD_LIBDIR)/qpod-firmware.bin \
-	$(MAN8DIR)/qpod.8 $(COMPDIR)/qpod
+	$(MAN8DIR)/qpod.8 $(COMPDIR)/qpod $(CRI_FILES:tools/cri/%=$(QPOD_LIBDIR)/cri/%)
 
 install: $(B)/qpod $(GUEST_INIT) $(FIRMWARE) $(TRADVM) $(MANPAGE) kernel
 	install -D -m 0755 $(B)/qpod $(DESTDIR)$(BINDIR)/qpod
@@ -163,9 +165,13 @@ install: $(B)/qpod $(GUEST_INIT) $(FIRMWARE) $(TRADVM) $(MANPAGE) kernel
 	install -D -m 0644 $(FIRMWARE) $(DESTDIR)$(QPOD_LIBDIR)/qpod-firmware.bin
 	install -D -m 0644 $(MANPAGE) $(DESTDIR)$(MAN8DIR)/qpod.8
 	install -D -m 0644 tools/qpod.bash-completion $(DESTDIR)$(COMPDIR)/qpod
+	install -D -m 0755 tools/cri/cri.py $(DESTDIR)$(QPOD_LIBDIR)/cri/cri.py
+	install -D -m 0644 tools/cri/runtime_v1.proto $(DESTDIR)$(QPOD_LIBDIR)/cri/runtime_v1.proto
+	install -D -m 0755 tools/cri/bench_cri.py $(DESTDIR)$(QPOD_LIBDIR)/cri/bench_cri.py
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(QPOD_LIBDIR)/cri 2>/dev/null
 	-rmdir $(DESTDIR)$(QPOD_LIBDIR) 2>/dev/null
 
 check:

@@ -2,7 +2,8 @@
 # tools/bench-all.sh — the `qpod bench` set that `make bench` runs: start
 # (with its baselines), replace, memory, workload (every test: the seeds'
 # microbenchmarks, response time under load, HTTP, file I/O) and
-# consolidate (1..4 pods of each kind at once), each written as the stable JSON
+# consolidate (1..4 pods of each kind at once) and cri (pods through
+# containerd's CRI, serial and 10 at once), each written as the stable JSON
 # result (docs/bench/*.json) and rendered with `qpod report --format
 # markdown` into docs/bench/RESULTS.md together with the exact command.
 # Accel: QPOD_ACCEL or auto (the JSON says which ran).
@@ -40,4 +41,7 @@ run_one replace replace --runs "$RUNS"
 run_one memory memory --runs 5
 run_one workload workload --runs 3
 run_one consolidate consolidate --pods 4 --duration 5
+# pods through containerd's CRI (runc, qpod, qpod-vm), serial and 10 at once
+run_one cri cri --runs "$RUNS"
+run_one cri-parallel cri --parallel 10
 echo "bench: wrote $md" >&2

@@ -1,5 +1,5 @@
 /* runtime/bench/bench.h — the `qpod bench` scenarios (start, replace,
- * memory, workload, consolidate).  Each one drives this same qpod binary (and the baselines) as
+ * memory, workload, consolidate, cri).  Each one drives this same qpod binary (and the baselines) as
  * child processes against a private state root, the way a user or a script
  * would, and fills a result report (result/result.h).  Measurement
  * definitions: ../shared/DESIGN.md and docs/REPORTS.md. */
@@ -101,5 +101,16 @@ struct qp_consolidate_opts {
 };
 int qp_bench_consolidate(const struct qp_bench_opts *o, const struct qp_consolidate_opts *c,
 			 struct qp_bench_report *r, qp_error **err);
+
+/* `qpod bench cri` (scenario_cri.c): pods through a CRI endpoint, per
+ * runtime handler. */
+struct qp_cri_opts {
+	const char *socket;   /* --cri-socket; NULL: a private containerd */
+	const char *handlers; /* "a,b" as given; NULL: every one configured */
+	int parallel;         /* pods started at once per round; 0: serial */
+	int mem_pods;         /* pods per handler and shape in the memory step */
+};
+int qp_bench_cri(const struct qp_bench_opts *o, const struct qp_cri_opts *c, struct qp_bench_report *r,
+		 qp_error **err);
 
 #endif

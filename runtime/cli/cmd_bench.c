@@ -1,4 +1,4 @@
-/* runtime/cli/cmd_bench.c — `qpod bench start|replace|memory [OPTIONS]`:
+/* runtime/cli/cmd_bench.c — `qpod bench start|replace|memory|workload|consolidate|cri [OPTIONS]`:
  * run a scenario (runtime/bench/) against a private state root, then write
  * the result (result/result.h) as a table, markdown, CSV or the stable JSON
  * format.  SIGINT/SIGTERM stop it between runs: every pod is torn down and
@@ -26,7 +26,7 @@
 #define DEFAULT_IMAGE "/var/cache/qpod/rootfs-busybox"
 
 static const char usage[] =
-	"Usage: qpod bench start|replace|memory|workload|consolidate [OPTIONS]\n"
+	"Usage: qpod bench start|replace|memory|workload|consolidate|cri [OPTIONS]\n"
 	"  start    start latency (request to workload exec'd, from the run's timeline)\n"
 	"           and run-to-exit wall time of `qpod run IMAGE /bin/true` (pod deleted),\n"
 	"           with per-phase averages\n"
@@ -47,6 +47,17 @@ static const char usage[] =
 	"           worst pod's latency per N; density's memory reserve (10% of RAM,\n"
 	"           at least 1G) stops it early; vm --memory default 512M. No --runs,\n"
 	"           --warmup or --baseline (one measurement per N).\n"
+	"  cri      pod start as a kubelet sees it, through containerd's CRI, per runtime\n"
+	"           handler side by side (runc first, the ratios' base): RunPodSandbox\n"
+	"           called -> first container RUNNING (phases: the three calls), stop\n"
+	"           (StopPodSandbox + RemovePodSandbox), qpod's own share from its\n"
+	"           timeline, and the host's MemAvailable drop per running pod (pods of\n"
+	"           1 and 2 containers, min(--runs, 3) of each). A private containerd\n"
+	"           (handlers runc, qpod, qpod-vm; CNI bridge in a network namespace of\n"
+	"           its own; --image imported) unless --cri-socket is given. Options:\n"
+	"           --cri-socket PATH, --handlers a,b (default: every one configured),\n"
+	"           --parallel N (N pods at once per round: per-pod start, p90, wall;\n"
+	"           --runs default 1 then). Needs python3-grpcio (tools/cri/).\n"
 	"Options:\n"
 	"  --mode container|vm|both  (default: start both, replace and memory vm)\n"
 	"  --runs N         measured runs (default 20; memory: pods per size)\n"
@@ -118,6 +129,23 @@ static int split_list(const char *arg, const char *const *allowed, const char **
 	return 0;
 }
 
+/* --handlers: a comma list of runtime handler names (containerd's TOML
+ * keys); whether each is configured, the CRI endpoint says */
+static int check_handlers(const char *arg, qp_error **err)
+{
+	const char *p = arg;
+
+	if (!*arg)
+		return qp_error_set(err, QP_E_INVALID, 0, "--handlers: empty");
+	for (; *p; p++)
+		if (!(*p == ',' || *p == '-' || *p == '_' || *p == '.' || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+			return qp_error_set(err, QP_E_INVALID, 0, "--handlers: \"%s\" is not a comma list of handler names", arg);
+	if (*arg == ',' || p[-1] == ',' || strstr(arg, ",,"))
+		return qp_error_set(err, QP_E_INVALID, 0, "--handlers: empty entry in \"%s\"", arg);
+	return 0;
+}
+
 const struct option cli_opts_bench[] = {
 	{ "mode", required_argument, NULL, 'm' },   { "runs", required_argument, NULL, 'n' },
 	{ "warmup", required_argument, NULL, 'w' }, { "image", required_argument, NULL, 'i' },
@@ -128,6 +156,8 @@ const struct option cli_opts_bench[] = {
 	{ "duration", required_argument, NULL, 'd' }, { "accel", required_argument, NULL, 'A' },
 	{ "pods", required_argument, NULL, 'P' },
 	{ "libvirt-uri", required_argument, NULL, 'L' },
+	{ "cri-socket", required_argument, NULL, 'S' }, { "handlers", required_argument, NULL, 'H' },
+	{ "parallel", required_argument, NULL, 'p' },
 	{ 0 },
 };
 
@@ -146,6 +176,8 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	const char *targets_arg = "host,container,vm", *tests_arg = NULL;
 	const char *targets[4] = { NULL }, *tests[32] = { NULL };
 	struct qp_workload_opts w = { .targets = targets, .tests = tests, .duration = 2 };
+	struct qp_cri_opts cri = { 0 };
+	bool cri_opts = false, memory_set = false, vcpus_set = false;
 	sigset_t old;
 	int c, ret = -1;
 	int64_t mem;
@@ -200,13 +232,27 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 						    "--memory %s is more than this host's RAM", optarg);
 			o.memory = optarg;
 			o.memory_bytes = mem;
+			memory_set = true;
 			break;
 		case 'c':
 			if (parse_int(optarg, "--vcpus", 1, 255, &o.vcpus, err) < 0)
 				return -1;
+			vcpus_set = true;
 			break;
 		case 'b': o.baseline = baseline_set = true; break;
 		case 'L': o.libvirt_uri = optarg; break;
+		case 'S': cri.socket = optarg; cri_opts = true; break;
+		case 'H':
+			if (check_handlers(optarg, err) < 0)
+				return -1;
+			cri.handlers = optarg;
+			cri_opts = true;
+			break;
+		case 'p':
+			if (parse_int(optarg, "--parallel", 1, 100, &cri.parallel, err) < 0)
+				return -1;
+			cri_opts = true;
+			break;
 		case 'f': format = optarg; break;
 		case 'o': output = optarg; break;
 		default:
@@ -215,13 +261,26 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		}
 	}
 	if (optind != argc - 1)
-		return qp_error_set(err, QP_E_INVALID, 0, "bench: give one of start, replace, memory (see qpod bench --help)");
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "bench: give one of start, replace, memory, workload, consolidate, cri (see qpod bench --help)");
 	scenario = argv[optind];
 	if (strcmp(scenario, "start") && strcmp(scenario, "replace") && strcmp(scenario, "memory") &&
-	    strcmp(scenario, "workload") && strcmp(scenario, "consolidate"))
+	    strcmp(scenario, "workload") && strcmp(scenario, "consolidate") && strcmp(scenario, "cri"))
 		return qp_error_set(err, QP_E_INVALID, 0,
-				    "bench: unknown scenario \"%s\" (start, replace, memory, workload, consolidate)", scenario);
-	bool consolidate = !strcmp(scenario, "consolidate");
+				    "bench: unknown scenario \"%s\" (start, replace, memory, workload, consolidate, cri)",
+				    scenario);
+	bool consolidate = !strcmp(scenario, "consolidate"), is_cri = !strcmp(scenario, "cri");
+	if (cri_opts && !is_cri)
+		return qp_error_set(err, QP_E_INVALID, 0, "bench: --cri-socket, --handlers and --parallel are for bench cri");
+	if (is_cri && (mode || baseline_set || memory_set || vcpus_set || o.libvirt_uri))
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "bench cri: no --mode, --baseline, --memory, --vcpus or --libvirt-uri (the handlers decide the pods)");
+	if (is_cri) {
+		mode = "both";
+		if (cri.parallel && !runs_set)
+			o.runs = 1;
+		cri.mem_pods = o.runs < 3 ? o.runs : 3;
+	}
 	if (duration_set && !consolidate && strcmp(scenario, "workload"))
 		return qp_error_set(err, QP_E_INVALID, 0, "bench: --duration is for bench workload and consolidate");
 	if (pods_set && !consolidate)
@@ -301,6 +360,10 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	if ((consolidate || !strcmp(scenario, "workload")) &&
 	    qp_bench_param_num(r, "duration", consolidate ? cons.duration : w.duration, err) < 0)
 		goto out;
+	if (is_cri && (qp_bench_param_str(r, "cri_socket", cri.socket ? cri.socket : "private containerd", err) < 0 ||
+		       qp_bench_param_num(r, "parallel", cri.parallel ? cri.parallel : 1, err) < 0 ||
+		       qp_bench_param_num(r, "mem_pods", cri.mem_pods, err) < 0))
+		goto out;
 	if (consolidate && (qp_bench_param_num(r, "pods", cons.pods, err) < 0 ||
 			    qp_bench_param_num(r, "reserve_mb", (double)(cons.reserve >> 20), err) < 0))
 		goto out;
@@ -314,6 +377,8 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		ret = qp_bench_workload(&o, &w, r, err);
 	else if (consolidate)
 		ret = qp_bench_consolidate(&o, &cons, r, err);
+	else if (is_cri)
+		ret = qp_bench_cri(&o, &cri, r, err);
 	else
 		ret = qp_bench_memory(&o, r, err);
 	if (o.progress)

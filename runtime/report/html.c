@@ -111,7 +111,7 @@ static void heading(FILE *out, const struct qp_bench_report *r)
 		const char *scenario, *name;
 	} names[] = { { "start", "Start latency" }, { "replace", "Replace" }, { "memory", "Memory" },
 		      { "density", "Density" }, { "workload", "Workloads" },
-		      { "consolidate", "Consolidation" } };
+		      { "consolidate", "Consolidation" }, { "cri", "Pod start through the CRI" } };
 	const char *name = r->scenario;
 	char line[256];
 

@@ -7,7 +7,7 @@
 #include "result/result.h"
 #include "util/cleanup.h"
 
-const char *const qp_bench_scenarios[] = { "start", "replace", "memory", "density", "workload", "consolidate", NULL };
+const char *const qp_bench_scenarios[] = { "start", "replace", "memory", "density", "workload", "consolidate", "cri", NULL };
 const char *const qp_bench_modes[] = { "container", "vm", "both", NULL };
 const char *const qp_bench_accels[] = { "kvm", "tcg", "none", NULL };
 

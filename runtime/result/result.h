@@ -72,7 +72,7 @@ struct qp_bench_phase {
 
 struct qp_bench_report {
 	char *version; /* qpod's version (PACKAGE_VERSION when built here) */
-	char *scenario; /* start | replace | memory | density | workload */
+	char *scenario; /* start | replace | memory | density | workload | consolidate | cri */
 	char *mode;     /* container | vm | both */
 	char *accel;    /* kvm | tcg | none */
 	struct qp_bench_host host;

@@ -272,3 +272,120 @@ has_result() {
 	run --separate-stderr "$QPOD" bench consolidate --tests int
 	assert_qpod_error
 }
+
+# ---- bench cri: pods through containerd's CRI -----------------------------------
+
+need_cri() {
+	local b
+	for b in containerd ctr containerd-shim-runc-v2 runc protoc unshare; do
+		command -v "$b" >/dev/null || skip "$b is not installed (tools/deps.sh)"
+	done
+	/usr/bin/python3 -c 'import grpc, google.protobuf' 2>/dev/null || skip "python3-grpcio is not installed"
+	[ -x /usr/lib/cni/bridge ] || skip "CNI plugins are not installed (containernetworking-plugins)"
+}
+
+# What a bench cri run could leave: its private dir (/tmp/qpod-cri.*), the
+# processes naming it (containerd, shims, qpod, QEMU), mounts under it (the
+# pods' rootfs, shm, network namespaces), the pods' cgroup parent
+# (qpod-bench-*), /run/containerd if it was not there before. One line each.
+cri_leftovers() {
+	local d m
+	for d in /tmp/qpod-cri.*; do
+		[ -e "$d" ] || continue
+		grep -qxF "$d" "$TEST_DIR/cri-dirs-before" 2>/dev/null && continue
+		echo "dir left: $d"
+		grep -laF "$d" /proc/[0-9]*/cmdline 2>/dev/null | sed 's|^|process left: |'
+		awk -v p="$d" 'index($5, p) == 1 { print "mount left: " $5 }' /proc/self/mountinfo
+	done
+	for m in /sys/fs/cgroup/*/qpod-bench-* /sys/fs/cgroup/qpod-bench-*; do
+		[ -e "$m" ] && echo "cgroup left: $m"
+	done
+	[ -e "$TEST_DIR/had-run-containerd" ] || [ ! -e /run/containerd ] || echo "/run/containerd left"
+	return 0
+}
+
+cri_before() {
+	ls -d /tmp/qpod-cri.* >"$TEST_DIR/cri-dirs-before" 2>/dev/null || :
+	[ -e /run/containerd ] && touch "$TEST_DIR/had-run-containerd"
+	return 0
+}
+
+@test "bench cri: runc, qpod and qpod-vm through a private containerd: rows, phases, report, nothing left" {
+	need_cri
+	need_vm
+	cri_before
+	run --separate-stderr "$QPOD" bench cri --runs 1 --warmup 0 --format json --output "$TEST_DIR/cri.json" --image "$ROOTFS"
+	assert_status 0
+	jq -e '.scenario == "cri" and .params.handlers == "runc,qpod,qpod-vm" and .params.cri_socket == "private containerd" and (.partial | not)' \
+		"$TEST_DIR/cri.json" >/dev/null || flunk "header: $(jq -c '{scenario, params, partial}' "$TEST_DIR/cri.json")"
+	# every handler: start and stop of one pod, memory of pods of 1 and 2 containers
+	for name in runc qpod qpod-vm; do
+		for metric in start_ms stop_ms mem_1c_mb mem_2c_mb; do
+			jq -e --arg n "$name" --arg m "$metric" \
+				'[.results[] | select(.name == $n and .metric == $m and .n == 1 and (.samples | length) == 1)] | length == 1' \
+				"$TEST_DIR/cri.json" >/dev/null || flunk "$name $metric missing: $(jq -c .results "$TEST_DIR/cri.json")"
+		done
+		jq -e --arg n "$name" '.phases[$n] | .run_pod_sandbox > 0 and .create_container > 0 and .start_container > 0 and
+			.stop_pod_sandbox > 0 and .remove_pod_sandbox > 0' "$TEST_DIR/cri.json" >/dev/null ||
+			flunk "$name phases: $(jq -c .phases "$TEST_DIR/cri.json")"
+	done
+	# runc first: the ratios' base
+	jq -e '.results[0].name == "runc"' "$TEST_DIR/cri.json" >/dev/null || flunk "runc is not the first row"
+	run "$QPOD" report "$TEST_DIR/cri.json"
+	assert_status 0
+	assert_contains "$output" "qpod-vm"
+	assert_contains "$output" "run_pod_sandbox"
+	run "$QPOD" report --format html --output "$TEST_DIR/cri.html" "$TEST_DIR/cri.json"
+	assert_status 0
+	grep -q "Pod start through the CRI" "$TEST_DIR/cri.html" || flunk "no CRI section in the page"
+	grep -q "<svg" "$TEST_DIR/cri.html" || flunk "no chart in the page"
+	no_leftovers cri_leftovers
+}
+
+@test "bench cri: --parallel 2 starts the pods at once: per-pod starts, p90 and wall" {
+	need_cri
+	cri_before
+	run --separate-stderr "$QPOD" bench cri --parallel 2 --handlers qpod,runc --format json --image "$ROOTFS"
+	assert_status 0
+	for name in runc qpod; do
+		jq -e --arg n "$name" '[.results[] | select(.name == $n)] as $r |
+			($r[] | select(.metric == "start_ms") | .n == 2) and ($r[] | select(.metric == "stop_ms") | .n == 2) and
+			($r[] | select(.metric == "start_p90_ms") | .n == 1) and ($r[] | select(.metric == "wall_ms") | .n == 1)' \
+			<<<"$output" >/dev/null || flunk "$name rows: $output"
+	done
+	jq -e '.params.parallel == 2 and .params.runs == 1 and .params.handlers == "runc,qpod"' <<<"$output" >/dev/null ||
+		flunk "params: $(jq -c .params <<<"$output")"
+	no_leftovers cri_leftovers
+}
+
+@test "bench cri: an endpoint that does not answer, an unknown handler, bad options: one line, nothing left" {
+	need_cri
+	cri_before
+	# a socket nobody listens on
+	/usr/bin/python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TEST_DIR/dead.sock"
+	run --separate-stderr "$QPOD" bench cri --runs 1 --cri-socket "$TEST_DIR/dead.sock" --image "$ROOTFS"
+	assert_qpod_error
+	assert_contains "$stderr" "qpod: bench cri: CRI endpoint $TEST_DIR/dead.sock does not answer"
+	[ -z "$output" ] || flunk "a result for nothing measured: $output"
+	run --separate-stderr "$QPOD" bench cri --runs 1 --cri-socket "$TEST_DIR/none.sock" --image "$ROOTFS"
+	assert_qpod_error
+	assert_contains "$stderr" "no such socket"
+	# the private containerd starts, has no such handler, and goes
+	run --separate-stderr "$QPOD" bench cri --runs 1 --handlers runc,nosuch --image "$ROOTFS"
+	assert_qpod_error
+	assert_contains "$stderr" 'handler "nosuch" is not configured'
+	assert_contains "$stderr" "configured: runc, qpod, qpod-vm"
+	no_leftovers cri_leftovers
+	run --separate-stderr "$QPOD" bench cri --handlers 'runc,,qpod'
+	assert_qpod_error
+	assert_contains "$stderr" "empty entry"
+	run --separate-stderr "$QPOD" bench cri --mode vm
+	assert_qpod_error
+	assert_contains "$stderr" "bench cri: no --mode"
+	run --separate-stderr "$QPOD" bench start --parallel 2
+	assert_qpod_error
+	assert_contains "$stderr" "are for bench cri"
+	run --separate-stderr "$QPOD" bench cri --parallel 0
+	assert_qpod_error
+	assert_contains "$stderr" "--parallel must be"
+}

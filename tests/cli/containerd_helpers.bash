@@ -29,7 +29,7 @@
 
 # shellcheck disable=SC2034 # used by the test files
 CD_PY=/usr/bin/python3 # Debian's python3, where python3-grpcio is installed
-CRI_PY=$REPO/tests/cri/cri.py
+CRI_PY=$REPO/tools/cri/cri.py
 IMAGE=localhost/qpod-test/busybox:test
 PAUSE_IMAGE=localhost/qpod-test/pause:test
 SHIM_SOCKET_DIR=/run/containerd/s

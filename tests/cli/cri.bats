@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # tests/cli/cri.bats — Kubernetes' view of qpod: the CRI (runtime.v1) of a
-# private containerd 1.6 (CRI plugin enabled), spoken by tests/cri/cri.py
+# private containerd 1.6 (CRI plugin enabled), spoken by tools/cri/cri.py
 # (python3-grpcio, python3-protobuf, our own runtime_v1.proto), with two
 # runtime handlers on the runc v2 shim: `qpod` (container pods) and
 # `qpod-vm` (pod annotation qpod.mode=vm, passed on by pod_annotations =
