@@ -139,7 +139,7 @@ $(MANPAGE): $(B)/qpod tools/mkman.sh
 # PREFIX/bin/qpod, so any PREFIX and a DESTDIR staging tree both work):
 #   PREFIX/bin/qpod
 #   PREFIX/lib/qpod/{qpod-init,vmlinux,cmdline.txt,qpod-tradvm,qpod-firmware.bin}
-#   PREFIX/lib/qpod/cri/{cri.py,runtime_v1.proto,bench_cri.py}  (bench cri's CRI client)
+#   PREFIX/lib/qpod/cri/{cri.py,runtime_v1.proto,bench_cri.py,proc_events.py}  (bench cri's driver)
 #   PREFIX/share/man/man8/qpod.8
 #   PREFIX/share/bash-completion/completions/qpod
 # The guest kernel is the cached build of `make kernel` (built first if
@@ -151,7 +151,7 @@ QPOD_LIBDIR := $(PREFIX)/lib/qpod
 MAN8DIR := $(PREFIX)/share/man/man8
 COMPDIR := $(PREFIX)/share/bash-completion/completions
 KERNEL_BUILT = $(or $(QPOD_CACHE),/var/cache/qpod)/kernel/current/vmlinux
-CRI_FILES := tools/cri/cri.py tools/cri/runtime_v1.proto tools/cri/bench_cri.py
+CRI_FILES := tools/cri/cri.py tools/cri/runtime_v1.proto tools/cri/bench_cri.py tools/cri/proc_events.py
 INSTALLED := $(BINDIR)/qpod $(QPOD_LIBDIR)/qpod-init $(QPOD_LIBDIR)/vmlinux \
 	$(QPOD_LIBDIR)/cmdline.txt $(QPOD_LIBDIR)/qpod-tradvm $(QPOD_LIBDIR)/qpod-firmware.bin \
 	$(MAN8DIR)/qpod.8 $(COMPDIR)/qpod $(CRI_FILES:tools/cri/%=$(QPOD_LIBDIR)/cri/%)
@@ -168,6 +168,7 @@ install: $(B)/qpod $(GUEST_INIT) $(FIRMWARE) $(TRADVM) $(MANPAGE) kernel
 	install -D -m 0755 tools/cri/cri.py $(DESTDIR)$(QPOD_LIBDIR)/cri/cri.py
 	install -D -m 0644 tools/cri/runtime_v1.proto $(DESTDIR)$(QPOD_LIBDIR)/cri/runtime_v1.proto
 	install -D -m 0755 tools/cri/bench_cri.py $(DESTDIR)$(QPOD_LIBDIR)/cri/bench_cri.py
+	install -D -m 0644 tools/cri/proc_events.py $(DESTDIR)$(QPOD_LIBDIR)/cri/proc_events.py
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))

@@ -14,11 +14,13 @@ which the C side turns into a qpod result file. Exit status 0, or 1 with
 
 Per pod: start = RunPodSandbox called -> its first container RUNNING
 (phases: run_pod_sandbox, create_container, start_container, wait_running);
-stop = StopPodSandbox + RemovePodSandbox; where a handler's runtime is qpod,
-qpod's own share of the start (its timelines' start_total of the sandbox and
-the container, from `qpod state`) and the rest (containerd, the shim, the
-runtime's process starts: the start minus qpod's share). Memory: the drop
-of the host's MemAvailable per running pod, pods of 1 and of 2 containers.
+stop = StopPodSandbox + RemovePodSandbox; the runtime's own share of the
+start (runtime_ms: the wall time of the runtime commands, runc's or
+qpod's, that the shims ran for the sandbox and that container within the
+start, from the kernel's process events: proc_events.py) and the rest
+(containerd_shim_ms: containerd, the CRI plugin, CNI, the shim). Memory:
+the drop of the host's MemAvailable per running pod, pods of 1 and of 2
+containers.
 
 Without --cri-socket it starts a private containerd (CRI plugin; handlers
 runc, qpod and qpod-vm as docs/containerd.md configures them; CNI's bridge
@@ -45,6 +47,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cri  # noqa: E402
+import proc_events  # noqa: E402
 
 CRI_NS = "k8s.io"  # the containerd namespace of the CRI
 CALL_TIMEOUT = 120.0
@@ -375,7 +378,8 @@ class Bench:
         self.all_sandboxes = []
         self.images = []  # names imported here
         self.handlers = []
-        self.runtime = {}  # handler -> (BinaryName, Root) when the runtime is qpod
+        self.watch = None  # proc_events.Watcher
+        self.windows = []  # measured starts: (handler, t0, t1, ids)
         self.lock = threading.Lock()
         tag = uuid.uuid4().hex[:12]
         self.image = "localhost/qpod-bench/busybox:" + tag
@@ -402,6 +406,14 @@ class Bench:
             raise BenchError("the CRI client needs python3-grpcio and python3-protobuf (%s)" % e)
         if not shutil.which("protoc"):
             raise BenchError("protoc not found (Debian package protobuf-compiler)")
+        if self.endpoint and not os.path.exists(self.endpoint):
+            raise BenchError("CRI endpoint %s: no such socket" % self.endpoint)
+        # before any gRPC thread exists: the watcher is a fork; the shims'
+        # command lines name the endpoint (-address)
+        try:
+            self.watch = proc_events.Watcher(self.endpoint or self.w, self.w + "/proc-events.jsonl")
+        except OSError:
+            self.watch = None  # no runtime_ms rows then
         if self.endpoint:
             if not os.path.exists(self.endpoint):
                 raise BenchError("CRI endpoint %s: no such socket" % self.endpoint)
@@ -437,11 +449,6 @@ class Bench:
                 raise BenchError("handler \"%s\" is not configured at %s (configured: %s)"
                                  % (h, where, ", ".join(configured)))
         self.handlers = sorted(wanted, key=lambda h: h != "runc") if wanted else configured
-        for h in self.handlers:
-            opts = runtimes[h].get("options") or {}
-            b, root = opts.get("BinaryName", ""), opts.get("Root", "")
-            if b and root and os.path.basename(b) == "qpod":
-                self.runtime[h] = (b, root)
 
     def ctr(self, *args):
         return subprocess.run(["ctr", "-a", self.endpoint, "-n", CRI_NS] + list(args),
@@ -527,7 +534,7 @@ class Bench:
             if i == 0:
                 ph["create_container"], ph["start_container"], ph["wait_running"] = b - a, c - b, d - c
                 end = d
-        return sid, cids, ph, end - t0
+        return sid, cids, ph, end - t0, t0
 
     def stop_pod(self, sid):
         t0 = now_ms()
@@ -539,22 +546,21 @@ class Bench:
             self.live.pop(sid, None)
         return {"stop_pod_sandbox": t1 - t0, "remove_pod_sandbox": t2 - t1}, t2 - t0
 
-    def qpod_share(self, h, ids):
-        """qpod's own time in the start of these qpod pods (sandbox and first
-        container): the sum of their timelines' start_total, or None."""
-        if h not in self.runtime:
-            return None
-        binary, root = self.runtime[h]
-        total = 0.0
-        for i in ids:
-            r = subprocess.run([binary, "--root", os.path.join(root, CRI_NS), "state", i],
-                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
-            try:
-                tl = json.loads(r.stdout).get("timeline") or {}
-                total += float(tl["start_total"])
-            except (ValueError, KeyError, TypeError, AttributeError):
-                return None
-        return total
+    def runtime_shares(self):
+        """runtime_ms and containerd_shim_ms of every measured start: the
+        runtime commands naming the pod's sandbox or container, clipped to
+        its start's window."""
+        if not self.watch:
+            return
+        time.sleep(0.5)  # the watcher writes an exit a moment after it
+        recs = [r for r in self.watch.records() if r.get("argv")]
+        for h, t0, t1, ids in self.windows:
+            own = 0.0
+            for r in recs:
+                if r["t0"] < t1 and r["t1"] > t0 and any(i in r["argv"] for i in ids):
+                    own += min(r["t1"], t1) - max(r["t0"], t0)
+            self.res.sample(h, "runtime_ms", "ms", own)
+            self.res.sample(h, "containerd_shim_ms", "ms", (t1 - t0) - own)
 
     # -- rounds --
 
@@ -564,17 +570,14 @@ class Bench:
             t0 = now_ms()
             started = list(ex.map(lambda _: self.start_pod(h, 1), range(n)))
             wall = now_ms() - t0
-            shares = [self.qpod_share(h, [s[0], s[1][0]]) for s in started]
             stopped = list(ex.map(lambda s: self.stop_pod(s[0]), started))
         if not record:
             return
-        for (sid, cids, ph, ms), share in zip(started, shares):
+        for sid, cids, ph, ms, start in started:
             self.res.sample(h, "start_ms", "ms", ms)
             for p, v in ph.items():
                 self.res.phase(h, p, v)
-            if share is not None:
-                self.res.sample(h, "qpod_own_ms", "ms", share)
-                self.res.sample(h, "containerd_shim_ms", "ms", ms - share)
+            self.windows.append((h, start, start + ms, [sid, cids[0]]))
         for ph, ms in stopped:
             self.res.sample(h, "stop_ms", "ms", ms)
             for p, v in ph.items():
@@ -609,6 +612,7 @@ class Bench:
             for h in self.handlers:
                 self.progress("%s, %s%s" % (what, h, " (%d pods)" % n if n > 1 else ""))
                 self.round(h, n, r >= self.a.warmup)
+        self.runtime_shares()
         for h in self.handlers:
             for k in (1, 2):
                 self.progress("memory, %s, pods of %d container%s" % (h, k, "s" if k > 1 else ""))
@@ -630,6 +634,8 @@ class Bench:
                     self.ctr("images", "rm", name)
                 except (OSError, subprocess.SubprocessError):
                     pass
+        if self.watch:
+            self.watch.stop()
         if self.client:
             self.client.close()
         if self.private:
