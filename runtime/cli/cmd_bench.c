@@ -53,7 +53,7 @@ static const char usage[] =
 	"           (StopPodSandbox + RemovePodSandbox), the runtime's own share of the\n"
 	"           start (its commands' wall time, from the kernel's process events)\n"
 	"           and the rest, and the host's MemAvailable drop per running pod (pods of\n"
-	"           1 and 2 containers, min(--runs, 3) of each). A private containerd\n"
+	"           1 and 2 containers, 3 of each, or --runs if fewer). A private containerd\n"
 	"           (handlers runc, qpod, qpod-vm; CNI bridge in a network namespace of\n"
 	"           its own; --image imported) unless --cri-socket is given. Options:\n"
 	"           --cri-socket PATH, --handlers a,b (default: every one configured),\n"
@@ -280,7 +280,8 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		mode = "both";
 		if (cri.parallel && !runs_set)
 			o.runs = 1;
-		cri.mem_pods = o.runs < 3 ? o.runs : 3;
+		/* the memory step: 3 pods of each shape (fewer in a short serial run) */
+		cri.mem_pods = cri.parallel || o.runs >= 3 ? 3 : o.runs;
 	}
 	if (duration_set && !consolidate && strcmp(scenario, "workload"))
 		return qp_error_set(err, QP_E_INVALID, 0, "bench: --duration is for bench workload and consolidate");

@@ -308,6 +308,16 @@ cri_leftovers() {
 	return 0
 }
 
+# shims of a bench cri that started after cri_before
+new_cri_shims() {
+	local f d
+	for f in $(grep -laF containerd-shim /proc/[0-9]*/cmdline 2>/dev/null); do
+		d=$(tr '\0' '\n' <"$f" 2>/dev/null | grep -o '^/tmp/qpod-cri\.[^/]*' | head -n 1)
+		[ -n "$d" ] && ! grep -qxF "$d" "$TEST_DIR/cri-dirs-before" && echo "$f"
+	done
+	return 0
+}
+
 cri_before() {
 	ls -d /tmp/qpod-cri.* >"$TEST_DIR/cri-dirs-before" 2>/dev/null || :
 	[ -e /run/containerd ] && touch "$TEST_DIR/had-run-containerd"
@@ -363,6 +373,31 @@ cri_before() {
 	done
 	jq -e '.params.parallel == 2 and .params.runs == 1 and .params.handlers == "runc,qpod"' <<<"$output" >/dev/null ||
 		flunk "params: $(jq -c .params <<<"$output")"
+	no_leftovers cri_leftovers
+}
+
+@test "bench cri: SIGTERM in the middle removes pods, containerd and its dir, and keeps what was measured" {
+	need_cri
+	cri_before
+	"$QPOD" bench cri --runs 200 --warmup 0 --handlers runc,qpod --format json --output "$TEST_DIR/part.json" \
+		--image "$ROOTFS" 2>"$TEST_DIR/err" &
+	local pid=$! i shims=
+	BG_PIDS+=("$pid")
+	# until the bench's shims run: its pods are starting
+	for i in $(seq 1 600); do
+		shims=$(new_cri_shims)
+		[ -n "$shims" ] && break
+		sleep 0.1
+	done
+	[ -n "$shims" ] || flunk "no shim of the bench appeared: $(cat "$TEST_DIR/err")"
+	sleep 5
+	kill -TERM "$pid"
+	local status=0
+	wait "$pid" || status=$?
+	assert_eq "$status" 125 "exit status"
+	assert_contains "$(cat "$TEST_DIR/err")" "qpod: bench cri: interrupted"
+	jq -e '.partial and ([.results[] | select(.metric == "start_ms")] | length) >= 1' "$TEST_DIR/part.json" >/dev/null ||
+		flunk "partial result: $(cat "$TEST_DIR/part.json")"
 	no_leftovers cri_leftovers
 }
 
