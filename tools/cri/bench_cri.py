@@ -20,7 +20,8 @@ qpod's, that the shims ran for the sandbox and that container within the
 start, from the kernel's process events: proc_events.py) and the rest
 (containerd_shim_ms: containerd, the CRI plugin, CNI, the shim). Memory:
 the drop of the host's MemAvailable per running pod, pods of 1 and of 2
-containers.
+containers (mem_1c_mb, mem_2c_mb), and the PSS of each such pod's
+processes (pss_1c_mb, pss_2c_mb: the shim and all below it).
 
 Without --cri-socket it starts a private containerd (CRI plugin; handlers
 runc, qpod and qpod-vm as docs/containerd.md configures them; CNI's bridge
@@ -64,6 +65,42 @@ class Interrupted(Exception):
 
 def now_ms():
     return time.monotonic() * 1000.0
+
+
+def pod_pss_kb(sid):
+    """The PSS of a pod's processes: its shim (containerd 1.6 runs one per
+    pod, named by the sandbox's id) and everything below it (the pause
+    and workload processes, a VM's monitor and QEMU)."""
+    children, shim = {}, None
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % p) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(p))
+            if shim is None:
+                with open("/proc/%s/cmdline" % p, "rb") as f:
+                    argv = f.read().split(b"\0")
+                if b"-id" in argv and sid.encode() in argv and b"containerd-shim" in argv[0]:
+                    shim = int(p)
+        except (OSError, IndexError, ValueError):
+            pass
+    if shim is None:
+        return None
+    total, todo = 0, [shim]
+    while todo:
+        pid = todo.pop()
+        todo.extend(children.get(pid, []))
+        try:
+            with open("/proc/%d/smaps_rollup" % pid) as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+                        break
+        except OSError:
+            pass
+    return total
 
 
 def mem_available_kb():
@@ -588,19 +625,25 @@ class Bench:
 
     def memory(self, h, ncont, pods):
         """MemAvailable before and after `pods` pods of ncont containers,
-        started one after another and left running: the drop per pod."""
+        started one after another and left running: the drop per pod (the
+        host's view, as noisy as the machine); and each pod's processes'
+        PSS (its own view: a sample per pod)."""
         time.sleep(0.5)
         before = mem_available_kb()
-        sids = []
+        sids, pss = [], []
         try:
             for _ in range(pods):
                 sids.append(self.start_pod(h, ncont)[0])
             time.sleep(1.0)
             after = mem_available_kb()
+            pss = [pod_pss_kb(s) for s in sids]
         finally:
             for s in sids:
                 self.stop_pod(s)
         self.res.sample(h, "mem_%dc_mb" % ncont, "MB", (before - after) / 1024.0 / pods)
+        for kb in pss:
+            if kb is not None:
+                self.res.sample(h, "pss_%dc_mb" % ncont, "MB", kb / 1024.0)
 
     def run(self):
         n = self.a.parallel or 1
