@@ -30,7 +30,9 @@ QP_LDFLAGS := $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS)
 # in the library for its unit test); every other
 # file there belongs to the guest binary only.
 GI_SHARED := guest-init/channel.c guest-init/tinyinit.c guest-init/modules.c
-LIB_SRCS := $(filter-out runtime/main.c,$(wildcard runtime/*.c runtime/*/*.c)) $(GI_SHARED)
+# runtime/'s folders are one or two deep (host/cgroup/, vm/qemu/, ...);
+# runtime/vm/tradvm/ is a program of its own (TRADVM below).
+LIB_SRCS := $(filter-out runtime/main.c runtime/vm/tradvm/%,$(wildcard runtime/*.c runtime/*/*.c runtime/*/*/*.c)) $(GI_SHARED)
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
@@ -205,7 +207,7 @@ FUZZ_SECONDS ?= 2
 FUZZ_LONG ?= 300
 
 .SECONDEXPANSION:
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(fuzz_srcs_$$*) config.h $(wildcard runtime/*.h runtime/*/*.h guest-init/*.h)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(fuzz_srcs_$$*) config.h $(wildcard runtime/*.h runtime/*/*.h runtime/*/*/*.h guest-init/*.h)
 	@test "$(CLANG)" != no || { echo "qpod: fuzz: clang not found (apt-get install clang)"; exit 1; }
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -o $@ $< $(fuzz_srcs_$*) $(PKG_LIBS)

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 #include "net/net.h"
 #include "pod.h"
 #include "util/cleanup.h"

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 #include "hooks.h"
 #include "net/net.h"
 #include "pod.h"

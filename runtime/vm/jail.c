@@ -36,7 +36,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "container/caps.h"
+#include "host/caps.h"
 #include "util/cleanup.h"
 #include "vm/vm.h"
 

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 #include "pod.h"
 #include "util/cleanup.h"
 #include "util/io.h"

@@ -19,7 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 #include "guest-init/protocol.h"
 #include "qboot/qpod_abi.h"
 #include "util/cleanup.h"

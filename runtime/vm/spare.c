@@ -49,7 +49,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 #include "pod.h"
 #include "util/cleanup.h"
 #include "util/fdpass.h"

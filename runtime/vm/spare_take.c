@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <linux/mount.h>
 
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 #include "state.h"
 #include "util/cleanup.h"
 #include "util/clock.h"

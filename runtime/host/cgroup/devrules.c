@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "container/devrules.h"
+#include "host/cgroup/devrules.h"
 
 #define R(t, maj, min, acc) { .allow = true, .type = t, .major = maj, .minor = min, .access = acc }
 

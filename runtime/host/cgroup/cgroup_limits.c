@@ -8,7 +8,7 @@
 #include <sys/sysinfo.h>
 #include <string.h>
 
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 #include "util/log.h"
 
 static const char *const ctrl_names[QP_CG_N] = {

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <linux/bpf.h>
 
-#include "container/devrules.h"
+#include "host/cgroup/devrules.h"
 #include "util/error.h"
 
 #define QP_DEVBPF_PROLOGUE 6 /* instructions before the first block */

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 #include "spec/resources.h"
 
 /* the first of the files that dirfd has, or NULL */

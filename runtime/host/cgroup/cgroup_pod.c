@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 #include "pod.h"
 #include "util/log.h"
 

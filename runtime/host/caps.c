@@ -17,7 +17,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "container/caps.h"
+#include "host/caps.h"
 #include "util/cleanup.h"
 
 #ifndef PR_CAP_AMBIENT

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "container/cgroup.h"
-#include "container/devices_bpf.h"
-#include "container/devrules.h"
+#include "host/cgroup/cgroup.h"
+#include "host/cgroup/devices_bpf.h"
+#include "host/cgroup/devrules.h"
 #include "util/cleanup.h"
 
 #define DEVICES_LIST_MAX (256 * 1024)

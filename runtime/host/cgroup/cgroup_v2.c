@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 #include "util/cleanup.h"
 #include "util/log.h"
 

@@ -7,7 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "container/devices_bpf.h"
+#include "host/cgroup/devices_bpf.h"
 #include "util/cleanup.h"
 
 #define QP_DEVBPF_MAX_PROGS 64 /* the kernel's limit of programs per cgroup and type */

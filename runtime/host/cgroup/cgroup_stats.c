@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 
 /* a value or "max" (-> max_value); false if missing or junk */
 static bool read_limit(int fd, const char *file, uint64_t max_value, uint64_t *v)

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "container/caps.h"
+#include "host/caps.h"
 #include "util/cleanup.h"
 
 static const struct {

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 #include "util/clock.h"
 #include "util/cleanup.h"
 #include "util/log.h"
