@@ -1,4 +1,4 @@
-/* runtime/container/caps.c — capabilities (libcap), the uid/gid switch and
+/* runtime/host/caps.c — capabilities (libcap), the uid/gid switch and
  * no_new_privs for a container workload.  See caps.h for the call order.
  *
  * Security reasoning in brief: the bounding set is cut first, while we still

@@ -1,4 +1,4 @@
-/* runtime/container/caps.h — process privileges of a container workload:
+/* runtime/host/caps.h — process privileges of a container workload:
  * capability names and sets (libcap), the uid/gid switch, no_new_privs and
  * rlimits.  Seccomp lives in seccomp.h.
  *

@@ -1,4 +1,4 @@
-/* runtime/container/rlimits.c — process.rlimits: names, validation, setrlimit.
+/* runtime/host/rlimits.c — process.rlimits: names, validation, setrlimit.
  * Declared in caps.h.  A hard limit can only be raised with CAP_SYS_RESOURCE,
  * so this runs before qp_process_drop_privileges(). */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* runtime/container/cgroup.c — cgroup mode detection, path cleaning, the pure
+/* runtime/host/cgroup/cgroup.c — cgroup mode detection, path cleaning, the pure
  * translations of OCI limits into cgroup file values, dispatch to the v1/v2
  * backends, and the file helpers both backends share (bounded reads, writes
  * that name file and value, pid collection, removal with kill-and-retry). */

@@ -1,4 +1,4 @@
-/* runtime/container/cgroup.h — a container pod's cgroup, on cgroup v2
+/* runtime/host/cgroup/cgroup.h — a container pod's cgroup, on cgroup v2
  * (unified) and on v1 / hybrid hosts, behind one ops table.
  *
  * The mode is taken from the filesystem at the hierarchy root

@@ -1,4 +1,4 @@
-/* runtime/container/cgroup_blkio.c — linux.resources.blockIO, the one
+/* runtime/host/cgroup/cgroup_blkio.c — linux.resources.blockIO, the one
  * writer for v1 and v2 (called from cgroup_limits.c):
  *   weight, weightDevice  v1 blkio.weight[_device] (CFQ) or, where the
  *                         kernel has only BFQ, blkio.bfq.weight[_device];

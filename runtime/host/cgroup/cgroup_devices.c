@@ -1,4 +1,4 @@
-/* runtime/container/cgroup_devices.c — the one writer of a pod's device
+/* runtime/host/cgroup/cgroup_devices.c — the one writer of a pod's device
  * access, for v1 and v2 (called by qp_cg_set_limits on create and update).
  *
  * The target is always "deny all, then linux.resources.devices in order,

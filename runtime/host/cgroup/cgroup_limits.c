@@ -1,4 +1,4 @@
-/* runtime/container/cgroup_limits.c — the one writer of a pod's cgroup limits,
+/* runtime/host/cgroup/cgroup_limits.c — the one writer of a pod's cgroup limits,
  * for v1 and v2 alike (crun's cgroup-resources.c is the model): memory and
  * swap, cpu shares/weight and quota, cpuset, pids.  The backends only find
  * the leaf directory of each controller (struct qp_cg_leaves); create and

@@ -1,4 +1,4 @@
-/* runtime/container/cgroup_pod.c — a pod's own cgroup, for both drivers:
+/* runtime/host/cgroup/cgroup_pod.c — a pod's own cgroup, for both drivers:
  * its path (linux.cgroupsPath, or qpod/ID), recorded in the state before
  * the cgroup exists (a qpod killed from then on leaves a state that `qpod
  * gc` can follow to it), then made with the pod's resources. */

@@ -1,4 +1,4 @@
-/* runtime/container/cgroup_stats.c — a container pod's usage from its cgroup,
+/* runtime/host/cgroup/cgroup_stats.c — a container pod's usage from its cgroup,
  * in runc's terms (stats.h), for v1 and v2:
  *   cpu     v2 cpu.stat usage/user/system_usec, nr_periods, nr_throttled,
  *           throttled_usec; v1 cpuacct.usage, cpuacct.stat (ticks),

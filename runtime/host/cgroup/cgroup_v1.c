@@ -1,4 +1,4 @@
-/* runtime/container/cgroup_v1.c — the cgroup v1 backend, for legacy and
+/* runtime/host/cgroup/cgroup_v1.c — the cgroup v1 backend, for legacy and
  * hybrid hosts: one directory per mounted controller hierarchy (memory, cpu,
  * cpuacct, pids, cpuset, devices, freezer, blkio; co-mounts such as
  * "cpu,cpuacct" are counted once; systemd's named one and a hybrid host's

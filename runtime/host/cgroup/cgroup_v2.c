@@ -1,4 +1,4 @@
-/* runtime/container/cgroup_v2.c — the cgroup v2 (unified) backend: one tree,
+/* runtime/host/cgroup/cgroup_v2.c — the cgroup v2 (unified) backend: one tree,
  * controllers enabled through every ancestor's cgroup.subtree_control, and
  * the leaf's controllers as struct qp_cg_leaves (the limits are written by
  * cgroup_limits.c, the freezer driven by freeze.c).  A tree without controllers (such as the empty unified tree of

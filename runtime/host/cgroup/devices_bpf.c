@@ -1,4 +1,4 @@
-/* runtime/container/devices_bpf.c — the cgroup v2 device filter: program
+/* runtime/host/cgroup/devices_bpf.c — the cgroup v2 device filter: program
  * generator, loader and installer (see devices_bpf.h). */
 #include <errno.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* runtime/container/devices_bpf.h — cgroup v2 device access: the rules of
+/* runtime/host/cgroup/devices_bpf.h — cgroup v2 device access: the rules of
  * devrules.h compiled into a BPF_PROG_TYPE_CGROUP_DEVICE program (raw
  * instructions, the bpf(2) syscall, no libbpf), loaded and attached to the
  * pod's cgroup with BPF_F_ALLOW_MULTI.  The attachment keeps the program

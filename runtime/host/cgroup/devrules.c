@@ -1,4 +1,4 @@
-/* runtime/container/devrules.c — the device rules emulator (devrules.h):
+/* runtime/host/cgroup/devrules.c — the device rules emulator (devrules.h):
  * linux.resources.devices plus the default devices -> "default + ordered
  * exceptions", devices.list parsing, and the minimal v1 transition. */
 #include <errno.h>

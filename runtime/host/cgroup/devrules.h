@@ -1,4 +1,4 @@
-/* runtime/container/devrules.h — a pod's device access rules as the kernel's
+/* runtime/host/cgroup/devrules.h — a pod's device access rules as the kernel's
  * v1 devices cgroup would hold them (runc's devices emulator is the model).
  *
  * The rules of linux.resources.devices are applied in order to a state that

@@ -1,4 +1,4 @@
-/* runtime/container/freeze.c — the cgroup freezer, for both modes: pause and
+/* runtime/host/cgroup/freeze.c — the cgroup freezer, for both modes: pause and
  * resume of a container pod (v1 freezer.state FROZEN/THAWED, v2
  * cgroup.freeze with "frozen 1/0" in cgroup.events), the frozen test behind
  * the "paused" status, and signalling every process of a cgroup through a
