@@ -28,7 +28,7 @@
 #include "util/log.h"
 #include "util/report.h"
 #include "util/strv.h"
-#include "vm/libvirt.h"
+#include "vm/libvirt/libvirt.h"
 #include "vm/timeline.h"
 #include "vm/vm.h"
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vm/libvirt.h"
+#include "vm/libvirt/libvirt.h"
 
 #define UUID "0f8fad5b-d9cb-469f-a165-70867728950e"
 

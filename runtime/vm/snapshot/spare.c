@@ -56,7 +56,7 @@
 #include "util/io.h"
 #include "util/log.h"
 #include "util/report.h"
-#include "vm/monitor.h"
+#include "vm/monitor/monitor.h"
 #include "vm/vm.h"
 
 #define SPARE_META "meta"

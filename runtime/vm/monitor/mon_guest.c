@@ -22,7 +22,7 @@
 #include "util/cleanup.h"
 #include "util/io.h"
 #include "util/log.h"
-#include "vm/monitor.h"
+#include "vm/monitor/monitor.h"
 
 /* ---- guest messages ---- */
 

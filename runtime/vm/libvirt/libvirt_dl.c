@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "vm/libvirt_dl.h"
+#include "vm/libvirt/libvirt_dl.h"
 
 #define LIBVIRT_SONAME "libvirt.so.0"
 

@@ -16,7 +16,7 @@
 #include "state.h"
 #include "util/cleanup.h"
 #include "util/strv.h"
-#include "vm/libvirt.h"
+#include "vm/libvirt/libvirt.h"
 
 static bool has_control(const char *s)
 {

@@ -28,8 +28,8 @@
 #include "util/cleanup.h"
 #include "util/io.h"
 #include "util/log.h"
-#include "vm/libvirt.h"
-#include "vm/monitor.h"
+#include "vm/libvirt/libvirt.h"
+#include "vm/monitor/monitor.h"
 
 /* ---- boot ---- */
 

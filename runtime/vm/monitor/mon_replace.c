@@ -21,7 +21,7 @@
 #include "util/cleanup.h"
 #include "util/io.h"
 #include "util/log.h"
-#include "vm/monitor.h"
+#include "vm/monitor/monitor.h"
 
 /* ---- replace: a new workload in the running VM ---- */
 

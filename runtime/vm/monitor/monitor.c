@@ -24,8 +24,8 @@
 #include "util/cleanup.h"
 #include "util/io.h"
 #include "util/log.h"
-#include "vm/libvirt.h"
-#include "vm/monitor.h"
+#include "vm/libvirt/libvirt.h"
+#include "vm/monitor/monitor.h"
 
 pid_t vm_mon_qemu_pid(const struct vm_mon *m)
 {

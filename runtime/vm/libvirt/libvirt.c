@@ -20,8 +20,8 @@
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/log.h"
-#include "vm/libvirt.h"
-#include "vm/libvirt_dl.h"
+#include "vm/libvirt/libvirt.h"
+#include "vm/libvirt/libvirt_dl.h"
 
 struct vm_lv {
 	virConnectPtr conn;
