@@ -38,7 +38,7 @@ struct pod {
 	int wait_fd;                  /* pidfd or similar for drv->wait_fd */
 	int lock;                     /* enum qp_lock held on dirfd */
 	bool creator;                 /* this process is creating the pod */
-	bool spare;                   /* a VM spare being made (vm/spare.c) */
+	bool spare;                   /* a VM spare being made (vm/snapshot/spare.c) */
 	bool building;                /* drv->create got as far as a pod process
 				       * (clone, VMM fork): a failed create then
 				       * runs the poststop hooks, as a delete would */

@@ -79,7 +79,7 @@ bool state_lock_busy(int dirfd);
 /* (Re)lock an open pod dir; exclusive = false for a shared lock. */
 int state_lock(int dirfd, const char *id, bool exclusive, qp_error **err);
 /* Remove NAME in parent and everything in it (never into another file
- * system: EXDEV), e.g. a spare's dir (vm/spare.c); -1 with errno. */
+ * system: EXDEV), e.g. a spare's dir (vm/snapshot/spare.c); -1 with errno. */
 int state_remove_tree(int parent, const char *name);
 /* Remove the pod dir and everything in it. */
 /* A QP_CLAIM_PREFIX dir left by a qpod killed mid-claim (unlocked, with

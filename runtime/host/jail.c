@@ -1,4 +1,4 @@
-/* runtime/vm/jail.c — a VM pod's QEMU in a jail, as Firecracker's jailer
+/* runtime/host/jail.c — a VM pod's QEMU in a jail, as Firecracker's jailer
  * runs its VMM (docs/JAIL.md says what a guest that escapes QEMU reaches).
  *
  * In QEMU's child, after fork and before exec (vm_jail_enter):

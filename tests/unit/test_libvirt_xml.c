@@ -1,5 +1,5 @@
 /* tests/unit/test_libvirt_xml.c — the libvirt backend's domain XML
- * (runtime/vm/libvirt_xml.c): the guest the direct backend would run
+ * (runtime/vm/libvirt/libvirt_xml.c): the guest the direct backend would run
  * (microvm, firmware, kernel, initrd, cmdline, memory, vCPUs, accel), the
  * tap as an ethernet interface on virtio-mmio, the channel and 9p shares
  * through qemu:commandline with QEMU's ',' escaping, XML escaping of

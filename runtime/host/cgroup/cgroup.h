@@ -77,7 +77,7 @@ void qp_cgroup_entry_close(struct qp_cgroup_entry *e);
 /* Move another process, all its threads, in: an entry of each
  * hierarchy's cgroup.procs (opening it touches no process), then PID
  * written to each.  For what was started before its pod existed (a
- * spare's QEMU, vm/spare.c); it pays the lock that entries avoid. */
+ * spare's QEMU, vm/snapshot/spare.c); it pays the lock that entries avoid. */
 int qp_cgroup_entry_open_procs(struct qp_cgroup *cg, struct qp_cgroup_entry *e, qp_error **err);
 int qp_cgroup_entry_move(const struct qp_cgroup_entry *e, pid_t pid, qp_error **err);
 /* The caller leaves cg for each hierarchy's root cgroup, then cg goes where

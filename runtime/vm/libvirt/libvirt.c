@@ -1,4 +1,4 @@
-/* runtime/vm/libvirt.c — the libvirt backend's connection and domain: the
+/* runtime/vm/libvirt/libvirt.c — the libvirt backend's connection and domain: the
  * transient domain's start (virDomainCreateXML, autodestroy: it ends when
  * the monitor's connection does), its QEMU process, its end (destroy) and
  * why it ended (libvirt's lifecycle events, read by an event-loop thread

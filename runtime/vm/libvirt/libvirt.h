@@ -1,4 +1,4 @@
-/* runtime/vm/libvirt.h — the libvirt backend of VM pods (docs/LIBVIRT.md):
+/* runtime/vm/libvirt/libvirt.h — the libvirt backend of VM pods (docs/LIBVIRT.md):
  * the pod's guest as a transient libvirt domain, named after the pod.
  *   libvirt_xml.c  the domain XML from the same struct vm_qemu_opts the
  *                  direct backend turns into QEMU's command line

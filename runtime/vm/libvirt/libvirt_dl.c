@@ -1,4 +1,4 @@
-/* runtime/vm/libvirt_dl.c — libvirt, loaded when a pod asks for it.
+/* runtime/vm/libvirt/libvirt_dl.c — libvirt, loaded when a pod asks for it.
  *
  * Linked normally, libvirt.so pulls some fifty libraries (gnutls, xml2,
  * glib, ...) into every qpod process, and their loading and relocation cost

@@ -1,4 +1,4 @@
-/* runtime/vm/libvirt_dl.h — the libvirt functions the libvirt backend
+/* runtime/vm/libvirt/libvirt_dl.h — the libvirt functions the libvirt backend
  * calls, through a table that libvirt_dl.c fills with dlopen: qpod is not
  * linked against libvirt (it would slow every qpod process's start). */
 #ifndef QPOD_VM_LIBVIRT_DL_H

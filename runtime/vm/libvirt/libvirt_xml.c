@@ -1,4 +1,4 @@
-/* runtime/vm/libvirt_xml.c — the libvirt domain XML of a VM pod's guest,
+/* runtime/vm/libvirt/libvirt_xml.c — the libvirt domain XML of a VM pod's guest,
  * from the struct vm_qemu_opts that the direct backend turns into QEMU's
  * command line: the same machine (microvm, no ACPI), firmware, kernel,
  * initrd, command line, memory, vCPUs and accel in libvirt's own elements;

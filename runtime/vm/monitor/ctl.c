@@ -1,4 +1,4 @@
-/* runtime/vm/ctl.c — the client side of a VM pod's ctl.sock: how `qpod
+/* runtime/vm/monitor/ctl.c — the client side of a VM pod's ctl.sock: how `qpod
  * start`, `kill`, `delete`, `exec` and the benchmarks reach the pod's
  * monitor from another process.  The monitor is trusted no more than
  * necessary: its frames go through the same bounded decoder. */

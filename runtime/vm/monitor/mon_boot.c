@@ -1,4 +1,4 @@
-/* runtime/vm/mon_boot.c — the monitor's boot of the pod's VM: state dir,
+/* runtime/vm/monitor/mon_boot.c — the monitor's boot of the pod's VM: state dir,
  * network (tap), initrd, QEMU, the guest channel, HELLO and ctl.sock; then
  * RUN, the pod's process, sent to guest-init. */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* runtime/vm/mon_ctl.c — the monitor's ctl.sock server: accepting other
+/* runtime/vm/monitor/mon_ctl.c — the monitor's ctl.sock server: accepting other
  * qpod processes (start, kill, exec, meminfo, replace, shutdown) and
  * answering them; a broken client only loses its own connection. */
 #include <errno.h>

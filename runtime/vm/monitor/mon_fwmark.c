@@ -1,4 +1,4 @@
-/* runtime/vm/mon_fwmark.c — the firmware's boundary markers
+/* runtime/vm/monitor/mon_fwmark.c — the firmware's boundary markers
  * (qboot/qpod_abi.h): a pipe from QEMU's debugcon that the monitor polls
  * while it waits for the boot, each marker timestamped as it arrives (the
  * timeline's vmm_init and firmware phases), and the firmware's error line

@@ -1,4 +1,4 @@
-/* runtime/vm/mon_guest.c — the monitor's relay of guest messages: HELLO's
+/* runtime/vm/monitor/mon_guest.c — the monitor's relay of guest messages: HELLO's
  * followers (STARTED, EXITED, exec output and status, meminfo), each
  * checked before it is believed, and handed to the client it belongs to. */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* runtime/vm/mon_replace.c — warm replace: the running workload is
+/* runtime/vm/monitor/mon_replace.c — warm replace: the running workload is
  * stopped and a new one RUN in the same VM, timed (replace, stop, gap). */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* runtime/vm/monitor.c — the monitor of one microVM pod (see vm.h for the
+/* runtime/vm/monitor/monitor.c — the monitor of one microVM pod (see vm.h for the
  * process model; monitor.h for how it is split): QEMU's lifecycle and the
  * reason the VM stopped, pause and signals, the serve loop that drives the
  * other parts until the VM is over, and the teardown. */

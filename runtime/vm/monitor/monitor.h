@@ -1,4 +1,4 @@
-/* runtime/vm/monitor.h — the monitor's private state and the seams between
+/* runtime/vm/monitor/monitor.h — the monitor's private state and the seams between
  * its parts (the monitor's public face is in vm.h).  The monitor of one VM
  * pod is split by job:
  *   monitor.c      the core: QEMU's lifecycle and stop reason, pause,

@@ -1,4 +1,4 @@
-/* runtime/vm/guest_cmdline.c — the guest kernel's command line: the
+/* runtime/vm/qemu/guest_cmdline.c — the guest kernel's command line: the
  * shipped kernel-config/cmdline.txt, plus what the accelerator needs.
  *
  * Under TCG the guest kernel's own boot-time measurements and patching are

@@ -1,4 +1,4 @@
-/* runtime/vm/initrd.c — the microVM initramfs: a cpio "newc" archive with
+/* runtime/vm/qemu/initrd.c — the microVM initramfs: a cpio "newc" archive with
  * guest-init as /init, written into the pod's state dir, optionally with
  * extra host directory trees (kernel modules for a modular guest kernel, a
  * small rootfs) copied in first.  One entry writer for every kind of file. */

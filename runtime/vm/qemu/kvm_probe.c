@@ -1,4 +1,4 @@
-/* runtime/vm/kvm_probe.c — does KVM really run a guest here?
+/* runtime/vm/qemu/kvm_probe.c — does KVM really run a guest here?
  *
  * /dev/kvm can open, and even run a trivial real-mode guest, while QEMU
  * aborts on it (nested virtualisation without the MSRs or the instruction

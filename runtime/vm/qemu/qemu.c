@@ -1,4 +1,4 @@
-/* runtime/vm/qemu.c — finding the guest kernel, init and firmware, choosing the accelerator, and reading QEMU's log (QEMU's
+/* runtime/vm/qemu/qemu.c — finding the guest kernel, init and firmware, choosing the accelerator, and reading QEMU's log (QEMU's
  * command line and start: qemu_cmd.c). */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* runtime/vm/qemu_cmd.c — QEMU's command line from one table, and its start.
+/* runtime/vm/qemu/qemu_cmd.c — QEMU's command line from one table, and its start.
  *
  * A machine profile (microvm for the pods, pc for the traditional-VM
  * baseline) names the machine and the bus its devices sit on; the device

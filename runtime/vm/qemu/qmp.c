@@ -1,4 +1,4 @@
-/* runtime/vm/qmp.c — the monitor's QMP client: QEMU's machine protocol on
+/* runtime/vm/qemu/qmp.c — the monitor's QMP client: QEMU's machine protocol on
  * qmp.sock in the state dir, QEMU the server, the monitor its only client
  * (a second connection waits until the first closes, so no other process
  * can drive the VM behind the monitor's back).  Used for pause and resume

@@ -1,4 +1,4 @@
-/* runtime/vm/tsc.c — the host's TSC frequency, for TCG guests.
+/* runtime/vm/qemu/tsc.c — the host's TSC frequency, for TCG guests.
  *
  * Under TCG the guest's TSC is the host's (QEMU's rdtsc helper returns the
  * host's cycle counter plus an offset), but the guest kernel cannot measure

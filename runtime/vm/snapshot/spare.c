@@ -1,4 +1,4 @@
-/* runtime/vm/spare.c — spares: clones of a VM template started ahead of
+/* runtime/vm/snapshot/spare.c — spares: clones of a VM template started ahead of
  * the pods that will take them, kept unique and warm (Hyper's "VM
  * factory" cache, Kata's VM cache).  A pod that finds one skips QEMU's
  * start, the restore and the resume, and under TCG the translation of the

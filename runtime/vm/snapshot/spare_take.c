@@ -1,4 +1,4 @@
-/* runtime/vm/spare_take.c — a pod's side of a spare (spare.c): finding a
+/* runtime/vm/snapshot/spare_take.c — a pod's side of a spare (spare.c): finding a
  * free one of its template, taking it from its holder, and binding the
  * pod's rootfs where the spare's guest will look for it. */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* runtime/vm/template.c — VM templates: a microVM booted once up to
+/* runtime/vm/snapshot/template.c — VM templates: a microVM booted once up to
  * guest-init's HELLO (before any rootfs is mounted), paused, and saved, so
  * that pods start as clones of it instead of booting a kernel.
  *
