@@ -187,7 +187,7 @@ struct vm_qemu_opts {
 /* Fork and exec QEMU ($QPOD_QEMU instead, for tests) with o's machine and
  * devices (stdin /dev/null, stdout/stderr appended to qemu.log in the state
  * dir, its own session, cwd = the state dir, SIGKILLed if the caller
- * dies), in the jail (jail.c) unless that is off.  The channel and QMP
+ * dies), in the jail (qemu/jail_qemu.c) unless that is off.  The channel and QMP
  * sockets (QP_VM_CHAN_SOCK, QP_VM_QMP_SOCK in the state dir) are made here
  * and passed in as listening fds.  Returns the pid. */
 pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err);
@@ -201,11 +201,8 @@ void vm_qemu_cmdline(const struct vm_qemu_opts *o, char *out, size_t size);
  * *argv is malloc'ed (qp_strv_free). */
 int vm_qemu_guest_devices(const struct vm_qemu_opts *o, const char *chan_path, char ***argv, qp_error **err);
 
-/* ---- jail.c: QEMU in a jail (docs/JAIL.md) ---- */
+/* ---- qemu/jail_qemu.c: QEMU in the host's jail (host/jail.h, docs/JAIL.md) ---- */
 
-/* A jailed QEMU's uid and gid: this + its own pid (pid_max is at most
- * 2^22), so no two live QEMUs share one and none is a host user's. */
-#define QP_JAIL_ID_BASE 0x50000000u
 /* Whether QEMU goes in the jail: QPOD_VM_JAIL on (default) / off; off
  * anyway when qpod is not root (QEMU then runs as the caller). */
 int vm_jail_wanted(bool *on, qp_error **err);

@@ -168,7 +168,7 @@ int vm_spare_bind_rootfs(pid_t qemu, const char *share, const char *rootfs, bool
 	tree = (int)syscall(SYS_open_tree, AT_FDCWD, rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	if (tree < 0)
 		return qp_fail(err, errno, "bind the rootfs \"%s\": open_tree", rootfs);
-	/* nosuid, nodev as a cold pod's share in its jail (jail.c) */
+	/* nosuid, nodev as a cold pod's share in its jail (host/jail.c) */
 	struct mount_attr a = { .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (ro ? MOUNT_ATTR_RDONLY : 0) };
 	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a)) < 0)
 		return qp_fail(err, errno, "bind the rootfs \"%s\"%s", rootfs, ro ? " read-only" : "");
