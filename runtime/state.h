@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include <yajl/yajl_gen.h>
 
 #include "spec/spec.h"
 #include "util/error.h"
@@ -88,6 +89,8 @@ bool state_remove_stale_claim(int rootfd, const char *name);
 int state_remove(int rootfd, const char *id, qp_error **err);
 
 int state_save(int dirfd, const struct pod_state *st, qp_error **err);
+/* "key": { annotations }: state.json's, and the OCI state's (oci_state.c) */
+void qp_state_put_annotations(yajl_gen g, const char *key, const struct qp_kv *kv, size_t n);
 int state_load(int dirfd, struct pod_state **out, qp_error **err);
 /* The parser behind state_load: TEXT (NUL-terminated, LEN bytes) -> *out. */
 int state_parse(const char *text, size_t len, struct pod_state **out, qp_error **err);
