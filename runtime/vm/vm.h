@@ -1,14 +1,16 @@
-/* runtime/vm/vm.h — internals of the QEMU microVM pod driver:
- *   initrd.c   the initramfs writer
- *   qemu.c     kernel/init/firmware lookup, accelerator choice, QEMU spawn
- *   monitor.c  the pod's monitor: owns QEMU, the guest channel and ctl.sock
+/* runtime/vm/vm.h — what the rooms of the QEMU microVM pod driver share:
+ *   qemu/      QEMU itself: kernel/init/firmware lookup, accelerator choice,
+ *              the command line and spawn (qemu_cmd.c), QMP (qmp.c), the
+ *              KVM and TSC probes, the guest's cmdline, the initramfs
+ *              writer (initrd.c), QEMU's part of the jail (jail_qemu.c)
+ *   monitor/   the pod's monitor: owns QEMU, the guest channel and ctl.sock
  *              (split by job: mon_boot.c, mon_ctl.c, mon_guest.c,
- *              mon_replace.c; their seams in monitor.h)
- *   qmp.c      the monitor's QMP client (pause, resume)
+ *              mon_replace.c; their seams in monitor.h); ctl.c is the
+ *              client side of ctl.sock (start, kill, exec... from any qpod)
+ *   libvirt/   the same guest as a transient libvirt domain
+ *   snapshot/  templates (booted once, cloned by pods) and spares
  *   stats.c    the pod's usage for `qpod events`
- *   ctl.c      the client side of ctl.sock (start, kill, exec... from any qpod)
- *   driver.c   struct pod_driver on top of those
- *
+ *   driver.c   struct pod_driver on top of those *
  * Process model.  Every VM pod has one monitor: the process that is QEMU's
  * parent, holds the guest control channel, relays the workload's stdout and
  * stderr to its own fds 1 and 2, and serves ctl.sock in the state dir for
@@ -127,7 +129,7 @@ int vm_stage_file(int dirfd, const char *sub, const char *src, const char *name,
 /* Remove the staged copies (mntN/) from the state dir. */
 void vm_mounts_unstage(int statefd);
 
-/* ---- guest_cmdline.c ---- */
+/* ---- qemu/guest_cmdline.c ---- */
 /* The guest kernel's command line: kernel-config/cmdline.txt next to the
  * build (or $QPOD_KERNEL_CMDLINE), '#' and blank lines dropped, the rest
  * joined with spaces; a built-in copy otherwise. */
@@ -138,12 +140,12 @@ void vm_read_cmdline(char *out, size_t size);
  * template's boot, nolapic_timer.  A template's key holds exactly this line. */
 void vm_guest_cmdline(char *out, size_t size, bool kvm, int vcpus, bool template_boot);
 
-/* ---- tsc.c ---- */
+/* ---- qemu/tsc.c ---- */
 /* The host's TSC rate in kHz (0: not invariant or not measurable); cached
  * per host boot in $QPOD_CACHE/tsc-khz. */
 long vm_host_tsc_khz(void);
 
-/* ---- qemu_cmd.c: QEMU's command line and its start ---- */
+/* ---- qemu/qemu_cmd.c: QEMU's command line and its start ---- */
 
 /* The machine profiles: a VM pod is a microvm (virtio-mmio devices, no
  * PCI, no ACPI); the traditional-VM baseline a pc (PCI, the default
@@ -217,7 +219,7 @@ int vm_jail_enter(const struct vm_qemu_opts *o, const char *bin);
  * (printable, bounded), into buf; "" if none. */
 void vm_qemu_log_tail(int dirfd, char *buf, size_t size);
 
-/* ---- monitor.c ---- */
+/* ---- monitor/monitor.c ---- */
 
 struct vm_mon;
 
@@ -257,7 +259,7 @@ int vm_stats(struct pod *pod, struct qp_stats *st, qp_error **err);
 /* The pod's memory figures (the driver's mem op). */
 int vm_pod_mem(struct pod *pod, struct qp_pod_mem *out, qp_error **err);
 
-/* ---- qmp.c ---- */
+/* ---- qemu/qmp.c ---- */
 
 struct vm_qmp;
 /* Connect to QP_VM_QMP_SOCK in dirfd and leave QMP's negotiation mode. */
@@ -281,7 +283,7 @@ void vm_run_from_process(const struct qp_process *proc, struct qp_run *run);
 struct qp_cgroup_entry;
 int vm_cgroup_entry_open(struct pod *pod, struct qp_cgroup_entry *e, qp_error **err);
 
-/* ---- ctl.c ---- */
+/* ---- monitor/ctl.c ---- */
 
 /* One request (CTL_START, SIGNAL, SHUTDOWN, MEMINFO_REQ, CTL_REPLACE) to
  * the pod's monitor and its answer.  A CTL_REPLY with an error becomes -1
@@ -302,7 +304,7 @@ unsigned long long vm_spec_mem_mib(const struct pod_spec *spec);
  * tests of that path; else 30 s under TCG, 10 s under KVM). */
 int vm_hello_timeout_ms(bool kvm);
 
-/* ---- template.c: VM templates (booted once, cloned by pods) ---- */
+/* ---- snapshot/template.c: VM templates (booted once, cloned by pods) ---- */
 
 /* What shapes a booted guest (a template's identity). */
 struct vm_template_params {
@@ -344,7 +346,7 @@ int vm_template_list(void (*each)(void *ctx, const char *key, const char *meta, 
 int vm_template_prune(void (*each)(void *ctx, const char *key), void *ctx, qp_error **err);
 int vm_template_remove(const char *key, qp_error **err);
 
-/* ---- spare.c, spare_take.c: spares, a template's clones started ahead
+/* ---- snapshot/spare.c, spare_pool.c, spare_take.c: spares, a template's clones started ahead
  * of the pods that take them (docs/TEMPLATES.md, "Spares") ---- */
 
 #define QP_SPARES_DIR ".spares"        /* in the state root */
