@@ -112,7 +112,7 @@
  * EXIT 127 (not found) or 126; STATE (e.g. SIGNAL with no workload) changes nothing.
  * Timestamps are CLOCK_BOOTTIME of the guest (ns since its kernel started).
  *
- * Everything received is hostile: channel.c checks every bound above before
+ * Everything received is hostile: codec.c checks every bound above before
  * it copies a byte, and never allocates more than one fixed-size store.
  */
 #ifndef QPOD_PROTOCOL_H
