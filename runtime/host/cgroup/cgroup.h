@@ -205,6 +205,8 @@ struct qp_cgroup {
 extern const struct qp_cgroup_ops qp_cgroup_v1_ops;
 extern const struct qp_cgroup_ops qp_cgroup_v2_ops;
 
+/* ---- cgroup_files.c: what both backends share ---- */
+
 /* Called for every component walked by qp_cg_mkpath, after it is open. */
 typedef int (*qp_cg_hook)(int parentfd, int childfd, bool leaf, void *ud, qp_error **err);
 
@@ -217,6 +219,9 @@ int qp_cg_mkpath(int rootfd, const char *path, qp_cg_hook hook, void *ud, qp_err
 int qp_cg_openpath(int rootfd, const char *path, qp_error **err);
 /* Remove PATH below rootfd, children first, killing what is left (~1 s). */
 int qp_cg_remove(int rootfd, const char *path, qp_error **err);
+/* qpod's own parent ("qpod/ID" -> "qpod") removed once empty (a spec's
+ * cgroupsPath parents are left alone). */
+void qp_cg_remove_default_parent(int rootfd, const char *path);
 bool qp_cg_has_file(int dirfd, const char *name);
 /* Write VALUE to FILE in dirfd: `write "256M" to memory.max: Invalid argument`. */
 int qp_cg_write(int dirfd, const char *file, const char *value, qp_error **err);
