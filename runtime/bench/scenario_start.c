@@ -28,6 +28,7 @@
 #include "util/cleanup.h"
 #include "util/paths.h"
 #include "util/strv.h"
+#include "vm/qemu/qemu.h"
 #include "vm/vm.h"
 
 #define MAX_ARGS 32

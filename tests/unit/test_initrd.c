@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "guest-init/modules.h"
+#include "vm/qemu/qemu.h"
 #include "vm/vm.h"
 
 static char tmpl[] = "/tmp/qpod-test-initrd.XXXXXX";

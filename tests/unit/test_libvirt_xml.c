@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "vm/libvirt/libvirt.h"
+#include "vm/qemu/qemu.h"
 
 #define UUID "0f8fad5b-d9cb-469f-a165-70867728950e"
 

@@ -22,6 +22,7 @@
 #include "util/log.h"
 #include "vm/libvirt/libvirt.h"
 #include "vm/libvirt/libvirt_dl.h"
+#include "vm/qemu/qemu.h"
 
 struct vm_lv {
 	virConnectPtr conn;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "vm/qemu/qemu.h"
 #include "vm/vm.h"
 
 #define QP_LIBVIRT_URI_DEFAULT "qemu:///system"

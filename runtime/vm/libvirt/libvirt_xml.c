@@ -17,6 +17,7 @@
 #include "util/cleanup.h"
 #include "util/strv.h"
 #include "vm/libvirt/libvirt.h"
+#include "vm/qemu/qemu.h"
 
 static bool has_control(const char *s)
 {

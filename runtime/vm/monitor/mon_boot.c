@@ -30,6 +30,8 @@
 #include "util/log.h"
 #include "vm/libvirt/libvirt.h"
 #include "vm/monitor/monitor.h"
+#include "vm/qemu/qemu.h"
+#include "vm/snapshot/snapshot.h"
 
 /* ---- boot ---- */
 

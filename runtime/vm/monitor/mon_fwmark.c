@@ -13,6 +13,7 @@
 #include "qboot/qpod_abi.h"
 #include "util/log.h"
 #include "vm/monitor/monitor.h"
+#include "vm/qemu/qemu.h"
 
 int mon_fwmark_open(struct vm_mon *m, struct vm_qemu_opts *o, qp_error **err)
 {

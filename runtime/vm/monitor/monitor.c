@@ -26,6 +26,7 @@
 #include "util/log.h"
 #include "vm/libvirt/libvirt.h"
 #include "vm/monitor/monitor.h"
+#include "vm/qemu/qemu.h"
 
 pid_t vm_mon_qemu_pid(const struct vm_mon *m)
 {

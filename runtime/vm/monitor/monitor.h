@@ -22,6 +22,7 @@
 
 #include "qboot/qpod_abi.h"
 #include "vm/timeline.h"
+#include "vm/qemu/qemu.h"
 #include "vm/vm.h"
 
 #define CONNECT_TIMEOUT_MS 5000

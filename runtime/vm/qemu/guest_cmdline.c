@@ -17,6 +17,7 @@
 
 #include "util/cleanup.h"
 #include "util/paths.h"
+#include "vm/qemu/qemu.h"
 #include "vm/vm.h"
 
 /* kernel-config/cmdline.txt, joined; used when that file is not found */
@@ -24,7 +25,7 @@
 	"console=ttyS0 quiet reboot=t panic=-1 no_timer_check tsc=reliable 8250.nr_uarts=1 "      \
 	"virtio_console.rx_bufs=64"
 
-/* see vm.h; the file is kernel-config/ beside the build, or installed
+/* see qemu.h; the file is kernel-config/ beside the build, or installed
  * beside the kernel (util/paths.h) */
 void vm_read_cmdline(char *out, size_t size)
 {

@@ -14,8 +14,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "util/io.h"
 #include "util/cleanup.h"
+#include "util/io.h"
+#include "vm/qemu/qemu.h"
 #include "vm/vm.h"
 
 #define FILE_MAX (64u << 20)   /* /init and each tree file */

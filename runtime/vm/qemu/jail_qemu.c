@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "host/jail.h"
+#include "vm/qemu/qemu.h"
 #include "vm/vm.h"
 
 /* what QEMU's 9p server needs to serve a root-owned tree faithfully with

@@ -25,9 +25,10 @@
 #include <unistd.h>
 
 #include "util/cleanup.h"
-#include "util/log.h"
 #include "util/clock.h"
+#include "util/log.h"
 #include "util/paths.h"
+#include "vm/qemu/qemu.h"
 #include "vm/vm.h"
 
 #define PROBE_TIMEOUT_MS 8000

@@ -15,6 +15,7 @@
 #include "util/cleanup.h"
 #include "util/log.h"
 #include "util/paths.h"
+#include "vm/qemu/qemu.h"
 #include "vm/vm.h"
 
 /* qpod's own (qboot/), built beside the binary or installed */

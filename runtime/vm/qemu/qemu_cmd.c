@@ -19,10 +19,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "host/cgroup/cgroup.h"
 #include "guest-init/protocol.h"
+#include "host/cgroup/cgroup.h"
 #include "qboot/qpod_abi.h"
 #include "util/cleanup.h"
+#include "vm/qemu/qemu.h"
 #include "vm/vm.h"
 
 enum bus { BUS_MMIO = 0, BUS_PCI };

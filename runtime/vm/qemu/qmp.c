@@ -15,10 +15,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/fdpass.h"
 #include "util/io.h"
 #include "util/json.h"
-#include "util/clock.h"
+#include "vm/qemu/qemu.h"
 #include "vm/vm.h"
 
 #define QMP_LINE_MAX 65536

@@ -28,6 +28,7 @@
 
 #include "util/cleanup.h"
 #include "util/paths.h"
+#include "vm/qemu/qemu.h"
 #include "vm/vm.h"
 
 #define TSC_FILE "tsc-khz"

@@ -58,6 +58,8 @@
 #include "util/log.h"
 #include "util/report.h"
 #include "vm/monitor/monitor.h"
+#include "vm/qemu/qemu.h"
+#include "vm/snapshot/snapshot.h"
 #include "vm/snapshot/spare.h"
 #include "vm/vm.h"
 

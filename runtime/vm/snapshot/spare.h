@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "vm/snapshot/snapshot.h"
 #include "vm/vm.h"
 
 #define SPARE_META "meta"

@@ -20,6 +20,8 @@
 #include "util/clock.h"
 #include "util/io.h"
 #include "util/log.h"
+#include "vm/qemu/qemu.h"
+#include "vm/snapshot/snapshot.h"
 #include "vm/snapshot/spare.h"
 
 /* ---- fill, drain, gc, refill ---- */

@@ -23,6 +23,7 @@
 #include "util/fdpass.h"
 #include "util/log.h"
 #include "util/report.h"
+#include "vm/snapshot/snapshot.h"
 #include "vm/vm.h"
 
 #define TAKE_REPLY_MS 5000 /* the holder moves QEMU into the pod's cgroup first */

@@ -37,11 +37,13 @@
 #include <unistd.h>
 
 #include "guest-init/channel.h"
+#include "net/net.h"
 #include "util/cleanup.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/paths.h"
-#include "net/net.h"
+#include "vm/qemu/qemu.h"
+#include "vm/snapshot/snapshot.h"
 #include "vm/vm.h"
 
 #define TPL_SUBDIR "templates"
