@@ -1,15 +1,27 @@
 /* guest-init/guest.h — what the parts of the guest binary share: clocks,
  * sending on the control channel, and the fatal-error path (report, then
- * power off).  Defined in main.c. */
+ * power off), defined in common.c; and each part's entry points.  The
+ * binary's layers, top down: main.c (the boot sequence) -> supervise.c
+ * (what runs in the guest) -> exec.c (starting processes) -> common.c;
+ * mounts.c and net.c serve the boot sequence. */
 #ifndef QPOD_GUEST_H
 #define QPOD_GUEST_H
 
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "guest-init/channel.h"
+
+/* ---- common.c ---- */
+
+/* The control channel to the host: made by main once its port is open
+ * (gi_chan_ready set then); read by the boot sequence until RUN, then only
+ * by the relay thread (supervise.c). */
+extern struct qp_chan gi_chan;
+extern int gi_chan_ready;
 
 uint64_t gi_boot_ns(void); /* CLOCK_BOOTTIME in ns */
 int64_t gi_mono_ms(void);  /* CLOCK_MONOTONIC in ms */
@@ -22,6 +34,45 @@ void gi_send_or_die(const struct qp_msg *m);
 __attribute__((noreturn, format(printf, 3, 4))) void gi_fatal(uint32_t code, int errnum,
 							     const char *fmt, ...);
 #define die(...) gi_fatal(QP_PERR_SYSCALL, errno, __VA_ARGS__)
+/* gi_fatal with e's message */
+__attribute__((noreturn)) void gi_fatal_err(uint32_t code, qp_error *e);
+/* An ERROR to the host that does not end the VM (fatal if it cannot be sent). */
+__attribute__((format(printf, 3, 4))) void gi_send_error(uint32_t code, int errnum, const char *fmt, ...);
+/* sync, then reboot: QEMU runs with -no-reboot, so this ends the VM. */
+__attribute__((noreturn)) void gi_power_off(void);
+/* A small proc/sys file, NUL-terminated (one read); fatal if unreadable. */
+void gi_read_text(const char *path, char *buf, size_t size);
+/* MEMINFO from /proc/meminfo to the host. */
+void gi_send_meminfo(void);
+/* Copy RUN's strings out of the channel's store, which the next message
+ * reuses, and point r into the copy (one copy: the latest RUN's). */
+void gi_keep_run(struct qp_run *r);
+
+/* ---- mounts.c ---- */
+
+void gi_mount_fs(const char *src, const char *dst, const char *type, unsigned long flags,
+		 const char *data);
+void gi_mount_early(void);    /* proc, sys, dev */
+void gi_mount_cgroup2(void);  /* /sys/fs/cgroup, every controller enabled */
+/* The workload's root (the 9p share, or its subdirectory), pivot_root'ed. */
+void gi_enter_rootfs(const struct qp_run *r);
+/* RUN's own mounts, inside the new root. */
+void gi_apply_mounts(const struct qp_run *r);
+
+/* ---- net.c ---- */
+
+void gi_link_up(int sk, const char *name);
+/* The pod's interface from RUN: MAC, address, default route. */
+void gi_net_setup(const struct qp_run *r);
+
+/* ---- supervise.c: what runs in the guest ---- */
+
+/* The first workload's relay thread, made before the first HELLO and held
+ * behind a gate (a template's clone does not pay pthread_create). */
+void gi_supervise_prepare(void);
+/* Run first (tinyinit in this thread, the relay thread beside it) and any
+ * workload that replaces it; returns when no RUN follows an EXIT. */
+void gi_supervise(const struct qp_run *first);
 
 /* ---- exec.c: starting processes (the workload and EXECs) ---- */
 

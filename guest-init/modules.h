@@ -7,7 +7,7 @@
 
 #include "util/error.h"
 
-/* Where the host packs the modules in the initramfs (runtime/vm/initrd.c). */
+/* Where the host packs the modules in the initramfs (runtime/vm/qemu/initrd.c). */
 #define GI_MODULES_DIR "/lib/modules"
 #define GI_MODULES_ORDER "modules.order"
 #define GI_MODULES_MAX 64

@@ -67,10 +67,10 @@
  *                  and network as they are.  stdin is /dev/null.
  *   CLONE       H  u64 realtime_ns (the host's CLOCK_REALTIME), u8 seed[32]
  *                  (from the host's getrandom): sent to a VM restored from a
- *                  template (vm/template.c) before RUN, so that it is unique:
+ *                  template (vm/snapshot/template.c) before RUN, so that it is unique:
  *                  the seed is mixed into the guest's RNG, which is reseeded,
  *                  and the clock set.  The guest answers with a new HELLO.
- *   WARM        H  str tag (a 9p mount tag): sent to a spare (vm/spare.c)
+ *   WARM        H  str tag (a 9p mount tag): sent to a spare (vm/snapshot/spare.c)
  *                  before RUN, so that the code a pod's start runs is
  *                  translated (TCG) before a pod asks: in a child with a
  *                  mount namespace of its own, the guest enters the share's
@@ -112,7 +112,7 @@
  * EXIT 127 (not found) or 126; STATE (e.g. SIGNAL with no workload) changes nothing.
  * Timestamps are CLOCK_BOOTTIME of the guest (ns since its kernel started).
  *
- * Everything received is hostile: channel.c checks every bound above before
+ * Everything received is hostile: codec.c checks every bound above before
  * it copies a byte, and never allocates more than one fixed-size store.
  */
 #ifndef QPOD_PROTOCOL_H

@@ -4,15 +4,6 @@
 #include "oci_state.h"
 #include "util/json.h"
 
-void qp_oci_put_annotations(yajl_gen g, const char *key, const struct qp_kv *kv, size_t n)
-{
-	qp_json_key(g, key);
-	yajl_gen_map_open(g);
-	for (size_t i = 0; i < n; i++)
-		qp_json_kstr(g, kv[i].key, kv[i].value);
-	yajl_gen_map_close(g);
-}
-
 void qp_oci_state_put(yajl_gen g, const struct qp_oci_state *s, bool omit_zero_pid)
 {
 	qp_json_kstr(g, "ociVersion", QP_OCI_VERSION);
@@ -21,7 +12,7 @@ void qp_oci_state_put(yajl_gen g, const struct qp_oci_state *s, bool omit_zero_p
 	if (s->pid || !omit_zero_pid)
 		qp_json_kint(g, "pid", s->pid);
 	qp_json_kstr(g, "bundle", s->bundle);
-	qp_oci_put_annotations(g, "annotations", s->annotations, s->n_annotations);
+	qp_state_put_annotations(g, "annotations", s->annotations, s->n_annotations);
 }
 
 int qp_oci_state_json(const struct qp_oci_state *s, char **out, size_t *len, qp_error **err)

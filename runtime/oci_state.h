@@ -27,8 +27,6 @@ struct qp_oci_state {
  * (runc's `state` does so for a stopped container) unless omit_zero_pid
  * (the spec's state, where pid is only there while the process is). */
 void qp_oci_state_put(yajl_gen g, const struct qp_oci_state *s, bool omit_zero_pid);
-/* "key": { annotations } (also state.json's) */
-void qp_oci_put_annotations(yajl_gen g, const char *key, const struct qp_kv *kv, size_t n);
 /* The whole object as compact JSON text, pid omitted when 0 (hooks' stdin). */
 int qp_oci_state_json(const struct qp_oci_state *s, char **out, size_t *len, qp_error **err);
 

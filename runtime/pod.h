@@ -38,7 +38,7 @@ struct pod {
 	int wait_fd;                  /* pidfd or similar for drv->wait_fd */
 	int lock;                     /* enum qp_lock held on dirfd */
 	bool creator;                 /* this process is creating the pod */
-	bool spare;                   /* a VM spare being made (vm/spare.c) */
+	bool spare;                   /* a VM spare being made (vm/snapshot/spare.c) */
 	bool building;                /* drv->create got as far as a pod process
 				       * (clone, VMM fork): a failed create then
 				       * runs the poststop hooks, as a delete would */
@@ -74,8 +74,13 @@ int pod_update(struct pod *pod, const struct qp_resources *upd, qp_error **err);
 /* Usage figures of a live pod (drv->stats). */
 int pod_stats(struct pod *pod, struct qp_stats *st, qp_error **err);
 int pod_delete(struct pod *pod, bool force, qp_error **err);
-enum qp_status pod_status(struct pod *pod);
 void pod_free(struct pod *pod);
+
+/* ---- pod_info.c: what the drivers and hooks read of a pod ---- */
+
+/* CREATING while its creator holds the lock (else STOPPED), then what the
+ * driver says (drv->status). */
+enum qp_status pod_status(struct pod *pod);
 /* The pod's OCI state (id, bundle, annotations) with this status and pid;
  * it points into pod->state. */
 struct qp_oci_state pod_oci_state(const struct pod *pod, enum qp_status status, pid_t pid);

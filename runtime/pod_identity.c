@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 #include "pod.h"
 #include "util/cleanup.h"
 #include "util/log.h"

@@ -12,7 +12,6 @@
 #include <linux/fs.h>
 #include <sys/syscall.h>
 
-#include "oci_state.h"
 #include "state.h"
 #include "util/io.h"
 #include "util/cleanup.h"
@@ -297,6 +296,15 @@ int state_read_file(int dirfd, const char *name, size_t max, char **out, size_t 
 	return 0;
 }
 
+void qp_state_put_annotations(yajl_gen g, const char *key, const struct qp_kv *kv, size_t n)
+{
+	qp_json_key(g, key);
+	yajl_gen_map_open(g);
+	for (size_t i = 0; i < n; i++)
+		qp_json_kstr(g, kv[i].key, kv[i].value);
+	yajl_gen_map_close(g);
+}
+
 int state_save(int dirfd, const struct pod_state *st, qp_error **err)
 {
 	yajl_gen g = qp_json_gen_new(false);
@@ -322,7 +330,7 @@ int state_save(int dirfd, const struct pod_state *st, qp_error **err)
 	qp_json_kstr(g, "accel", st->accel);
 	qp_json_kstr(g, "stop_reason", st->stop_reason);
 	qp_json_kstr(g, "owner", st->owner);
-	qp_oci_put_annotations(g, "annotations", st->annotations, st->n_annotations);
+	qp_state_put_annotations(g, "annotations", st->annotations, st->n_annotations);
 	yajl_gen_map_close(g);
 	if (qp_json_gen_finish(g, &text, &len, err) < 0)
 		return qp_error_prefix(err, "save state");

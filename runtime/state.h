@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include <yajl/yajl_gen.h>
 
 #include "spec/spec.h"
 #include "util/error.h"
@@ -79,7 +80,7 @@ bool state_lock_busy(int dirfd);
 /* (Re)lock an open pod dir; exclusive = false for a shared lock. */
 int state_lock(int dirfd, const char *id, bool exclusive, qp_error **err);
 /* Remove NAME in parent and everything in it (never into another file
- * system: EXDEV), e.g. a spare's dir (vm/spare.c); -1 with errno. */
+ * system: EXDEV), e.g. a spare's dir (vm/snapshot/spare.c); -1 with errno. */
 int state_remove_tree(int parent, const char *name);
 /* Remove the pod dir and everything in it. */
 /* A QP_CLAIM_PREFIX dir left by a qpod killed mid-claim (unlocked, with
@@ -88,6 +89,8 @@ bool state_remove_stale_claim(int rootfd, const char *name);
 int state_remove(int rootfd, const char *id, qp_error **err);
 
 int state_save(int dirfd, const struct pod_state *st, qp_error **err);
+/* "key": { annotations }: state.json's, and the OCI state's (oci_state.c) */
+void qp_state_put_annotations(yajl_gen g, const char *key, const struct qp_kv *kv, size_t n);
 int state_load(int dirfd, struct pod_state **out, qp_error **err);
 /* The parser behind state_load: TEXT (NUL-terminated, LEN bytes) -> *out. */
 int state_parse(const char *text, size_t len, struct pod_state **out, qp_error **err);

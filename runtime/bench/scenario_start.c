@@ -9,7 +9,7 @@
  * cloud kernel: tools/qpod-tradvm); with --libvirt-uri, the cold boot
  * through the libvirt backend beside the direct one (qpod-vm-libvirt);
  * and a pod that takes a spare (qpod-vm-spare: a clone started ahead,
- * vm/spare.c), one made before each of its runs and not timed, where
+ * vm/snapshot/spare.c), one made before each of its runs and not timed, where
  * spares can be made (QEMU's jail is on).
  * The phases are per variant: qpod's firmware has vmm_init and firmware
  * (its markers), the others vmm_firmware (QEMU and the firmware in one). */
@@ -28,6 +28,7 @@
 #include "util/cleanup.h"
 #include "util/paths.h"
 #include "util/strv.h"
+#include "vm/qemu/qemu.h"
 #include "vm/vm.h"
 
 #define MAX_ARGS 32

@@ -1,6 +1,7 @@
 /* runtime/bench/workload.h — what the parts of `qpod bench workload` share
  * (scenario_workload.c runs the loop; workload_net.c the tests with a server
- * in the pod, workload_file.c the file I/O tests).  One measurement of a
+ * in the pod, workload_file.c the file I/O tests; workload_run.c how a tool
+ * runs in a target, which all three use).  One measurement of a
  * test yields up to WL_VALUES values, each a sample of its own result
  * (target, test, metric). */
 #ifndef QPOD_BENCH_WORKLOAD_H
@@ -30,6 +31,7 @@ struct wl_values {
 	int n;
 };
 
+/* ---- workload_run.c ---- */
 /* argv prefix that runs a command in `target` ("host": nothing): `qpod run
  * --rm`, or detached under `name` on the bridge; returns its length. */
 size_t wl_target_prefix(const struct wl *b, const char *target, const char **argv, bool detach,
@@ -47,6 +49,7 @@ void wl_delete_pod(const struct wl *b, const char *id);
  * for it; pid -1 after. */
 void wl_stop(struct qp_child_run *run);
 
+/* ---- scenario_workload.c ---- */
 /* Our own network namespace with lo up: the pods' bridge lives there, and
  * no packet reaches the machine's interfaces. */
 int wl_private_netns(qp_error **err);

@@ -5,7 +5,7 @@
  * state file, or status "creating" with no live process, and nobody holding
  * its lock) is destroyed like `delete --force`; then every network link,
  * address and IPAM lease whose pod no longer exists is removed, and the
- * directory of every spare whose holder is gone (vm/spare.c).  Pods that
+ * directory of every spare whose holder is gone (vm/snapshot/spare.c).  Pods that
  * exist — running or stopped — are left alone, and so is a pod whose state
  * cannot be read (damaged, oversized, a symlink): gc cannot tell what it
  * runs, so it kills nothing of it and keeps its dir, its cgroup and its
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 #include "net/net.h"
 #include "pod.h"
 #include "util/cleanup.h"

@@ -1,7 +1,7 @@
 /* runtime/cli/cmd_spares.c — `qpod spares fill|list|drain`: vm pods
  * started ahead (template clones kept unique and warm) that `run` and
  * `create` of the same memory, vCPUs, accel and firmware take instead of
- * starting a VM (vm/spare.c; docs/TEMPLATES.md, "Spares").  Through the
+ * starting a VM (vm/snapshot/spare.c; docs/TEMPLATES.md, "Spares").  Through the
  * VM driver's spares ops: this file knows no VM internals. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,6 +1,6 @@
 /* runtime/cli/cmd_template.c — `qpod template list|create|rm`: the VM
  * templates that vm pods with --boot auto|template start as clones of
- * (vm/template.c; what a clone shares with its template: docs/TEMPLATES.md).
+ * (vm/snapshot/template.c; what a clone shares with its template: docs/TEMPLATES.md).
  * Through the VM driver's template ops: this file knows no VM internals. */
 #include <errno.h>
 #include <getopt.h>

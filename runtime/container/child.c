@@ -34,8 +34,8 @@
 #include <linux/keyctl.h>
 #include <sys/syscall.h>
 
-#include "container/caps.h"
-#include "container/cgroup.h"
+#include "host/caps.h"
+#include "host/cgroup/cgroup.h"
 #include "container/console.h"
 #include "container/container.h"
 #include "container/mounts.h"

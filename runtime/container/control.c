@@ -2,7 +2,7 @@
  * running pod through its cgroup: pause and resume (the freezer), update
  * (the limit writers create uses) and stats.  A pod without a cgroup of
  * its own (rootless, no delegation) cannot do these and says so. */
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 #include "container/container.h"
 #include "pod.h"
 

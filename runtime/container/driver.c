@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "container/caps.h"
-#include "container/cgroup.h"
+#include "host/caps.h"
+#include "host/cgroup/cgroup.h"
 #include "spec/resources.h"
 #include "container/console.h"
 #include "container/container.h"

@@ -16,8 +16,8 @@
 #include <linux/close_range.h>
 #include <sys/syscall.h>
 
-#include "container/caps.h"
-#include "container/cgroup.h"
+#include "host/caps.h"
+#include "host/cgroup/cgroup.h"
 #include "container/console.h"
 #include "container/container.h"
 #include "container/seccomp.h"

@@ -4,7 +4,7 @@
  * pods apply.  The driver's features op; cli/cmd_spec.c writes the rest. */
 #include <unistd.h>
 
-#include "container/caps.h"
+#include "host/caps.h"
 #include "container/container.h"
 #include "container/seccomp.h"
 #include "util/json.h"

@@ -7,7 +7,7 @@
  * no_new_privs the filter goes last (so it need not allow setresuid,
  * capset, ...); without it the filter must be loaded while we still hold
  * CAP_SYS_ADMIN, i.e. before the drop (as runc does). */
-#include "container/caps.h"
+#include "host/caps.h"
 #include "container/container.h"
 #include "container/lsm.h"
 #include "container/seccomp.h"

@@ -3,7 +3,6 @@
  * and remove them when they have no ports left.  Callers hold the network
  * lock (ipam.h), so no other qpod creates or prunes bridges meanwhile. */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -30,25 +29,6 @@ int qp_net_enable_forwarding(qp_error **err)
 	if (pwrite(fd, "1\n", 2, 0) != 2)
 		return qp_fail(err, errno, "enable IPv4 forwarding (" IP_FORWARD ")");
 	return 0;
-}
-
-bool qp_net_is_bridge_name(const struct qp_net_cfg *cfg, const char *name)
-{
-	size_t plen = strlen(cfg->prefix);
-	const char *d = name + plen;
-	unsigned long v;
-	char *end;
-
-	if (strncmp(name, cfg->prefix, plen) || !isdigit((unsigned char)*d))
-		return false;
-	if (d[0] == '0' && d[1])  /* canonical numbers only: "qpod01" is not ours */
-		return false;
-	for (const char *p = d; *p; p++)
-		if (!isdigit((unsigned char)*p))
-			return false;
-	errno = 0;
-	v = strtoul(d, &end, 10);
-	return !errno && v < cfg->nslices;
 }
 
 int qp_net_bridge_ensure(struct qp_nl *nl, const struct qp_net_cfg *cfg, uint32_t slice,

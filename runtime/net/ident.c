@@ -1,6 +1,10 @@
 /* runtime/net/ident.c — names and MACs derived from a pod ID, so that any
- * qpod process (detach, gc) finds the same link for the same pod. */
+ * qpod process (detach, gc) finds the same link for the same pod, and the
+ * names of qpod's own bridges (PREFIX + slice). */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "net/internal.h"
@@ -63,4 +67,23 @@ void qp_net_pod_mac(const char *id, unsigned char mac[6])
 void qp_net_bridge_mac(const char *bridge, unsigned char mac[6])
 {
 	mac_from(qp_net_hash(bridge, SEED_BRIDGE), mac);
+}
+
+bool qp_net_is_bridge_name(const struct qp_net_cfg *cfg, const char *name)
+{
+	size_t plen = strlen(cfg->prefix);
+	const char *d = name + plen;
+	unsigned long v;
+	char *end;
+
+	if (strncmp(name, cfg->prefix, plen) || !isdigit((unsigned char)*d))
+		return false;
+	if (d[0] == '0' && d[1])  /* canonical numbers only: "qpod01" is not ours */
+		return false;
+	for (const char *p = d; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return false;
+	errno = 0;
+	v = strtoul(d, &end, 10);
+	return !errno && v < cfg->nslices;
 }

@@ -31,7 +31,7 @@ static inline int qp_net_errnum(const qp_error *e)
 	return e ? e->errnum : 0;
 }
 
-/* ---- ident.c: deterministic names from a pod ID ---- */
+/* ---- ident.c: deterministic names from a pod ID, our bridges' names ---- */
 #define QP_NET_LINK_PREFIX "qp"
 #define QP_NET_LINK_HEX 10
 
@@ -43,6 +43,9 @@ bool qp_net_is_host_ifname(const char *name);
 /* 02:xx:xx:xx:xx:xx: locally administered, unicast. */
 void qp_net_pod_mac(const char *id, unsigned char mac[6]);
 void qp_net_bridge_mac(const char *bridge, unsigned char mac[6]);
+/* True if name is PREFIX followed by a decimal slice number (one of our
+ * bridges, bridge.c; overlap.c does not count routes through them). */
+bool qp_net_is_bridge_name(const struct qp_net_cfg *cfg, const char *name);
 
 /* ---- netns.c ---- */
 /* Open /proc/PID/ns/net (O_CLOEXEC); QP_E_INVALID if it is our own netns
@@ -57,8 +60,6 @@ int qp_netns_nl_open(int nsfd, struct qp_nl **out, qp_error **err);
  * enables ip_forward for slice >= 1.  *ifindex = the bridge. */
 int qp_net_bridge_ensure(struct qp_nl *nl, const struct qp_net_cfg *cfg, uint32_t slice,
 			 int *ifindex, qp_error **err);
-/* True if name is PREFIX followed by a decimal slice number. */
-bool qp_net_is_bridge_name(const struct qp_net_cfg *cfg, const char *name);
 /* Delete our bridges without ports; only_slice >= 0 limits it to one. */
 int qp_net_prune_locked(struct qp_nl *nl, const struct qp_net_cfg *cfg, long only_slice,
 			qp_error **err);

@@ -130,7 +130,7 @@ struct pod_spec *spec_default(void)
 	s->readonly_paths = STRV(readonly_paths);
 	s->seccomp = spec_default_seccomp();
 	/* runc spec's linux.resources.devices: deny all; the runtime's own
-	 * default devices are allowed on top (container/devrules.c) */
+	 * default devices are allowed on top (host/cgroup/devrules.c) */
 	s->resources.dev_rules = calloc(1, sizeof(*s->resources.dev_rules));
 	if (!s->masked_paths || !s->readonly_paths || !s->seccomp || !s->resources.dev_rules)
 		goto oom;

@@ -112,7 +112,7 @@ struct qp_device {
 };
 
 /* One linux.resources.devices rule (cgroup device access), applied in
- * order as runc does (container/devrules.h). */
+ * order as runc does (host/cgroup/devrules.h). */
 #define QP_DEV_READ 1u
 #define QP_DEV_WRITE 2u
 #define QP_DEV_MKNOD 4u

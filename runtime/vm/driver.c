@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "container/cgroup.h"
 #include "hooks.h"
+#include "host/cgroup/cgroup.h"
 #include "net/net.h"
 #include "pod.h"
 #include "spec/resources.h"
@@ -28,7 +28,9 @@
 #include "util/log.h"
 #include "util/report.h"
 #include "util/strv.h"
-#include "vm/libvirt.h"
+#include "vm/libvirt/libvirt.h"
+#include "vm/qemu/qemu.h"
+#include "vm/snapshot/snapshot.h"
 #include "vm/timeline.h"
 #include "vm/vm.h"
 

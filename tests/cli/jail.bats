@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tests/cli/jail.bats — a VM pod's QEMU in its jail (runtime/vm/jail.c,
+# tests/cli/jail.bats — a VM pod's QEMU in its jail (runtime/host/jail.c,
 # docs/JAIL.md): its uid/gid, capabilities, seccomp filter, no_new_privs
 # and rlimits as /proc shows them, a mount namespace that holds only what
 # QEMU needs, and the pod still working through it: exec, the 9p share's

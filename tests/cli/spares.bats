@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tests/cli/spares.bats — spares (vm/spare.c, spare_take.c): `qpod spares
+# tests/cli/spares.bats — spares (vm/snapshot/spare.c, spare_take.c): `qpod spares
 # fill|list|drain`, vm pods that take a free spare (output, status, rootfs,
 # read-only rootfs, cgroup, timeline, exec/kill/delete), what makes two
 # spares' pods unique, the pods that must not take one, the pool topped up

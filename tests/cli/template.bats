@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tests/cli/template.bats — VM templates (vm/template.c): `qpod template
+# tests/cli/template.bats — VM templates (vm/snapshot/template.c): `qpod template
 # list|create|rm`, pods started as clones (--boot template|auto|cold), what
 # makes a clone unique (RNG, clock, hostname), and the faults: a corrupted
 # or deleted template, a full cache, clones with mounts and with a NIC,

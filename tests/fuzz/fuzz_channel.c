@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_channel.c — libFuzzer entry point for the control-channel
- * decoder (guest-init/channel.c), the parser of everything a guest sends:
+ * decoder (guest-init/codec.c), the parser of everything a guest sends:
  *  1. the input as one frame: what decodes must re-encode, and the
  *     re-encoding must decode to the same bytes again (encode∘decode is
  *     stable); errors are one line;
@@ -7,7 +7,7 @@
  *     handed out until an error or EOF, never a crash, hang or overread.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -include config.h \
  *     -Iruntime -I. $(pkg-config --cflags yajl) -o build/fuzz/fuzz_channel \
- *     tests/fuzz/fuzz_channel.c guest-init/channel.c runtime/util/error.c runtime/util/log.c -lyajl
+ *     tests/fuzz/fuzz_channel.c guest-init/channel.c guest-init/codec.c guest-init/run_mount.c runtime/util/error.c runtime/util/log.c -lyajl
  *   build/fuzz/fuzz_channel -max_total_time=60 [CORPUS_DIR]
  */
 #include <fcntl.h>

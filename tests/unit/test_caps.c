@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "container/caps.h"
+#include "host/caps.h"
 
 #define BIT(c) (UINT64_C(1) << (c))
 

@@ -24,7 +24,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "container/cgroup.h"
+#include "host/cgroup/cgroup.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270

@@ -24,9 +24,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "container/cgroup.h"
-#include "container/devices_bpf.h"
-#include "container/devrules.h"
+#include "host/cgroup/cgroup.h"
+#include "host/cgroup/devices_bpf.h"
+#include "host/cgroup/devrules.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270

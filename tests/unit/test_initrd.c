@@ -1,5 +1,5 @@
 /* tests/unit/test_initrd.c — the microVM initramfs writer with extra trees
- * (runtime/vm/initrd.c) read back by a small newc parser: parents added,
+ * (runtime/vm/qemu/initrd.c) read back by a small newc parser: parents added,
  * modes/symlinks kept, devices and fifos skipped, /init written last so it
  * wins, bad destinations refused; and guest-init's module loader
  * (guest-init/modules.c) on everything but a real module: no list, blank
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "guest-init/modules.h"
+#include "vm/qemu/qemu.h"
 #include "vm/vm.h"
 
 static char tmpl[] = "/tmp/qpod-test-initrd.XXXXXX";

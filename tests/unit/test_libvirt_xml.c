@@ -1,5 +1,5 @@
 /* tests/unit/test_libvirt_xml.c — the libvirt backend's domain XML
- * (runtime/vm/libvirt_xml.c): the guest the direct backend would run
+ * (runtime/vm/libvirt/libvirt_xml.c): the guest the direct backend would run
  * (microvm, firmware, kernel, initrd, cmdline, memory, vCPUs, accel), the
  * tap as an ethernet interface on virtio-mmio, the channel and 9p shares
  * as libvirt's own <channel> and <filesystem> elements on virtio-mmio (the
@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vm/libvirt.h"
+#include "vm/libvirt/libvirt.h"
+#include "vm/qemu/qemu.h"
 
 #define UUID "0f8fad5b-d9cb-469f-a165-70867728950e"
 

@@ -36,11 +36,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "guest-init/channel.h"
 #include "guest-init/modules.h"
-#include "cli/cli.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "vm/qemu/qemu.h"
 #include "vm/vm.h"
 
 #define BASE "/var/cache/qpod/baseline-kernel/current"

@@ -1,0 +1,707 @@
+/* guest-init/codec.c — protocol.h frames (channel.h declares it): type
+ * names and senders, validation, encoding and decoding.
+ *
+ * The decoder reads through a bounds-checked cursor: every field asks for
+ * its bytes first, so no input can read past the frame; strings land in the
+ * fixed qp_msg_store, so no input can make us allocate. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+
+#include "guest-init/channel.h"
+
+#define MAX_CWD 4096
+
+static const char *const type_names[] = {
+	[QP_MSG_HELLO] = "HELLO",       [QP_MSG_RUN] = "RUN",
+	[QP_MSG_STARTED] = "STARTED",   [QP_MSG_STDOUT] = "STDOUT",
+	[QP_MSG_STDERR] = "STDERR",     [QP_MSG_STDIN] = "STDIN",
+	[QP_MSG_SIGNAL] = "SIGNAL",     [QP_MSG_EXIT] = "EXIT",
+	[QP_MSG_MEMINFO_REQ] = "MEMINFO_REQ", [QP_MSG_MEMINFO] = "MEMINFO",
+	[QP_MSG_SHUTDOWN] = "SHUTDOWN", [QP_MSG_ERROR] = "ERROR",
+	[QP_MSG_EXEC] = "EXEC",         [QP_MSG_EXEC_STARTED] = "EXEC_STARTED",
+	[QP_MSG_EXEC_OUT] = "EXEC_OUT", [QP_MSG_EXEC_EXIT] = "EXEC_EXIT",
+	[QP_MSG_CTL_START] = "CTL_START", [QP_MSG_CTL_REPLY] = "CTL_REPLY",
+	[QP_MSG_CTL_REPLACE] = "CTL_REPLACE", [QP_MSG_CTL_PAUSE] = "CTL_PAUSE",
+	[QP_MSG_CTL_RESUME] = "CTL_RESUME", [QP_MSG_CLONE] = "CLONE",
+	[QP_MSG_WARM] = "WARM", [QP_MSG_STDIN_CREDIT] = "STDIN_CREDIT",
+};
+
+static const unsigned char senders[] = {
+	[QP_MSG_HELLO] = QP_SENDER_GUEST,   [QP_MSG_RUN] = QP_SENDER_HOST,
+	[QP_MSG_STARTED] = QP_SENDER_GUEST, [QP_MSG_STDOUT] = QP_SENDER_GUEST,
+	[QP_MSG_STDERR] = QP_SENDER_GUEST,  [QP_MSG_STDIN] = QP_SENDER_HOST,
+	[QP_MSG_SIGNAL] = QP_SENDER_HOST,   [QP_MSG_EXIT] = QP_SENDER_GUEST,
+	[QP_MSG_MEMINFO_REQ] = QP_SENDER_HOST, [QP_MSG_MEMINFO] = QP_SENDER_GUEST,
+	[QP_MSG_SHUTDOWN] = QP_SENDER_HOST,
+	[QP_MSG_ERROR] = QP_SENDER_GUEST | QP_SENDER_HOST,
+	[QP_MSG_EXEC] = QP_SENDER_HOST,     [QP_MSG_EXEC_STARTED] = QP_SENDER_GUEST,
+	[QP_MSG_EXEC_OUT] = QP_SENDER_GUEST, [QP_MSG_EXEC_EXIT] = QP_SENDER_GUEST,
+	[QP_MSG_CTL_START] = QP_SENDER_CTL, [QP_MSG_CTL_REPLY] = QP_SENDER_CTL,
+	[QP_MSG_CTL_REPLACE] = QP_SENDER_CTL, [QP_MSG_CTL_PAUSE] = QP_SENDER_CTL,
+	[QP_MSG_CTL_RESUME] = QP_SENDER_CTL, [QP_MSG_CLONE] = QP_SENDER_HOST,
+	[QP_MSG_WARM] = QP_SENDER_HOST, [QP_MSG_STDIN_CREDIT] = QP_SENDER_GUEST,
+};
+
+const char *qp_msg_type_name(uint16_t type)
+{
+	return type >= 1 && type <= QP_MSG_TYPE_MAX ? type_names[type] : "unknown";
+}
+
+int qp_msg_sender(uint16_t type)
+{
+	return type >= 1 && type <= QP_MSG_TYPE_MAX ? senders[type] : 0;
+}
+
+int qp_msg_check_sender(const struct qp_msg *m, enum qp_sender from, qp_error **err)
+{
+	if (!(qp_msg_sender(m->type) & from))
+		return qp_error_set(err, QP_E_GUEST, 0, "control channel: %s message from the %s",
+				    qp_msg_type_name(m->type),
+				    from == QP_SENDER_GUEST ? "guest" : from == QP_SENDER_HOST ? "host" : "client");
+	return 0;
+}
+
+/* ---- validation shared by the encoder and the decoder ---- */
+
+static int invalid(qp_error **err, int code, const struct qp_msg *m, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int invalid(qp_error **err, int code, const struct qp_msg *m, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return qp_error_set(err, code, 0, "control channel: %s message: %s",
+			    qp_msg_type_name(m->type), buf);
+}
+
+static int validate_run(const struct qp_run *r, int code, const struct qp_msg *m, qp_error **err)
+{
+	static const uint8_t zero[4];
+
+	if (r->flags & ~(uint32_t)QP_RUN_F_ALL)
+		return invalid(err, code, m, "unknown flags 0x%x", r->flags & ~(uint32_t)QP_RUN_F_ALL);
+	if (r->rootfs == QP_ROOTFS_9P || r->rootfs == QP_ROOTFS_9P_SUBDIR) {
+		size_t n = r->rootfs_tag ? strlen(r->rootfs_tag) : 0;
+		if (n == 0 || n > QP_PROTO_MAX_TAG)
+			return invalid(err, code, m, "9p rootfs tag must have 1..%d bytes, not %zu",
+				       QP_PROTO_MAX_TAG, n);
+	} else if (r->rootfs == QP_ROOTFS_INITRAMFS) {
+		if (r->rootfs_tag && r->rootfs_tag[0])
+			return invalid(err, code, m, "rootfs tag given for an initramfs rootfs");
+	} else {
+		return invalid(err, code, m, "unknown rootfs kind %u", r->rootfs);
+	}
+	if (r->cwd && r->cwd[0] && (r->cwd[0] != '/' || strlen(r->cwd) > MAX_CWD))
+		return invalid(err, code, m, "cwd must be an absolute path of at most %d bytes",
+			       MAX_CWD);
+	if (r->hostname && strlen(r->hostname) > QP_PROTO_MAX_HOSTNAME)
+		return invalid(err, code, m, "hostname longer than %d bytes", QP_PROTO_MAX_HOSTNAME);
+	if (r->argc < 1 || !r->argv || !r->argv[0] || !r->argv[0][0])
+		return invalid(err, code, m, "argv is empty");
+	if (r->argc > QP_PROTO_MAX_STRV || r->envc > QP_PROTO_MAX_STRV)
+		return invalid(err, code, m, "more than %d argv or env entries", QP_PROTO_MAX_STRV);
+	for (uint32_t i = 0; i < r->envc; i++) {
+		const char *eq = strchr(r->env[i], '=');
+		if (!eq || eq == r->env[i])
+			return invalid(err, code, m, "env entry %u is not NAME=value", i);
+	}
+	if (r->prefix > 32)
+		return invalid(err, code, m, "prefix length %u > 32", r->prefix);
+	if (r->mountc > QP_PROTO_MAX_MOUNTS)
+		return invalid(err, code, m, "more than %d mounts", QP_PROTO_MAX_MOUNTS);
+	for (uint32_t i = 0; i < r->mountc; i++)
+		if (!r->mounts || !r->mounts[i] || qp_run_mount_parse(r->mounts[i], NULL) < 0)
+			return invalid(err, code, m, "mounts[%u] is malformed", i);
+	if (r->prefix == 0 && memcmp(r->gateway, zero, 4) != 0)
+		return invalid(err, code, m, "gateway without an address");
+	return 0;
+}
+
+/* Semantic checks of a message whose strings are NUL-terminated. */
+static int validate(const struct qp_msg *m, int code, qp_error **err)
+{
+	switch (m->type) {
+	case QP_MSG_RUN:
+		return validate_run(&m->u.run, code, m, err);
+	case QP_MSG_EXEC: {
+		static const uint8_t zero[6];
+		const struct qp_run *r = &m->u.run;
+		if (r->id == 0)
+			return invalid(err, code, m, "id 0");
+		if (r->rootfs != QP_ROOTFS_INITRAMFS || r->prefix || memcmp(r->mac, zero, 6) ||
+		    memcmp(r->ip, zero, 4) || r->mountc)
+			return invalid(err, code, m, "an exec cannot set the rootfs, mounts or the network");
+		return validate_run(r, code, m, err);
+	}
+	case QP_MSG_EXEC_STARTED:
+		if (m->u.exec_started.id == 0 || m->u.exec_started.pid == 0 ||
+		    m->u.exec_started.pid > INT32_MAX)
+			return invalid(err, code, m, "id or pid out of range");
+		return 0;
+	case QP_MSG_EXEC_OUT:
+		if (m->u.exec_out.id == 0 || (m->u.exec_out.stream != 1 && m->u.exec_out.stream != 2))
+			return invalid(err, code, m, "id 0 or stream %u", m->u.exec_out.stream);
+		if (m->u.exec_out.len == 0 || m->u.exec_out.len > QP_PROTO_MAX_PAYLOAD - 5 ||
+		    !m->u.exec_out.data)
+			return invalid(err, code, m, "data length %u out of range", m->u.exec_out.len);
+		return 0;
+	case QP_MSG_EXEC_EXIT:
+		if (m->u.exec_exit.id == 0 || m->u.exec_exit.code < 0 || m->u.exec_exit.code > 255)
+			return invalid(err, code, m, "id 0 or exit code %d out of range",
+				       m->u.exec_exit.code);
+		/* fall through - the text */
+	case QP_MSG_CTL_REPLY: {
+		const char *t = m->type == QP_MSG_EXEC_EXIT ? m->u.exec_exit.text : m->u.reply.text;
+		if (t && strlen(t) > QP_PROTO_MAX_TEXT)
+			return invalid(err, code, m, "text longer than %d bytes", QP_PROTO_MAX_TEXT);
+		return 0;
+	}
+	case QP_MSG_CTL_START:
+	case QP_MSG_CTL_PAUSE:
+	case QP_MSG_CTL_RESUME:
+		return 0;
+	case QP_MSG_CTL_REPLACE:
+		if (m->u.replace.flags)
+			return invalid(err, code, m, "unknown flags 0x%x", m->u.replace.flags);
+		if (m->u.replace.argc > QP_PROTO_MAX_STRV)
+			return invalid(err, code, m, "more than %d argv entries", QP_PROTO_MAX_STRV);
+		for (uint32_t i = 0; i < m->u.replace.argc; i++)
+			if (!m->u.replace.argv || !m->u.replace.argv[i] || (i == 0 && !m->u.replace.argv[0][0]))
+				return invalid(err, code, m, "argv[%u] empty", i);
+		return 0;
+	case QP_MSG_STARTED:
+		if (m->u.started.pid == 0 || m->u.started.pid > INT32_MAX)
+			return invalid(err, code, m, "pid %u out of range", m->u.started.pid);
+		return 0;
+	case QP_MSG_STDOUT:
+	case QP_MSG_STDERR:
+		if (m->u.data.len == 0)
+			return invalid(err, code, m, "empty data chunk");
+		/* fall through */
+	case QP_MSG_STDIN:
+		if (m->u.data.len > QP_PROTO_MAX_PAYLOAD || (m->u.data.len && !m->u.data.data))
+			return invalid(err, code, m, "data length %u out of range", m->u.data.len);
+		return 0;
+	case QP_MSG_STDIN_CREDIT:
+		if (m->u.credit.bytes < 1 || m->u.credit.bytes > QP_PROTO_STDIN_WINDOW)
+			return invalid(err, code, m, "credit %u out of range", m->u.credit.bytes);
+		return 0;
+	case QP_MSG_SIGNAL:
+		if (m->u.signal.signo < 1 || m->u.signal.signo > QP_PROTO_MAX_SIGNAL)
+			return invalid(err, code, m, "signal %u out of range", m->u.signal.signo);
+		return 0;
+	case QP_MSG_EXIT:
+		if (m->u.exit.code < 0 || m->u.exit.code > 255)
+			return invalid(err, code, m, "exit code %d out of range", m->u.exit.code);
+		return 0;
+	case QP_MSG_ERROR:
+		if (m->u.error.code < 1 || m->u.error.code > QP_PERR_MAX)
+			return invalid(err, code, m, "unknown error code %u", m->u.error.code);
+		if (!m->u.error.text || strlen(m->u.error.text) > QP_PROTO_MAX_TEXT)
+			return invalid(err, code, m, "text missing or longer than %d bytes",
+				       QP_PROTO_MAX_TEXT);
+		return 0;
+	case QP_MSG_WARM: {
+		size_t n = m->u.warm.tag ? strlen(m->u.warm.tag) : 0;
+		if (n == 0 || n > QP_PROTO_MAX_TAG)
+			return invalid(err, code, m, "9p tag must have 1..%d bytes, not %zu", QP_PROTO_MAX_TAG, n);
+		return 0;
+	}
+	case QP_MSG_HELLO:
+	case QP_MSG_MEMINFO_REQ:
+	case QP_MSG_MEMINFO:
+	case QP_MSG_SHUTDOWN:
+	case QP_MSG_CLONE:
+		return 0;
+	default:
+		return qp_error_set(err, code, 0, "control channel: unknown message type %u", m->type);
+	}
+}
+
+/* ---- encoder ---- */
+
+struct wr {
+	uint8_t *p;
+	size_t cap, off;
+	bool full;
+};
+
+static void put(struct wr *w, const void *src, size_t n)
+{
+	if (w->full || n > w->cap - w->off) {
+		w->full = true;
+		return;
+	}
+	if (n) /* an empty field may have no bytes at all (src NULL) */
+		memcpy(w->p + w->off, src, n);
+	w->off += n;
+}
+
+static void put_u8(struct wr *w, uint8_t v)
+{
+	put(w, &v, 1);
+}
+
+static void put_u16(struct wr *w, uint16_t v)
+{
+	uint8_t b[2] = { v & 0xff, v >> 8 };
+	put(w, b, 2);
+}
+
+static void put_u32(struct wr *w, uint32_t v)
+{
+	uint8_t b[4];
+	for (int i = 0; i < 4; i++)
+		b[i] = v >> (8 * i);
+	put(w, b, 4);
+}
+
+static void put_u64(struct wr *w, uint64_t v)
+{
+	put_u32(w, (uint32_t)v);
+	put_u32(w, (uint32_t)(v >> 32));
+}
+
+static void put_str(struct wr *w, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n > UINT32_MAX) {
+		w->full = true;
+		return;
+	}
+	put_u32(w, (uint32_t)n);
+	put(w, s, n);
+}
+
+static void put_strv(struct wr *w, const char *const *v, uint32_t n)
+{
+	put_u32(w, n);
+	for (uint32_t i = 0; i < n; i++)
+		put_str(w, v[i]);
+}
+
+static void put_payload(struct wr *w, const struct qp_msg *m)
+{
+	const struct qp_run *r = &m->u.run;
+
+	switch (m->type) {
+	case QP_MSG_HELLO:
+		put_u16(w, m->u.hello.version);
+		put_u16(w, 0);
+		put_u32(w, 0);
+		put_u64(w, m->u.hello.init_ns);
+		put_u64(w, m->u.hello.hello_ns);
+		break;
+	case QP_MSG_EXEC:
+		put_u32(w, r->id);
+		/* fall through - the RUN payload */
+	case QP_MSG_RUN:
+		put_u32(w, r->flags);
+		put_u32(w, r->uid);
+		put_u32(w, r->gid);
+		put_u8(w, r->rootfs);
+		put_str(w, r->rootfs_tag);
+		put_str(w, r->cwd);
+		put_str(w, r->hostname);
+		put_strv(w, r->argv, r->argc);
+		put_strv(w, r->env, r->envc);
+		put(w, r->ip, 4);
+		put_u8(w, r->prefix);
+		put(w, r->gateway, 4);
+		put(w, r->mac, 6);
+		put_strv(w, r->mounts, r->mountc);
+		break;
+	case QP_MSG_STARTED:
+		put_u32(w, m->u.started.pid);
+		put_u64(w, m->u.started.spawn_ns);
+		put_u64(w, m->u.started.exec_ns);
+		break;
+	case QP_MSG_STDOUT:
+	case QP_MSG_STDERR:
+	case QP_MSG_STDIN:
+		put(w, m->u.data.data, m->u.data.len);
+		break;
+	case QP_MSG_SIGNAL:
+		put_u32(w, m->u.signal.signo);
+		break;
+	case QP_MSG_STDIN_CREDIT:
+		put_u32(w, m->u.credit.bytes);
+		break;
+	case QP_MSG_EXIT:
+		put_u32(w, (uint32_t)m->u.exit.code);
+		put_u64(w, m->u.exit.exit_ns);
+		break;
+	case QP_MSG_MEMINFO:
+		put_u64(w, m->u.meminfo.total_kb);
+		put_u64(w, m->u.meminfo.free_kb);
+		put_u64(w, m->u.meminfo.available_kb);
+		put_u64(w, m->u.meminfo.buffers_kb);
+		put_u64(w, m->u.meminfo.cached_kb);
+		break;
+	case QP_MSG_ERROR:
+		put_u32(w, m->u.error.code);
+		put_u32(w, (uint32_t)m->u.error.errnum);
+		put_str(w, m->u.error.text);
+		break;
+	case QP_MSG_EXEC_STARTED:
+		put_u32(w, m->u.exec_started.id);
+		put_u32(w, m->u.exec_started.pid);
+		break;
+	case QP_MSG_CLONE:
+		put_u64(w, m->u.clone.realtime_ns);
+		put(w, m->u.clone.seed, QP_PROTO_SEED_SIZE);
+		break;
+	case QP_MSG_WARM:
+		put_str(w, m->u.warm.tag);
+		break;
+	case QP_MSG_EXEC_OUT:
+		put_u32(w, m->u.exec_out.id);
+		put_u8(w, m->u.exec_out.stream);
+		put(w, m->u.exec_out.data, m->u.exec_out.len);
+		break;
+	case QP_MSG_EXEC_EXIT:
+		put_u32(w, m->u.exec_exit.id);
+		put_u32(w, (uint32_t)m->u.exec_exit.code);
+		put_u32(w, (uint32_t)m->u.exec_exit.errnum);
+		put_str(w, m->u.exec_exit.text);
+		break;
+	case QP_MSG_CTL_REPLACE:
+		put_u32(w, m->u.replace.flags);
+		put_strv(w, m->u.replace.argv, m->u.replace.argc);
+		break;
+	case QP_MSG_CTL_REPLY:
+		put_u32(w, (uint32_t)m->u.reply.status);
+		put_u32(w, (uint32_t)m->u.reply.errnum);
+		put_str(w, m->u.reply.text);
+		break;
+	default: /* MEMINFO_REQ, SHUTDOWN, CTL_START, CTL_PAUSE, CTL_RESUME: empty */
+		break;
+	}
+}
+
+ssize_t qp_msg_encode(const struct qp_msg *m, uint8_t *out, size_t cap, qp_error **err)
+{
+	struct wr w = { .p = out, .cap = cap };
+	size_t payload;
+
+	if (validate(m, QP_E_INVALID, err) < 0)
+		return -1;
+	if (m->type == QP_MSG_RUN || m->type == QP_MSG_EXEC) {
+		const struct qp_run *r = &m->u.run;
+		for (uint32_t i = 0; i < r->argc; i++)
+			if (!r->argv[i])
+				return invalid(err, QP_E_INVALID, m, "argv[%u] is NULL", i);
+	}
+	if (cap < QP_PROTO_HDR_SIZE)
+		return invalid(err, QP_E_INVALID, m, "buffer of %zu bytes too small", cap);
+	w.off = QP_PROTO_HDR_SIZE;
+	put_payload(&w, m);
+	payload = w.off - QP_PROTO_HDR_SIZE;
+	if (w.full || payload > QP_PROTO_MAX_PAYLOAD)
+		return invalid(err, QP_E_INVALID, m, "payload larger than %d bytes",
+			       QP_PROTO_MAX_PAYLOAD);
+	w.off = 0;
+	put_u32(&w, QP_PROTO_MAGIC);
+	put_u16(&w, QP_PROTO_VERSION);
+	put_u16(&w, m->type);
+	put_u32(&w, (uint32_t)payload);
+	return (ssize_t)(QP_PROTO_HDR_SIZE + payload);
+}
+
+/* ---- decoder ---- */
+
+struct rd {
+	const uint8_t *p;
+	size_t len, off;
+	const struct qp_msg *m; /* for error messages */
+	struct qp_msg_store *st;
+	size_t st_used; /* bytes of st->bytes in use */
+};
+
+static int need(struct rd *r, size_t n, const char *field, qp_error **err)
+{
+	if (n > r->len - r->off)
+		return invalid(err, QP_E_GUEST, r->m, "%s: truncated (%zu bytes needed, %zu left)",
+			       field, n, r->len - r->off);
+	return 0;
+}
+
+static uint32_t le32(const uint8_t *b)
+{
+	return b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static int get_u8(struct rd *r, uint8_t *v, const char *field, qp_error **err)
+{
+	if (need(r, 1, field, err) < 0)
+		return -1;
+	*v = r->p[r->off++];
+	return 0;
+}
+
+static int get_u16(struct rd *r, uint16_t *v, const char *field, qp_error **err)
+{
+	if (need(r, 2, field, err) < 0)
+		return -1;
+	*v = (uint16_t)(r->p[r->off] | r->p[r->off + 1] << 8);
+	r->off += 2;
+	return 0;
+}
+
+static int get_u32(struct rd *r, uint32_t *v, const char *field, qp_error **err)
+{
+	if (need(r, 4, field, err) < 0)
+		return -1;
+	*v = le32(r->p + r->off);
+	r->off += 4;
+	return 0;
+}
+
+static int get_u64(struct rd *r, uint64_t *v, const char *field, qp_error **err)
+{
+	if (need(r, 8, field, err) < 0)
+		return -1;
+	*v = le32(r->p + r->off) | (uint64_t)le32(r->p + r->off + 4) << 32;
+	r->off += 8;
+	return 0;
+}
+
+static int get_bytes(struct rd *r, uint8_t *dst, size_t n, const char *field, qp_error **err)
+{
+	if (need(r, n, field, err) < 0)
+		return -1;
+	memcpy(dst, r->p + r->off, n);
+	r->off += n;
+	return 0;
+}
+
+/* Copy n bytes into the store, NUL-terminated. */
+static char *store(struct rd *r, const uint8_t *src, size_t n, const char *field, qp_error **err)
+{
+	char *dst;
+
+	if (n >= sizeof(r->st->bytes) - r->st_used) { /* cannot happen within the bounds */
+		invalid(err, QP_E_GUEST, r->m, "%s: message store full", field);
+		return NULL;
+	}
+	dst = r->st->bytes + r->st_used;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	r->st_used += n + 1;
+	return dst;
+}
+
+static int get_str(struct rd *r, const char **out, const char *field, qp_error **err)
+{
+	uint32_t n;
+	const uint8_t *s;
+
+	if (get_u32(r, &n, field, err) < 0 || need(r, n, field, err) < 0)
+		return -1;
+	s = r->p + r->off;
+	if (memchr(s, '\0', n))
+		return invalid(err, QP_E_GUEST, r->m, "%s: NUL byte inside a string", field);
+	if (!(*out = store(r, s, n, field, err)))
+		return -1;
+	r->off += n;
+	return 0;
+}
+
+static int get_strv_max(struct rd *r, const char **vec, uint32_t *count, uint32_t max,
+			const char *field, qp_error **err)
+{
+	uint32_t n;
+
+	if (get_u32(r, &n, field, err) < 0)
+		return -1;
+	if (n > max)
+		return invalid(err, QP_E_GUEST, r->m, "%s: %u entries, at most %u allowed", field, n,
+			       max);
+	if (need(r, (size_t)n * 4, field, err) < 0) /* every entry has a length word */
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		if (get_str(r, &vec[i], field, err) < 0)
+			return -1;
+	vec[n] = NULL;
+	*count = n;
+	return 0;
+}
+
+static int get_strv(struct rd *r, const char **vec, uint32_t *count, const char *field,
+		    qp_error **err)
+{
+	return get_strv_max(r, vec, count, QP_PROTO_MAX_STRV, field, err);
+}
+
+static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
+{
+	struct qp_run *run = &m->u.run;
+	uint16_t u16;
+	uint32_t u32;
+	const uint8_t *data;
+
+	switch (m->type) {
+	case QP_MSG_HELLO:
+		return get_u16(r, &m->u.hello.version, "version", err) < 0 ||
+		       get_u16(r, &u16, "reserved", err) < 0 || get_u32(r, &u32, "reserved", err) < 0 ||
+		       get_u64(r, &m->u.hello.init_ns, "init_ns", err) < 0 ||
+		       get_u64(r, &m->u.hello.hello_ns, "hello_ns", err) < 0 ? -1 : 0;
+	case QP_MSG_EXEC:
+		if (get_u32(r, &run->id, "id", err) < 0)
+			return -1;
+		/* fall through - the RUN payload */
+	case QP_MSG_RUN:
+		if (get_u32(r, &run->flags, "flags", err) < 0 || get_u32(r, &run->uid, "uid", err) < 0 ||
+		    get_u32(r, &run->gid, "gid", err) < 0 || get_u8(r, &run->rootfs, "rootfs", err) < 0 ||
+		    get_str(r, &run->rootfs_tag, "rootfs_tag", err) < 0 ||
+		    get_str(r, &run->cwd, "cwd", err) < 0 ||
+		    get_str(r, &run->hostname, "hostname", err) < 0 ||
+		    get_strv(r, r->st->argv, &run->argc, "argv", err) < 0 ||
+		    get_strv(r, r->st->env, &run->envc, "env", err) < 0 ||
+		    get_bytes(r, run->ip, 4, "ip", err) < 0 || get_u8(r, &run->prefix, "prefix", err) < 0 ||
+		    get_bytes(r, run->gateway, 4, "gateway", err) < 0 ||
+		    get_bytes(r, run->mac, 6, "mac", err) < 0 ||
+		    get_strv_max(r, r->st->mounts, &run->mountc, QP_PROTO_MAX_MOUNTS, "mounts", err) < 0)
+			return -1;
+		run->argv = r->st->argv;
+		run->env = r->st->env;
+		run->mounts = r->st->mounts;
+		return 0;
+	case QP_MSG_STARTED:
+		return get_u32(r, &m->u.started.pid, "pid", err) < 0 ||
+		       get_u64(r, &m->u.started.spawn_ns, "spawn_ns", err) < 0 ||
+		       get_u64(r, &m->u.started.exec_ns, "exec_ns", err) < 0 ? -1 : 0;
+	case QP_MSG_STDOUT:
+	case QP_MSG_STDERR:
+	case QP_MSG_STDIN:
+		m->u.data.len = (uint32_t)(r->len - r->off);
+		data = r->p + r->off;
+		/* copied so that the message outlives the receive buffer */
+		if (!(m->u.data.data = (const uint8_t *)store(r, data, m->u.data.len, "data", err)))
+			return -1;
+		r->off = r->len;
+		return 0;
+	case QP_MSG_SIGNAL:
+		return get_u32(r, &m->u.signal.signo, "signo", err);
+	case QP_MSG_STDIN_CREDIT:
+		return get_u32(r, &m->u.credit.bytes, "bytes", err);
+	case QP_MSG_EXIT:
+		if (get_u32(r, &u32, "code", err) < 0)
+			return -1;
+		m->u.exit.code = (int32_t)u32;
+		return get_u64(r, &m->u.exit.exit_ns, "exit_ns", err);
+	case QP_MSG_MEMINFO:
+		return get_u64(r, &m->u.meminfo.total_kb, "total", err) < 0 ||
+		       get_u64(r, &m->u.meminfo.free_kb, "free", err) < 0 ||
+		       get_u64(r, &m->u.meminfo.available_kb, "available", err) < 0 ||
+		       get_u64(r, &m->u.meminfo.buffers_kb, "buffers", err) < 0 ||
+		       get_u64(r, &m->u.meminfo.cached_kb, "cached", err) < 0 ? -1 : 0;
+	case QP_MSG_ERROR:
+		if (get_u32(r, &m->u.error.code, "code", err) < 0 || get_u32(r, &u32, "errnum", err) < 0)
+			return -1;
+		m->u.error.errnum = (int32_t)u32;
+		return get_str(r, &m->u.error.text, "text", err);
+	case QP_MSG_EXEC_STARTED:
+		return get_u32(r, &m->u.exec_started.id, "id", err) < 0 ||
+		       get_u32(r, &m->u.exec_started.pid, "pid", err) < 0 ? -1 : 0;
+	case QP_MSG_CLONE:
+		return get_u64(r, &m->u.clone.realtime_ns, "realtime_ns", err) < 0 ||
+		       get_bytes(r, m->u.clone.seed, QP_PROTO_SEED_SIZE, "seed", err) < 0 ? -1 : 0;
+	case QP_MSG_WARM:
+		return get_str(r, &m->u.warm.tag, "tag", err);
+	case QP_MSG_EXEC_OUT:
+		if (get_u32(r, &m->u.exec_out.id, "id", err) < 0 ||
+		    get_u8(r, &m->u.exec_out.stream, "stream", err) < 0)
+			return -1;
+		m->u.exec_out.len = (uint32_t)(r->len - r->off);
+		if (!(m->u.exec_out.data = (const uint8_t *)store(r, r->p + r->off, m->u.exec_out.len,
+								   "data", err)))
+			return -1;
+		r->off = r->len;
+		return 0;
+	case QP_MSG_EXEC_EXIT:
+		if (get_u32(r, &m->u.exec_exit.id, "id", err) < 0 || get_u32(r, &u32, "code", err) < 0)
+			return -1;
+		m->u.exec_exit.code = (int32_t)u32;
+		if (get_u32(r, &u32, "errnum", err) < 0)
+			return -1;
+		m->u.exec_exit.errnum = (int32_t)u32;
+		return get_str(r, &m->u.exec_exit.text, "text", err);
+	case QP_MSG_CTL_REPLACE:
+		if (get_u32(r, &m->u.replace.flags, "flags", err) < 0 ||
+		    get_strv(r, r->st->argv, &m->u.replace.argc, "argv", err) < 0)
+			return -1;
+		m->u.replace.argv = r->st->argv;
+		return 0;
+	case QP_MSG_CTL_REPLY:
+		if (get_u32(r, &u32, "status", err) < 0)
+			return -1;
+		m->u.reply.status = (int32_t)u32;
+		if (get_u32(r, &u32, "errnum", err) < 0)
+			return -1;
+		m->u.reply.errnum = (int32_t)u32;
+		return get_str(r, &m->u.reply.text, "text", err);
+	default: /* MEMINFO_REQ, SHUTDOWN, CTL_START, CTL_PAUSE, CTL_RESUME */
+		return 0;
+	}
+}
+
+int qp_msg_decode_header(const uint8_t hdr[QP_PROTO_HDR_SIZE], struct qp_msg_hdr *h,
+			 qp_error **err)
+{
+	h->magic = le32(hdr);
+	h->version = (uint16_t)(hdr[4] | hdr[5] << 8);
+	h->type = (uint16_t)(hdr[6] | hdr[7] << 8);
+	h->length = le32(hdr + 8);
+	if (h->magic != QP_PROTO_MAGIC)
+		return qp_error_set(err, QP_E_GUEST, 0,
+				    "control channel: bad magic 0x%08x (want 0x%08x): not a qpod peer, or out of step",
+				    h->magic, QP_PROTO_MAGIC);
+	if (h->version != QP_PROTO_VERSION)
+		return qp_error_set(err, QP_E_GUEST, 0,
+				    "control channel: protocol version %u not supported (this side speaks %d)",
+				    h->version, QP_PROTO_VERSION);
+	if (h->type < 1 || h->type > QP_MSG_TYPE_MAX)
+		return qp_error_set(err, QP_E_GUEST, 0, "control channel: unknown message type %u",
+				    h->type);
+	if (h->length > QP_PROTO_MAX_PAYLOAD)
+		return qp_error_set(err, QP_E_GUEST, 0,
+				    "control channel: %s message: payload of %u bytes exceeds the %d byte limit",
+				    qp_msg_type_name(h->type), h->length, QP_PROTO_MAX_PAYLOAD);
+	return 0;
+}
+
+int qp_msg_decode(const uint8_t *frame, size_t len, struct qp_msg *m, struct qp_msg_store *st,
+		  qp_error **err)
+{
+	struct qp_msg_hdr h;
+	struct rd r = { .p = frame, .m = m, .st = st };
+
+	memset(m, 0, sizeof(*m));
+	if (len < QP_PROTO_HDR_SIZE)
+		return qp_error_set(err, QP_E_GUEST, 0,
+				    "control channel: truncated header (%zu of %d bytes)", len,
+				    QP_PROTO_HDR_SIZE);
+	if (qp_msg_decode_header(frame, &h, err) < 0)
+		return -1;
+	m->type = h.type;
+	if (len - QP_PROTO_HDR_SIZE != h.length)
+		return invalid(err, QP_E_GUEST, m, "header says %u payload bytes, frame has %zu",
+			       h.length, len - QP_PROTO_HDR_SIZE);
+	r.off = QP_PROTO_HDR_SIZE;
+	r.len = len;
+	if (get_payload(&r, m, err) < 0)
+		return -1;
+	if (r.off != r.len)
+		return invalid(err, QP_E_GUEST, m, "%zu trailing bytes", r.len - r.off);
+	return validate(m, QP_E_GUEST, err);
+}

@@ -1,0 +1,442 @@
+/* guest-init/supervise.c — what runs in the guest, once booted: the
+ * workload started through tinyinit (the main thread reaps and forwards
+ * signals), and a relay thread that serves it and the EXECs (exec.c) in one
+ * poll loop: stdio both ways, signals, MEMINFO, exit status; a RUN after
+ * the workload's EXIT replaces it in the same root, network and hostname. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "guest-init/channel.h"
+#include "guest-init/guest.h"
+#include "guest-init/tinyinit.h"
+
+#define DRAIN_MS 1000            /* after exit, stdio held open by leftovers */
+
+/* ---- the workload ---- */
+
+enum { EV_SPAWNED = 1, EV_EXITED, EV_OTHER_EXITED };
+struct event {
+	int kind, a, b; /* SPAWNED: pid; EXITED: code, errno; OTHER_EXITED: pid, code */
+};
+
+struct workload {
+	struct qp_run run;
+	int stdin_r, stdin_w, out_r, out_w, err_r, err_w, exec_r, exec_w, ev_r, ev_w;
+	int null_fd;
+	pid_t pid;
+	uint64_t spawn_ns;
+};
+
+/* In the forked child (tinyinit_run's fn). */
+static void exec_workload(void *arg)
+{
+	struct workload *w = arg;
+
+	gi_exec_child(&w->run, w->run.flags & QP_RUN_F_STDIN ? w->stdin_r : w->null_fd, w->out_w,
+		      w->err_w, w->exec_w);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void post_event(struct workload *w, int kind, int a, int b)
+{
+	struct event ev = { kind, a, b };
+
+	if (write(w->ev_w, &ev, sizeof(ev)) != sizeof(ev))
+		die("event pipe");
+}
+
+static void on_spawn(pid_t pid, void *arg)
+{
+	struct workload *w = arg;
+
+	w->spawn_ns = gi_boot_ns();
+	/* the parent keeps only its ends, so EOFs arrive */
+	close_fd(&w->stdin_r);
+	close_fd(&w->out_w);
+	close_fd(&w->err_w);
+	close_fd(&w->exec_w);
+	post_event(w, EV_SPAWNED, pid, 0);
+}
+
+/* main thread: an exec'd process (or an orphan) was reaped */
+static void on_other_exit(pid_t pid, int code, void *arg)
+{
+	post_event(arg, EV_OTHER_EXITED, pid, code);
+}
+
+static void make_pipe(int *r, int *w)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		die("pipe2");
+	*r = p[0];
+	*w = p[1];
+}
+
+/* ---- the relay thread: workload stdio/exit <-> channel ---- */
+
+struct relay {
+	struct workload *w;
+	uint8_t stdin_buf[QP_PROTO_STDIN_WINDOW]; /* STDIN the workload has not read yet */
+	size_t stdin_off, stdin_len;
+	int stdin_eof, exited, exit_code, exit_sent;
+	int started_pending;   /* exec succeeded; STARTED waits for the pid */
+	int64_t drain_deadline;
+	int next;              /* a RUN after EXIT: the next workload (replace) */
+	struct qp_run next_run;
+};
+
+/* Relay a chunk of the workload's stdout or stderr; EOF closes it. */
+static void relay_output(int *fd, uint16_t type)
+{
+	static uint8_t buf[QP_PROTO_MAX_PAYLOAD];
+	struct qp_msg m = { .type = type };
+	ssize_t n = read(*fd, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close_fd(fd);
+		return;
+	}
+	m.u.data.data = buf;
+	m.u.data.len = (uint32_t)n;
+	gi_send_or_die(&m);
+}
+
+/* The exec pipe: EOF alone means exec succeeded; a report means it failed. */
+static void send_started(struct workload *w)
+{
+	struct qp_msg m = { .type = QP_MSG_STARTED };
+
+	m.u.started.pid = (uint32_t)w->pid;
+	m.u.started.spawn_ns = w->spawn_ns;
+	m.u.started.exec_ns = gi_boot_ns();
+	gi_send_or_die(&m);
+}
+
+static void relay_exec(struct relay *rl)
+{
+	struct workload *w = rl->w;
+	char text[512];
+	int errnum, r = gi_exec_report_read(w->exec_r, &w->run, &errnum, text, sizeof(text));
+
+	if (r < 0)
+		return;
+	close_fd(&w->exec_r);
+	if (r != 0) {
+		gi_send_error(QP_PERR_EXEC, errnum, "%s", text);
+		return;
+	}
+	/* on_spawn closes its end of the exec pipe before it posts the spawn
+	 * event, so the exec's EOF can come first: STARTED then waits for the
+	 * pid (relay_event), never blocking this loop, and never carries -1 */
+	if (w->pid > 0)
+		send_started(w);
+	else
+		rl->started_pending = 1;
+}
+
+/* STDIN bytes passed on: the host may send as many more (protocol.h) */
+static void stdin_credit(size_t n)
+{
+	struct qp_msg c = { .type = QP_MSG_STDIN_CREDIT };
+
+	for (; n; n -= c.u.credit.bytes) {
+		c.u.credit.bytes = (uint32_t)(n < QP_PROTO_STDIN_WINDOW ? n : QP_PROTO_STDIN_WINDOW);
+		gi_send_or_die(&c);
+	}
+}
+
+static void relay_stdin_flush(struct relay *rl)
+{
+	struct workload *w = rl->w;
+	ssize_t n = write(w->stdin_w, rl->stdin_buf + rl->stdin_off, rl->stdin_len - rl->stdin_off);
+
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return;
+		/* EPIPE: the workload closed its stdin; what is buffered and
+		 * what comes later is dropped, and credited as passed on */
+		stdin_credit(rl->stdin_len - rl->stdin_off);
+		rl->stdin_off = rl->stdin_len = 0;
+		close_fd(&w->stdin_w);
+		return;
+	}
+	rl->stdin_off += (size_t)n;
+	stdin_credit((size_t)n);
+	if (rl->stdin_off == rl->stdin_len) {
+		rl->stdin_off = rl->stdin_len = 0;
+		if (rl->stdin_eof)
+			close_fd(&w->stdin_w);
+	}
+}
+
+static void relay_message(struct relay *rl, const struct qp_msg *m)
+{
+	struct workload *w = rl->w;
+
+	switch (m->type) {
+	case QP_MSG_STDIN:
+		if (!(w->run.flags & QP_RUN_F_STDIN)) {
+			gi_send_error(QP_PERR_STATE, 0, "STDIN without the stdin flag in RUN");
+		} else if (m->u.data.len == 0) {
+			rl->stdin_eof = 1;
+			if (rl->stdin_len == 0)
+				close_fd(&w->stdin_w);
+		} else if (w->stdin_w < 0) {
+			stdin_credit(m->u.data.len); /* the workload closed its stdin */
+		} else {
+			/* the host keeps within the window: the buffer holds it */
+			if (rl->stdin_len - rl->stdin_off + m->u.data.len > sizeof(rl->stdin_buf))
+				gi_fatal(QP_PERR_PROTOCOL, 0, "control channel: STDIN beyond its credit of %d bytes",
+					 QP_PROTO_STDIN_WINDOW);
+			memmove(rl->stdin_buf, rl->stdin_buf + rl->stdin_off, rl->stdin_len - rl->stdin_off);
+			rl->stdin_len -= rl->stdin_off;
+			rl->stdin_off = 0;
+			memcpy(rl->stdin_buf + rl->stdin_len, m->u.data.data, m->u.data.len);
+			rl->stdin_len += m->u.data.len;
+			relay_stdin_flush(rl);
+		}
+		break;
+	case QP_MSG_SIGNAL:
+		if (w->pid <= 0 || rl->exited)
+			gi_send_error(QP_PERR_STATE, 0, "SIGNAL %u: no workload running", m->u.signal.signo);
+		else if (kill(w->pid, (int)m->u.signal.signo) < 0)
+			gi_send_error(QP_PERR_STATE, errno, "kill %d %u", w->pid, m->u.signal.signo);
+		break;
+	case QP_MSG_MEMINFO_REQ:
+		gi_send_meminfo();
+		break;
+	case QP_MSG_EXEC:
+		gi_exec_start(&m->u.run);
+		break;
+	case QP_MSG_RUN:
+		if (!rl->exit_sent) {
+			gi_send_error(QP_PERR_STATE, 0, "RUN while a workload runs");
+			break;
+		}
+		rl->next_run = m->u.run;
+		gi_keep_run(&rl->next_run);
+		rl->next = 1;
+		break;
+	case QP_MSG_SHUTDOWN:
+		gi_power_off();
+	default:
+		gi_fatal(QP_PERR_PROTOCOL, 0, "control channel: unexpected %s message",
+		      qp_msg_type_name(m->type));
+	}
+}
+
+static void relay_event(struct relay *rl)
+{
+	struct event ev;
+	ssize_t n = read(rl->w->ev_r, &ev, sizeof(ev)); /* non-blocking */
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n != sizeof(ev))
+		die("event pipe");
+	if (ev.kind == EV_SPAWNED) {
+		rl->w->pid = ev.a;
+		if (rl->started_pending) {
+			rl->started_pending = 0;
+			send_started(rl->w);
+		}
+	} else if (ev.kind == EV_OTHER_EXITED) {
+		gi_exec_reaped(ev.a, ev.b);
+	} else {
+		if (ev.a < 0)
+			gi_fatal(QP_PERR_SYSCALL, ev.b, "fork the workload");
+		rl->exited = 1;
+		rl->exit_code = ev.a;
+		rl->drain_deadline = gi_mono_ms() + DRAIN_MS;
+	}
+}
+
+static void *relay_main(void *arg)
+{
+	struct relay *rl = arg;
+	struct workload *w = rl->w;
+	qp_error *err = NULL;
+
+	for (;;) {
+		struct pollfd p[6 + GI_EXEC_POLLFDS];
+		int timeout = -1, t;
+		struct qp_msg m;
+		int r;
+
+		if (rl->exited && !rl->exit_sent && w->exec_r < 0 && !rl->started_pending &&
+		    ((w->out_r < 0 && w->err_r < 0) || gi_mono_ms() >= rl->drain_deadline)) {
+			struct qp_msg ex = { .type = QP_MSG_EXIT };
+			ex.u.exit.code = rl->exit_code;
+			ex.u.exit.exit_ns = gi_boot_ns();
+			close_fd(&w->out_r);
+			close_fd(&w->err_r);
+			gi_send_or_die(&ex);
+			rl->exit_sent = 1;
+			if (!(w->run.flags & QP_RUN_F_WAIT_SHUTDOWN))
+				return NULL;
+		}
+		if (rl->exited && !rl->exit_sent) {
+			int64_t left = rl->drain_deadline - gi_mono_ms();
+			timeout = left > 0 ? (int)left : 0;
+		}
+		/* the channel is always read: STDIN has a window (protocol.h) */
+		p[0] = (struct pollfd){ .fd = gi_chan.fd, .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = w->exec_r, .events = POLLIN };
+		p[2] = (struct pollfd){ .fd = w->out_r, .events = POLLIN };
+		p[3] = (struct pollfd){ .fd = w->err_r, .events = POLLIN };
+		p[4] = (struct pollfd){ .fd = w->ev_r, .events = POLLIN };
+		p[5] = (struct pollfd){ .fd = rl->stdin_len ? w->stdin_w : -1, .events = POLLOUT };
+		t = gi_exec_pollfds(p + 6);
+		if (t >= 0 && (timeout < 0 || t < timeout))
+			timeout = t;
+		r = poll(p, sizeof(p) / sizeof(p[0]), timeout);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			die("poll");
+		}
+		gi_exec_handle(p + 6);
+		if (r == 0)
+			continue;
+		/* exec first: STARTED goes out before any output */
+		if (p[1].revents)
+			relay_exec(rl);
+		if (p[2].revents)
+			relay_output(&w->out_r, QP_MSG_STDOUT);
+		if (p[3].revents)
+			relay_output(&w->err_r, QP_MSG_STDERR);
+		if (p[4].revents)
+			relay_event(rl);
+		if (p[5].revents)
+			relay_stdin_flush(rl);
+		if (p[0].revents && qp_chan_fill(&gi_chan, &err) < 0)
+			gi_fatal_err(QP_PERR_PROTOCOL, err);
+		r = 0;
+		while (!rl->next && (r = qp_chan_next(&gi_chan, &m, &err)) > 0) {
+			if (qp_msg_check_sender(&m, QP_SENDER_HOST, &err) < 0)
+				gi_fatal_err(QP_PERR_PROTOCOL, err);
+			relay_message(rl, &m);
+		}
+		if (r < 0)
+			gi_fatal_err(QP_PERR_PROTOCOL, err);
+		if (rl->next)
+			return NULL;
+	}
+}
+
+static struct workload wl;
+static struct relay rl;
+
+/* The first workload's relay thread is made before the first HELLO and
+ * waits behind a gate: a template holds it, so a clone does not create it
+ * (pthread_create took 10-15 ms of a TCG clone's start, 2-4 ms of a cold
+ * boot's).  Later workloads (replace) make their own. */
+static int relay_gate_r = -1, relay_gate_w = -1;
+static pthread_t relay_early;
+static int relay_early_ready;
+
+static void *relay_behind_gate(void *arg)
+{
+	char c;
+
+	while (read(relay_gate_r, &c, 1) < 0 && errno == EINTR)
+		;
+	close(relay_gate_r);
+	return relay_main(arg);
+}
+
+/* With every signal blocked, as run_workload makes its relay threads:
+ * signals are for tinyinit's sigwaitinfo in the main thread. */
+void gi_supervise_prepare(void)
+{
+	sigset_t all, old;
+
+	make_pipe(&relay_gate_r, &relay_gate_w);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if ((errno = pthread_create(&relay_early, NULL, relay_behind_gate, &rl)) != 0)
+		die("pthread_create");
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	relay_early_ready = 1;
+}
+
+static void run_workload(void)
+{
+	pthread_t th;
+	sigset_t all;
+	int code;
+
+	wl.pid = -1;
+	wl.stdin_r = wl.stdin_w = -1;
+	wl.exec_r = wl.exec_w = -1;
+	if (wl.run.flags & QP_RUN_F_STDIN) {
+		make_pipe(&wl.stdin_r, &wl.stdin_w);
+		if (fcntl(wl.stdin_w, F_SETFL, O_NONBLOCK) < 0)
+			die("fcntl stdin pipe");
+	}
+	make_pipe(&wl.out_r, &wl.out_w);
+	make_pipe(&wl.err_r, &wl.err_w);
+	make_pipe(&wl.exec_r, &wl.exec_w);
+	make_pipe(&wl.ev_r, &wl.ev_w);
+	/* events are read as they come, never waited for in a read (a poll
+	 * round may have seen one that is already consumed) */
+	if (fcntl(wl.ev_r, F_SETFL, O_NONBLOCK) < 0)
+		die("fcntl event pipe");
+	if ((wl.null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+		die("open /dev/null");
+
+	/* the relay thread inherits a full mask: every signal reaches
+	 * tinyinit's sigwaitinfo in this thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, NULL);
+	rl.w = &wl;
+	if (relay_early_ready) {
+		relay_early_ready = 0;
+		th = relay_early;
+		if (write(relay_gate_w, "", 1) != 1)
+			die("start the relay thread");
+		close(relay_gate_w);
+	} else if ((errno = pthread_create(&th, NULL, relay_main, &rl)) != 0)
+		die("pthread_create");
+	code = tinyinit_run(exec_workload, &wl,
+			    &(struct tinyinit_hooks){ .on_spawn = on_spawn, .on_other_exit = on_other_exit });
+	post_event(&wl, EV_EXITED, code, code < 0 ? errno : 0);
+	pthread_join(th, NULL);
+}
+
+
+void gi_supervise(const struct qp_run *first)
+{
+	wl.run = *first;
+	run_workload();
+	/* replace: the next RUN runs in the same root, network and hostname */
+	while (rl.next) {
+		struct qp_run next = rl.next_run;
+		close_fd(&wl.stdin_w);
+		close_fd(&wl.ev_r);
+		close_fd(&wl.ev_w);
+		close_fd(&wl.null_fd);
+		memset(&rl, 0, sizeof(rl));
+		next.rootfs = wl.run.rootfs;
+		next.rootfs_tag = wl.run.rootfs_tag;
+		wl.run = next;
+		run_workload();
+	}
+}

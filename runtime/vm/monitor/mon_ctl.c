@@ -1,0 +1,175 @@
+/* runtime/vm/monitor/mon_ctl.c — the monitor's ctl.sock server: accepting other
+ * qpod processes (start, kill, exec, meminfo, replace, shutdown) and
+ * answering them; a broken client only loses its own connection. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pod.h"
+#include "util/cleanup.h"
+#include "util/io.h"
+#include "util/log.h"
+#include "vm/monitor/monitor.h"
+
+/* ---- clients ---- */
+
+void mon_client_close(struct vm_client *c)
+{
+	if (!c || !c->ch)
+		return;
+	close(c->ch->fd);
+	qp_chan_free(c->ch);
+	*c = (struct vm_client){ 0 };
+}
+
+void mon_client_send(struct vm_client *c, const struct qp_msg *msg)
+{
+	if (!c)
+		return;
+	/* a client that does not read within the deadline loses its link */
+	if (c->ch && qp_chan_send(c->ch, msg, 1000, NULL) < 0)
+		mon_client_close(c);
+}
+
+void mon_client_reply(struct vm_client *c, int status, int errnum, const char *text)
+{
+	struct qp_msg msg = { .type = QP_MSG_CTL_REPLY };
+	char buf[QP_PROTO_MAX_TEXT + 1];
+
+	snprintf(buf, sizeof(buf), "%s", text ? text : "");
+	msg.u.reply.status = status;
+	msg.u.reply.errnum = errnum;
+	msg.u.reply.text = buf;
+	mon_client_send(c, &msg);
+}
+
+void mon_client_reply_err(struct vm_client *c, qp_error *e)
+{
+	mon_client_reply(c, e ? e->code : QP_E_GENERIC, e ? e->errnum : 0, e && e->msg ? e->msg : "failed");
+}
+
+void mon_client_accept(struct vm_mon *m)
+{
+	int fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		if (!m->cl[i].ch) {
+			if (!(m->cl[i].ch = qp_chan_new(fd)))
+				break;
+			return;
+		}
+	}
+	close(fd); /* full: the client sees EOF */
+}
+
+static void client_request(struct vm_mon *m, struct vm_client *c, struct qp_msg *msg)
+{
+	qp_error *e = NULL;
+
+	switch (msg->type) {
+	case QP_MSG_CTL_START:
+		if (m->over || m->stopping)
+			qp_error_set(&e, QP_E_STATE, 0, "pod \"%s\" is stopped", m->pod->id);
+		else if (vm_mon_run(m, &e) == 0) {
+			c->want_start = true; /* answered on STARTED or the exec error */
+			return;
+		}
+		break;
+	case QP_MSG_SIGNAL:
+		vm_mon_signal(m, (int)msg->u.signal.signo, &e);
+		break;
+	case QP_MSG_CTL_PAUSE:
+	case QP_MSG_CTL_RESUME:
+		vm_mon_pause(m, msg->type == QP_MSG_CTL_PAUSE, &e);
+		break;
+	case QP_MSG_SHUTDOWN:
+		mon_set_reason(m, "stopped on request");
+		mon_begin_stop(m);
+		break;
+	case QP_MSG_CTL_REPLACE:
+		if (mon_replace_begin(m, c, msg, &e) == 0)
+			return; /* answered when the new workload runs */
+		break;
+	case QP_MSG_MEMINFO_REQ:
+		if (m->paused) {
+			qp_error_set(&e, QP_E_STATE, 0, "pod \"%s\" is paused: its guest cannot answer",
+				     m->pod->id);
+			break;
+		}
+		if (!c->want_meminfo && qp_chan_send(m->chan, msg, QP_VM_SEND_TIMEOUT_MS, &e) == 0)
+			c->want_meminfo = true;
+		if (!e)
+			return;
+		break;
+	case QP_MSG_EXEC:
+		if (!m->started || m->exited || m->stopping)
+			qp_error_set(&e, QP_E_STATE, 0, "pod \"%s\" is not running", m->pod->id);
+		else if (m->paused) /* as runc: no exec into a paused pod */
+			qp_error_set(&e, QP_E_STATE, 0, "pod \"%s\" is paused", m->pod->id);
+		else if (c->exec_id)
+			qp_error_set(&e, QP_E_STATE, 0, "one exec per connection");
+		else {
+			msg->u.run.id = ++m->next_exec ? m->next_exec : ++m->next_exec;
+			if (qp_chan_send(m->chan, msg, QP_VM_SEND_TIMEOUT_MS, &e) == 0) {
+				c->exec_id = msg->u.run.id;
+				return;
+			}
+		}
+		break;
+	default:
+		qp_error_set(&e, QP_E_INVALID, 0, "%s is not a request", qp_msg_type_name(msg->type));
+		break;
+	}
+	if (e)
+		mon_client_reply_err(c, e);
+	else
+		mon_client_reply(c, 0, 0, "");
+	qp_error_free(&e);
+}
+
+void mon_client_input(struct vm_mon *m, struct vm_client *c)
+{
+	struct qp_msg msg;
+	qp_error *e = NULL;
+	int k;
+
+	if (qp_chan_fill(c->ch, &e) < 0) {
+		qp_error_free(&e);
+		if (m->rep_client == c)
+			m->rep_client = NULL;
+		mon_client_close(c);
+		return;
+	}
+	while (c->ch && (k = qp_chan_next(c->ch, &msg, &e)) != 0) {
+		if (k < 0 || qp_msg_check_sender(&msg, QP_SENDER_HOST | QP_SENDER_CTL, &e) < 0) {
+			mon_client_reply_err(c, e);
+			qp_error_free(&e);
+			mon_client_close(c);
+			return;
+		}
+		client_request(m, c, &msg);
+	}
+}
+
+struct vm_client *mon_exec_client(struct vm_mon *m, uint32_t id)
+{
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (m->cl[i].ch && m->cl[i].exec_id == id)
+			return &m->cl[i];
+	return NULL;
+}

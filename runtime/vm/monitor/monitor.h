@@ -1,0 +1,163 @@
+/* runtime/vm/monitor/monitor.h — the monitor's private state and the seams between
+ * its parts (the monitor's public face is in vm.h).  The monitor of one VM
+ * pod is split by job:
+ *   monitor.c      the core: QEMU's lifecycle and stop reason, pause,
+ *                  signals, the serve loop, teardown
+ *   mon_boot.c     boot (network, initrd, QEMU, channel, HELLO, ctl.sock)
+ *                  and RUN
+ *   mon_ctl.c      the ctl.sock server: clients and their requests
+ *   mon_guest.c    the guest-message relay (STARTED, EXITED, output...)
+ *   mon_replace.c  warm replace: a new workload in the running VM
+ * Everything from the guest is hostile (channel.c bounds and checks every
+ * frame; a bad one ends the pod with the reason).  Clients are other qpod
+ * processes of users allowed into the state dir; they are still checked
+ * (which messages, bounded frames) and a broken client only loses its own
+ * connection. */
+#ifndef QPOD_VM_MONITOR_H
+#define QPOD_VM_MONITOR_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "qboot/qpod_abi.h"
+#include "vm/timeline.h"
+#include "vm/qemu/qemu.h"
+#include "vm/vm.h"
+
+#define CONNECT_TIMEOUT_MS 5000
+#define HELLO_TIMEOUT_TCG_MS 30000
+#define HELLO_TIMEOUT_KVM_MS 10000
+#define MAX_CLIENTS 16
+#define DEFAULT_MEM_MIB 256
+#define MIN_MEM_MIB 16
+#define MAX_MEM_MIB (1024ULL * 1024)
+
+struct vm_client {
+	struct qp_chan *ch;     /* NULL = free slot */
+	uint32_t exec_id;       /* its exec in the guest, 0 = none */
+	bool want_start, want_meminfo;
+};
+
+struct vm_lv;
+
+/* the firmware's marker pipe (mon_fwmark.c) */
+struct vm_fwmark {
+	int fd;                 /* its read end, -1: none (or at its end) */
+	bool in_error;          /* inside an error line */
+	size_t error_len;
+	char error[MARK_ERROR_MAX + 1];
+};
+
+struct vm_mon {
+	struct pod *pod;
+	struct vm_lv *lv;       /* the libvirt backend's domain; NULL: QEMU is our child */
+	char statedir[PATH_MAX];
+	struct vm_mounts mounts;   /* the spec's own mounts (mounts.c) */
+	char uts_hostname[QP_PROTO_MAX_HOSTNAME + 1]; /* of a UTS namespace joined by path */
+	pid_t qemu;
+	int qemu_pidfd;
+	int ready_fd;           /* vm_mon_poll_fd's eventfd, -1 until asked for */
+	bool kvm, qemu_reaped;
+	int qemu_status;
+	struct qp_chan *chan;
+	int listen_fd;
+	struct vm_client cl[MAX_CLIENTS];
+	bool has_net;
+	struct qp_net_config net;
+	struct qp_net_lease lease;
+	bool run_sent, started, exited, over, stopping;
+	int exit_code;
+	long long stop_deadline;
+	long long start_deadline; /* RUN sent: STARTED (or an error) by then */
+	uint32_t next_exec;
+	qp_error *exec_err;     /* the workload could not be executed */
+	char reason[256];       /* why the VM stopped, once known */
+	struct vm_timeline tl;
+	struct vm_fwmark fw;
+	struct vm_qmp *qmp;     /* connected at the first pause */
+	bool paused;
+	/* where QEMU's sockets and log are: -1, the pod's dir; a taken
+	 * spare's dir otherwise (mon_vmdir) */
+	int vmdir;
+	/* QEMU is not our child: libvirtd's, or a taken spare's (its holder
+	 * reports its end on holder_fd: "exit STATUS") */
+	bool qemu_foreign;
+	int holder_fd;
+	/* a taken spare: the rootfs is its share's QP_PROTO_SUBDIR; its dir
+	 * (spare_name in the spares dir spares_fd) goes at the end */
+	bool spare;
+	int spares_fd;
+	char spare_name[16];
+	char tpl_key[17];       /* the template cloned ("" for a cold boot) */
+	/* the workload's stdin, relayed from ours (fd 0) when it is not
+	 * /dev/null: -1 when not (or at its end); credit: STDIN bytes the
+	 * guest may still take (protocol.h, STDIN_CREDIT) */
+	int stdin_fd;
+	uint32_t stdin_credit;
+	/* a replace in progress (CTL_REPLACE) */
+	bool replacing;
+	struct vm_client *rep_client; /* NULL if it went away meanwhile */
+	char **rep_argv;        /* NULL: the pod's process again */
+	long long rep_request, rep_exit, rep_kill_at;
+};
+
+/* the monitor core (monitor.c): QEMU's lifecycle, stop reasons, pause, signals, the serve loop */
+/* The dir of QEMU's sockets and log (the pod's, or a taken spare's). */
+int mon_vmdir(const struct vm_mon *m);
+/* A spare's holder letting go of a booted VM: QMP and ctl.sock closed,
+ * everything freed but QEMU (its child still) and the guest channel,
+ * whose fd is returned (-1 if there is none). */
+int mon_release(struct vm_mon *m);
+/* Stop serving ctl.sock (a spare has no clients). */
+void mon_ctl_close(struct vm_mon *m);
+void mon_begin_stop(struct vm_mon *m);
+/* Kill and reap QEMU and drop its channel and QMP connection, so that the
+ * boot can start QEMU again (a clone that could not be restored). */
+void mon_qemu_discard(struct vm_mon *m);
+void mon_set_reason(struct vm_mon *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mon_qemu_reason(struct vm_mon *m);
+bool mon_qemu_gone(struct vm_mon *m);
+int mon_with_qemu_log(struct vm_mon *m, qp_error **err);
+
+/* boot and RUN (mon_boot.c) */
+int mon_send_run(struct vm_mon *m, char **argv, qp_error **err);
+/* Our stdin readable and credit left: send a chunk as STDIN (its end: an
+ * empty STDIN).  -1 when the channel failed. */
+int mon_stdin_input(struct vm_mon *m, qp_error **err);
+
+/* the firmware's markers (mon_fwmark.c).  open: the pipe, its write end
+ * into o (the caller closes it once QEMU has it); wait: poll fd (-1: none)
+ * up to timeout_ms, the markers read and timestamped meanwhile, 1 if fd
+ * turned readable; error: after QEMU's end, -1 with the firmware's error
+ * line in *err (replacing what was there) if it wrote one, else 0. */
+int mon_fwmark_open(struct vm_mon *m, struct vm_qemu_opts *o, qp_error **err);
+int mon_fwmark_wait(struct vm_mon *m, int fd, int timeout_ms);
+int mon_fwmark_error(struct vm_mon *m, qp_error **err);
+void mon_fwmark_close(struct vm_mon *m);
+
+/* the ctl.sock server (mon_ctl.c) */
+struct vm_client *mon_exec_client(struct vm_mon *m, uint32_t id);
+void mon_client_close(struct vm_client *c);
+void mon_client_send(struct vm_client *c, const struct qp_msg *msg);
+void mon_client_reply(struct vm_client *c, int status, int errnum, const char *text);
+void mon_client_input(struct vm_mon *m, struct vm_client *c);
+void mon_client_reply_err(struct vm_client *c, qp_error *e);
+void mon_client_accept(struct vm_mon *m);
+
+/* the guest-message relay (mon_guest.c) */
+int mon_guest_input(struct vm_mon *m, qp_error **err);
+/* Answer the clients waiting for the start: done, or the error E. */
+void mon_answer_start(struct vm_mon *m, qp_error *e);
+
+/* How long the guest may take to answer RUN with STARTED: hello's bound,
+ * or $QPOD_VM_START_TIMEOUT_MS (tests) (mon_boot.c). */
+int mon_start_timeout_ms(const struct vm_mon *m);
+
+/* warm replace (mon_replace.c) */
+int mon_replace_begin(struct vm_mon *m, struct vm_client *c, const struct qp_msg *msg, qp_error **err);
+void mon_replace_free(struct vm_mon *m);
+void mon_replace_done(struct vm_mon *m, qp_error *e);
+void mon_replace_exit(struct vm_mon *m);
+
+#endif
