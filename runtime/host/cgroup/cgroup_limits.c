@@ -67,16 +67,21 @@ static int memory_v2(int fd, const struct qp_resources *res, qp_error **err)
 	char buf[32];
 	int64_t swap;
 	int r;
+	bool swap_file = qp_cg_has_file(fd, "memory.swap.max");
 
+	/* a swap limit that cannot be applied is refused before memory.max is
+	 * written, so a refused update changes nothing (as memory_v1) */
+	if (!swap_file && swap_unaccounted(res, "memory.swap.max", err) < 0)
+		return -1;
 	if (res->has_memory_limit &&
 	    qp_cg_write(fd, "memory.max", qp_cgroup_limit_str(res->memory_limit, "max", buf, sizeof(buf)),
 			err) < 0)
 		return -1;
+	if (!swap_file)
+		return 0;
 	r = qp_cgroup_swap_max(res, &swap, err);
 	if (r <= 0)
 		return r;
-	if (!qp_cg_has_file(fd, "memory.swap.max"))
-		return swap_unaccounted(res, "memory.swap.max", err);
 	return qp_cg_write(fd, "memory.swap.max", qp_cgroup_limit_str(swap, "max", buf, sizeof(buf)),
 			   err);
 }
