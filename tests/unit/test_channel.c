@@ -289,6 +289,21 @@ static size_t error_frame(void)
 	return (size_t)qp_msg_encode(&m, frame, sizeof(frame), &err);
 }
 
+/* A CTL_REPLACE frame of exactly `payload` bytes after the header, every
+ * one accounted for (flags, argc 1, one argument filling the rest), so that
+ * only the payload limit can refuse it. */
+static size_t replace_frame(uint32_t payload)
+{
+	uint32_t arg = payload - 12;
+
+	header(frame, QP_PROTO_MAGIC, QP_PROTO_VERSION, QP_MSG_CTL_REPLACE, payload);
+	put32(frame + QP_PROTO_HDR_SIZE, 0);
+	put32(frame + QP_PROTO_HDR_SIZE + 4, 1);
+	put32(frame + QP_PROTO_HDR_SIZE + 8, arg);
+	memset(frame + QP_PROTO_HDR_SIZE + 12, 'a', arg);
+	return QP_PROTO_HDR_SIZE + payload;
+}
+
 static void test_decode_malformed(void **state)
 {
 	struct qp_msg m;
@@ -314,6 +329,23 @@ static void test_decode_malformed(void **state)
 	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
 	put32(frame + 8, UINT32_MAX);
 	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+	/* header and frame agree, the payload is well formed: at the limit it
+	 * decodes, one byte over it is refused for its size */
+	n = replace_frame(QP_PROTO_MAX_PAYLOAD);
+	assert_int_equal(qp_msg_decode(frame, n, &m, &store, NULL), 0);
+	assert_int_equal(m.u.replace.argc, 1);
+	assert_int_equal(strlen(m.u.replace.argv[0]), QP_PROTO_MAX_PAYLOAD - 12);
+	n = replace_frame(QP_PROTO_MAX_PAYLOAD + 1);
+	{
+		qp_error *e = NULL;
+		char want[64];
+		snprintf(want, sizeof(want), "exceeds the %d byte limit", QP_PROTO_MAX_PAYLOAD);
+		assert_int_equal(qp_msg_decode(frame, n, &m, &store, &e), -1);
+		assert_non_null(e);
+		assert_int_equal(e->code, QP_E_GUEST);
+		assert_non_null(strstr(e->msg, want));
+		qp_error_free(&e);
+	}
 
 	n = error_frame(); /* truncated header */
 	for (size_t k = 0; k < QP_PROTO_HDR_SIZE; k++)
