@@ -5,6 +5,12 @@
 
 load helpers
 
+# the rootless test's world-traversable directory, removed whatever happened
+teardown() {
+	[ -z "${ROOTLESS_DIR:-}" ] || rm -rf "$ROOTLESS_DIR"
+	teardown_common
+}
+
 # prun ARGS... : a friendly foreground pod, captured by `run`
 prun() {
 	run --separate-stderr qp run --rm --name "$ID" "$ROOTFS" -- "$@"
@@ -194,23 +200,29 @@ masked_on_host() {
 @test "rootless: an unprivileged user runs a pod in a user namespace (no cgroup of its own)" {
 	command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
 	local nobody=(setpriv --reuid 65534 --regid 65534 --clear-groups env -u XDG_RUNTIME_DIR)
-	# bats' own temp dirs are private to root: a world-traversable one
+	# bats' own temp dirs are private to root: a world-traversable one,
+	# holding copies of the binary and the rootfs (the clone and the cache
+	# may sit where only root enters: a 0700 mktemp -d, a private home)
 	local rl
 	rl=$(mktemp -d /tmp/qpod-rootless.XXXXXX)
+	ROOTLESS_DIR=$rl
 	chmod 755 "$rl"
+	install -m 755 "$QPOD" "$rl/qpod"
+	cp -a "$ROOTFS" "$rl/rootfs"
+	chmod 755 "$rl/rootfs"
 	mkdir -m 755 "$rl/bundle"
-	"${nobody[@]}" "$QPOD" spec --rootless |
-		jq --arg r "$ROOTFS" '.root.path = $r | .process.args = ["sh", "-c", "id -u; cat /proc/self/uid_map"]' \
-		>"$rl/bundle/config.json"
+	run --separate-stderr "${nobody[@]}" "$rl/qpod" spec --rootless
+	assert_status 0
+	jq --arg r "$rl/rootfs" '.root.path = $r | .process.args = ["sh", "-c", "id -u; cat /proc/self/uid_map"]' \
+		<<<"$output" >"$rl/bundle/config.json"
 	chmod 644 "$rl/bundle/config.json"
 	mkdir -m 700 "$rl/state" && chown 65534:65534 "$rl/state"
-	run --separate-stderr "${nobody[@]}" "$QPOD" --root "$rl/state" run "$ID" --bundle "$rl/bundle"
+	run --separate-stderr "${nobody[@]}" "$rl/qpod" --root "$rl/state" run "$ID" --bundle "$rl/bundle"
 	local out=$output st=$status
 	# a pod that asks for limits needs a cgroup it may write: a clear error
-	run --separate-stderr "${nobody[@]}" "$QPOD" --root "$rl/state" run --rm --memory 64M "$ROOTFS" -- true
+	run --separate-stderr "${nobody[@]}" "$rl/qpod" --root "$rl/state" run --rm --memory 64M "$rl/rootfs" -- true
 	local st2=$status err2=$stderr left
 	left=$(ls "$rl/state")
-	rm -rf "$rl"
 	[ "$st" -eq 0 ] || flunk "rootless run: exit $st" "$out"
 	assert_eq "$(head -n1 <<<"$out")" 0 "root inside"
 	assert_match "$(tail -n1 <<<"$out")" '^ +0 +65534 +1$' "uid_map: root is the caller"
