@@ -122,6 +122,7 @@ assert_cwd_contained() {
 	qp create "$ID2" --bundle "$BUNDLE"
 	qp start "$ID2"
 	run --separate-stderr qp exec "$ID2" -- "$HELPER" writefile /proc/1/exe
+	assert_status 1
 	assert_match "$output" '^E[A-Z]+$' "writefile /proc/1/exe from exec"
 	qp delete --force "$ID2"
 	after=$(sha256sum <"$QPOD")
