@@ -89,8 +89,16 @@ static void test_round_trip_simple(void **state)
 	in.u.hello.hello_ns = UINT64_MAX;
 	round_trip(&in, &out);
 	assert_int_equal(out.u.hello.version, QP_PROTO_VERSION);
+	assert_int_equal(out.u.hello.flags, 0);
+	assert_int_equal(out.u.hello.seed_check, 0);
 	assert_true(out.u.hello.init_ns == 123456789012345ull);
 	assert_true(out.u.hello.hello_ns == UINT64_MAX);
+	/* the HELLO that answers a CLONE: what the guest did, of which seed */
+	in.u.hello.flags = QP_HELLO_F_CLONED;
+	in.u.hello.seed_check = 0xdeadbeef;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.hello.flags, QP_HELLO_F_CLONED);
+	assert_int_equal(out.u.hello.seed_check, 0xdeadbeef);
 
 	in = (struct qp_msg){ .type = QP_MSG_STARTED };
 	in.u.started.pid = 42, in.u.started.spawn_ns = 7, in.u.started.exec_ns = 9;
@@ -375,6 +383,22 @@ static void test_decode_malformed(void **state)
 	n = error_frame();
 	put32(frame + QP_PROTO_HDR_SIZE, 99);
 	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+	/* HELLO: an unknown flag; a seed check without a seed added */
+	{
+		struct qp_msg h = { .type = QP_MSG_HELLO };
+		qp_error *e = NULL;
+		h.u.hello.version = QP_PROTO_VERSION;
+		h.u.hello.flags = QP_HELLO_F_SEEDED;
+		h.u.hello.seed_check = 7;
+		n = (size_t)qp_msg_encode(&h, frame, sizeof(frame), &e);
+		assert_null(e);
+		assert_int_equal(qp_msg_decode(frame, n, &m, &store, NULL), 0);
+		frame[QP_PROTO_HDR_SIZE + 2] = 0x8; /* flags: not a QP_HELLO_F_* */
+		assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+		frame[QP_PROTO_HDR_SIZE + 2] = QP_HELLO_F_RESEEDED | QP_HELLO_F_CLOCK;
+		assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+		assert_int_equal(qp_seed_check((const uint8_t[QP_PROTO_SEED_SIZE]){ 0 }) != 0, 1);
+	}
 	/* fixed-size message with a payload */
 	header(frame, QP_PROTO_MAGIC, QP_PROTO_VERSION, QP_MSG_SHUTDOWN, 1);
 	frame[12] = 0;
