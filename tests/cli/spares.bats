@@ -224,8 +224,10 @@ s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"take ../x
 	# the replacement is made in the background
 	wait_for 400 free_is 1
 	run --separate-stderr qp spares fill --count 1
+	assert_status 0
 	assert_eq "$(jq '.made | length' <<<"$output")" 0 "a full pool: nothing made"
 	run --separate-stderr qp spares drain
+	assert_status 0
 	assert_eq "$output" '{"stopped":1}'
 	[ ! -e "$ROOT/.spares/target" ] || flunk "the target outlived the drain"
 	run --separate-stderr qp run --rm --mode vm "$ROOTFS" -- true

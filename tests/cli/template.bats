@@ -49,11 +49,13 @@ timeline_of() { # STDERR-TEXT -> the JSON of its qpod-timeline line
 	key=$(jq -r .key <<<"$output")
 	assert_match "$key" '^[0-9a-f]{16}$' "key"
 	run --separate-stderr tq template create --memory 128M
+	assert_status 0
 	assert_eq "$(jq -r .made <<<"$output") $(jq -r .key <<<"$output")" "false $key" "the same inputs: the same template"
 	run --separate-stderr tq template create --memory 160M --vcpus 2
 	assert_status 0
 	[ "$(jq -r .key <<<"$output")" != "$key" ] || flunk "other memory and vCPUs gave the same key"
 	run --separate-stderr tq template list
+	assert_status 0
 	assert_eq "$(jq -s length <<<"$output")" 2 "templates listed"
 	assert_contains "$(jq -r --arg k "$key" 'select(.key == $k) | "\(.mem_mb) \(.meta)"' <<<"$output")" "128 proto="
 	assert_contains "$output" "mem=160M vcpus=2"
