@@ -80,14 +80,20 @@ masked_on_host() {
 }
 
 @test "/proc/sys and /sys are read-only" {
+	# root in the pod (CAP_DAC_OVERRIDE) passes the files' own permission
+	# checks: only the read-only mount refuses, EROFS (EACCES or EPERM
+	# would be a capability or the kernel's, not the mount's); sysfs
+	# creates no files anyway, so an existing one is opened (lo's mtu:
+	# every network namespace has lo)
 	prun sh -c "$HELPER writefile /proc/sys/kernel/hostname; $HELPER writefile /proc/sys/vm/overcommit_memory; \
+		$HELPER writefile /sys/class/net/lo/mtu; \
 		awk '\$5 == \"/sys\" || \$5 == \"/proc/sys\" { print \$5, \$6 }' /proc/self/mountinfo"
-	assert_match "${lines[0]}" '^(EROFS|EACCES|EPERM)$' "open /proc/sys/kernel/hostname for writing"
-	assert_match "${lines[1]}" '^(EROFS|EACCES|EPERM)$' "open /proc/sys/vm/overcommit_memory for writing"
+	assert_status 0
+	assert_eq "${lines[0]}" EROFS "open /proc/sys/kernel/hostname for writing"
+	assert_eq "${lines[1]}" EROFS "open /proc/sys/vm/overcommit_memory for writing"
+	assert_eq "${lines[2]}" EROFS "open /sys/class/net/lo/mtu for writing"
 	grep -qE '^/sys ro(,|$)' <<<"$output" || flunk "/sys is not mounted ro:" "$output"
 	grep -qE '^/proc/sys ro(,|$)' <<<"$output" || flunk "/proc/sys is not mounted ro:" "$output"
-	prun sh -c "touch /sys/qpod-test 2>/dev/null || echo refused"
-	assert_eq "$output" refused "create a file in /sys"
 }
 
 @test "/dev: standard nodes, pts, shm and mqueue; no host devices" {
