@@ -18,6 +18,10 @@
 #include "guest-init/protocol.h"
 #include "util/error.h"
 
+/* HELLO's seed_check of a CLONE's seed (never 0): the guest reports it of
+ * the bytes it added, the host compares it with the seed it sent. */
+uint32_t qp_seed_check(const uint8_t seed[QP_PROTO_SEED_SIZE]);
+
 /* Name of a message type ("HELLO", ...), "unknown" for others. */
 const char *qp_msg_type_name(uint16_t type);
 /* Which side may send `type` (enum qp_sender), 0 if the type is unknown. */

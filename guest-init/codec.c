@@ -48,6 +48,15 @@ static const unsigned char senders[] = {
 	[QP_MSG_WARM] = QP_SENDER_HOST, [QP_MSG_STDIN_CREDIT] = QP_SENDER_GUEST,
 };
 
+uint32_t qp_seed_check(const uint8_t seed[QP_PROTO_SEED_SIZE])
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (size_t i = 0; i < QP_PROTO_SEED_SIZE; i++)
+		h = (h ^ seed[i]) * 16777619u;
+	return h ? h : 1; /* 0 means "no seed" */
+}
+
 const char *qp_msg_type_name(uint16_t type)
 {
 	return type >= 1 && type <= QP_MSG_TYPE_MAX ? type_names[type] : "unknown";
@@ -217,6 +226,11 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 		return 0;
 	}
 	case QP_MSG_HELLO:
+		if (m->u.hello.flags & ~QP_HELLO_F_CLONED)
+			return invalid(err, code, m, "unknown flags 0x%x", m->u.hello.flags);
+		if (!(m->u.hello.flags & QP_HELLO_F_SEEDED) && m->u.hello.seed_check)
+			return invalid(err, code, m, "a seed check without a seed added");
+		return 0;
 	case QP_MSG_MEMINFO_REQ:
 	case QP_MSG_MEMINFO:
 	case QP_MSG_SHUTDOWN:
@@ -296,8 +310,8 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 	switch (m->type) {
 	case QP_MSG_HELLO:
 		put_u16(w, m->u.hello.version);
-		put_u16(w, 0);
-		put_u32(w, 0);
+		put_u16(w, m->u.hello.flags);
+		put_u32(w, m->u.hello.seed_check);
 		put_u64(w, m->u.hello.init_ns);
 		put_u64(w, m->u.hello.hello_ns);
 		break;
@@ -545,14 +559,14 @@ static int get_strv(struct rd *r, const char **vec, uint32_t *count, const char 
 static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 {
 	struct qp_run *run = &m->u.run;
-	uint16_t u16;
 	uint32_t u32;
 	const uint8_t *data;
 
 	switch (m->type) {
 	case QP_MSG_HELLO:
 		return get_u16(r, &m->u.hello.version, "version", err) < 0 ||
-		       get_u16(r, &u16, "reserved", err) < 0 || get_u32(r, &u32, "reserved", err) < 0 ||
+		       get_u16(r, &m->u.hello.flags, "flags", err) < 0 ||
+		       get_u32(r, &m->u.hello.seed_check, "seed_check", err) < 0 ||
 		       get_u64(r, &m->u.hello.init_ns, "init_ns", err) < 0 ||
 		       get_u64(r, &m->u.hello.hello_ns, "hello_ns", err) < 0 ? -1 : 0;
 	case QP_MSG_EXEC:

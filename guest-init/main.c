@@ -121,13 +121,15 @@ static int open_channel(void)
 	return fd;
 }
 
-static void send_hello(uint64_t init_ns)
+static void send_hello(uint64_t init_ns, uint16_t flags, uint32_t seed_check)
 {
 	struct qp_msg m = { .type = QP_MSG_HELLO };
 	int64_t deadline = gi_mono_ms() + CONNECT_TIMEOUT_MS;
 	qp_error *err = NULL;
 
 	m.u.hello.version = QP_PROTO_VERSION;
+	m.u.hello.flags = flags;
+	m.u.hello.seed_check = seed_check;
 	m.u.hello.init_ns = init_ns;
 	for (;;) {
 		m.u.hello.hello_ns = gi_boot_ns();
@@ -158,7 +160,9 @@ static void receive(struct qp_msg *m, int timeout_ms)
  * make it unique before anything runs.  The host's seed is mixed into the
  * RNG (credited: it comes from the host's getrandom) and the CRNG reseeded
  * from it, so no two clones draw the same bytes; the wall clock (frozen in
- * the template) is set from the host's.  Then a new HELLO. */
+ * the template) is set from the host's.  Then a new HELLO, whose flags say
+ * which of these steps were done, each by its call's result, and whose
+ * seed_check is of the bytes the kernel was given (the host checks both). */
 static void apply_clone(const struct qp_msg *m, uint64_t init_ns)
 {
 	struct {
@@ -168,15 +172,25 @@ static void apply_clone(const struct qp_msg *m, uint64_t init_ns)
 	struct timespec ts = { (time_t)(m->u.clone.realtime_ns / 1000000000ull),
 			       (long)(m->u.clone.realtime_ns % 1000000000ull) };
 	int fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
+	uint16_t done = 0;
+	uint32_t check = 0;
 
 	memcpy(pool.buf, m->u.clone.seed, sizeof(pool.buf));
-	if (fd < 0 || ioctl(fd, GI_RNDADDENTROPY, &pool) < 0 || ioctl(fd, GI_RNDRESEEDCRNG) < 0)
+	if (fd >= 0 && ioctl(fd, GI_RNDADDENTROPY, &pool) == 0) {
+		done |= QP_HELLO_F_SEEDED;
+		check = qp_seed_check(pool.buf);
+		if (ioctl(fd, GI_RNDRESEEDCRNG) == 0)
+			done |= QP_HELLO_F_RESEEDED;
+	}
+	if (!(done & QP_HELLO_F_RESEEDED))
 		die("seed the RNG of a clone");
 	close(fd);
 	memset(&pool, 0, sizeof(pool));
-	if (clock_settime(CLOCK_REALTIME, &ts) < 0)
+	if (clock_settime(CLOCK_REALTIME, &ts) == 0)
+		done |= QP_HELLO_F_CLOCK;
+	else
 		die("set the clock of a clone");
-	send_hello(init_ns);
+	send_hello(init_ns, done, check);
 }
 
 /* WARM: run what a pod's start runs, once, so that under TCG its code is
@@ -207,7 +221,7 @@ static void warm_up(const struct qp_msg *m, uint64_t init_ns)
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		gi_fatal(QP_PERR_SYSCALL, 0, "warm-up: /" QP_PROTO_WARM_PROG " of the share did not run (status 0x%x)",
 			 status);
-	send_hello(init_ns);
+	send_hello(init_ns, 0, 0);
 }
 
 /* Until RUN, answer MEMINFO_REQ, CLONE, WARM and SHUTDOWN; anything else is
@@ -265,7 +279,7 @@ int main(int argc, char **argv)
 	qp_chan_init(&gi_chan, open_channel());
 	gi_chan_ready = 1;
 	gi_supervise_prepare();
-	send_hello(init_ns);
+	send_hello(init_ns, 0, 0);
 	wait_run(&run, init_ns);
 	if (run.hostname && run.hostname[0] &&
 	    sethostname(run.hostname, strlen(run.hostname)) < 0)

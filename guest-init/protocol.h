@@ -20,9 +20,17 @@
  * A payload must be consumed exactly: trailing bytes are an error.
  *
  * Payloads (direction: G = guest->host, H = host->guest):
- *   HELLO       G  u16 version, u16 reserved(0), u32 reserved(0),
+ *   HELLO       G  u16 version, u16 flags (QP_HELLO_F_*), u32 seed_check,
  *                  u64 init_ns (CLOCK_BOOTTIME when init started),
- *                  u64 hello_ns (CLOCK_BOOTTIME when HELLO was sent)
+ *                  u64 hello_ns (CLOCK_BOOTTIME when HELLO was sent).
+ *                  flags and seed_check are 0 except in the HELLO that
+ *                  answers a CLONE, which reports what the guest did with
+ *                  it: QP_HELLO_F_SEEDED (the seed added with RNDADDENTROPY,
+ *                  credited), QP_HELLO_F_RESEEDED (then the CRNG reseeded
+ *                  with RNDRESEEDCRNG), QP_HELLO_F_CLOCK (the clock set to
+ *                  realtime_ns); seed_check is qp_seed_check() of the bytes
+ *                  handed to RNDADDENTROPY, so the host knows they were the
+ *                  seed it sent
  *   RUN         H  u32 flags (QP_RUN_F_*), u32 uid, u32 gid,
  *                  u8 rootfs (QP_ROOTFS_*: the initramfs, a 9p share, or a
  *                  9p share's QP_PROTO_SUBDIR), str rootfs_tag (9p mount tag),
@@ -69,7 +77,8 @@
  *                  (from the host's getrandom): sent to a VM restored from a
  *                  template (vm/snapshot/template.c) before RUN, so that it is unique:
  *                  the seed is mixed into the guest's RNG, which is reseeded,
- *                  and the clock set.  The guest answers with a new HELLO.
+ *                  and the clock set.  The guest answers with a new HELLO
+ *                  that says so (its flags and seed_check, above).
  *   WARM        H  str tag (a 9p mount tag): sent to a spare (vm/snapshot/spare.c)
  *                  before RUN, so that the code a pod's start runs is
  *                  translated (TCG) before a pod asks: in a child with a
@@ -121,7 +130,7 @@
 #include <stdint.h>
 
 #define QP_PROTO_MAGIC 0x444f5051u /* bytes 'Q' 'P' 'O' 'D' */
-#define QP_PROTO_VERSION 3
+#define QP_PROTO_VERSION 4
 #define QP_PROTO_HDR_SIZE 12
 #define QP_PROTO_MAX_PAYLOAD 65536
 #define QP_PROTO_FRAME_MAX (QP_PROTO_HDR_SIZE + QP_PROTO_MAX_PAYLOAD)
@@ -133,6 +142,13 @@
 #define QP_PROTO_MAX_MOUNTS 16 /* RUN mounts */
 #define QP_PROTO_PORT_NAME "qpod.0" /* virtio-serial port name */
 #define QP_PROTO_SEED_SIZE 32 /* CLONE's RNG seed, bytes */
+
+/* HELLO flags: what the guest did with a CLONE (all three, or the clone is
+ * not unique) */
+#define QP_HELLO_F_SEEDED 0x1u   /* the seed added to the RNG, credited */
+#define QP_HELLO_F_RESEEDED 0x2u /* the CRNG reseeded after that */
+#define QP_HELLO_F_CLOCK 0x4u    /* the clock set to the host's */
+#define QP_HELLO_F_CLONED (QP_HELLO_F_SEEDED | QP_HELLO_F_RESEEDED | QP_HELLO_F_CLOCK)
 #define QP_PROTO_STDIN_WINDOW 65536 /* STDIN bytes in flight, at most (STDIN_CREDIT) */
 
 enum qp_msg_type {
@@ -226,7 +242,8 @@ struct qp_msg {
 	uint16_t type;
 	union {
 		struct {
-			uint16_t version;
+			uint16_t version, flags; /* QP_HELLO_F_* */
+			uint32_t seed_check;     /* qp_seed_check() of the seed added */
 			uint64_t init_ns, hello_ns;
 		} hello;
 		struct qp_run run;

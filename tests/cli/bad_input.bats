@@ -140,6 +140,7 @@ create_fails() {
 		assert_qpod_error 125
 	done
 	run --separate-stderr qp create "$long" --bundle "$BUNDLE"
+	assert_qpod_error 125
 	assert_eq "$stderr" "qpod: create: invalid pod ID: longer than 255 bytes" "a 256-byte ID, refused without echoing it"
 	assert_eq "$(ls -A "$ROOT" 2>/dev/null | grep -v '^\.')" "" "entries in the state root"
 	[ ! -e "$TEST_DIR/escape" ] || flunk "an ID escaped the state root"

@@ -117,6 +117,7 @@ scenario_run() { # MODE
 	assert_mode_kernel "$1" "${output#out }"
 	assert_eq "$stderr" err "stderr"
 	run c containers ls -q
+	assert_status 0
 	assert_not_contains "$output" "$ID" "containers after run --rm"
 	[ ! -e "$ROOT/$ID" ] || flunk "qpod state of $ID left after run --rm: $(ls "$ROOT")"
 }
@@ -166,6 +167,7 @@ scenario_detached() { # MODE: run -d, task exec, task kill, task delete
 	assert_status 0
 	assert_contains "$stderr" "exit code 7" "task delete reports the exit status of the TERM trap"
 	run c task ls
+	assert_status 0
 	assert_not_contains "$output" "$ID" "tasks after delete"
 	[ ! -e "$ROOT/$ID" ] || flunk "qpod state of $ID left after task delete"
 	run c containers rm "$ID"

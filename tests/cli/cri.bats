@@ -345,6 +345,7 @@ scenario_lifecycle() { # HANDLER
 	run --separate-stderr cri RemoveContainer "{\"container_id\": \"$CONTAINER\"}"
 	assert_status 0
 	run --separate-stderr cri ListContainers "{\"filter\": {\"pod_sandbox_id\": \"$SANDBOX\"}}"
+	assert_status 0
 	assert_eq "$(jq '.containers | length' <<<"$output")" 0 "containers after RemoveContainer"
 
 	run --separate-stderr cri StopPodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
@@ -353,6 +354,7 @@ scenario_lifecycle() { # HANDLER
 	run --separate-stderr cri RemovePodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
 	assert_status 0
 	run --separate-stderr cri ListPodSandbox
+	assert_status 0
 	assert_not_contains "$output" "$SANDBOX" "sandboxes after RemovePodSandbox"
 }
 
@@ -452,6 +454,7 @@ scenario_stop_kill() { # HANDLER
 	assert_status 0
 	wait_for 200 grep -q "stdout F ready" "$TEST_DIR/logs/second.log"
 	run --separate-stderr exec_sync "$CONTAINER" 20 ps -o pid,args
+	assert_status 0
 	assert_contains "$(jq -r .stdout <<<"$output")" "sleep 1001" "the second container sees the first"
 	run --separate-stderr cri StopContainer "{\"container_id\": \"$first\", \"timeout\": 5}"
 	assert_status 0

@@ -43,6 +43,7 @@ load helpers
 	assert_eq "$(pod_field "$ID" status)" stopped "status"
 	assert_eq "$(pod_field "$ID" mode)" container "mode"
 	run --separate-stderr qp list
+	assert_status 0
 	grep -qE "^$ID +0 +stopped " <<<"$output" || flunk "list:" "$output"
 	run --separate-stderr qp delete "$ID"
 	assert_status 0

@@ -54,6 +54,7 @@ teardown() {
 	run make -s -C "$REPO" uninstall DESTDIR="$DEST" PREFIX=/usr
 	assert_status 0
 	run find "$DEST" ! -type d
+	assert_status 0
 	assert_eq "$output" "" "files left after make uninstall"
 	[ ! -e "$DEST/usr/lib/qpod" ] || flunk "usr/lib/qpod left after make uninstall"
 }

@@ -106,6 +106,7 @@ ok" "exec output"
 	pid=$(pod_field "$ID" vmm_pid)
 	assert_jailed "$pid"
 	run qp exec "$ID" echo clone-ok
+	assert_status 0
 	assert_eq "$output" clone-ok "exec in the clone"
 	# the RAM file it maps is the template's
 	grep -q "$tcache/templates/.*/mem" "/proc/$pid/maps" || flunk "the clone does not map the template's RAM file"
@@ -124,6 +125,7 @@ ok" "exec output"
 	pid=$(pod_field "$ID" vmm_pid)
 	assert_jailed "$pid"
 	run nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" exec "$ID" sh -c 'ping -c 1 -W 5 10.213.4.1 >/dev/null && echo gateway-ok'
+	assert_status 0
 	assert_eq "$output" gateway-ok "the guest reaches its gateway"
 	run nsenter --net="/run/netns/$NS" "$QPOD" --root "$ROOT" delete --force "$ID"
 	assert_status 0
@@ -138,6 +140,7 @@ ok" "exec output"
 	assert_eq "$(readlink "/proc/$pid/ns/mnt")" "$(readlink /proc/self/ns/mnt)" "mount namespace without the jail"
 	assert_eq "$(status_field "$pid" Seccomp)" 0 "no seccomp filter without the jail"
 	run qp delete --force "$ID"
+	assert_status 0
 	run --separate-stderr env QPOD_VM_JAIL=maybe "$QPOD" --root "$ROOT" run --rm --mode vm --boot cold "$ROOTFS" -- true
 	assert_qpod_error
 	assert_contains "$stderr" "QPOD_VM_JAIL=maybe: expected on or off"

@@ -210,6 +210,7 @@ domain_gone() { [ -z "$(virsh -q -c "$LV_URI" list --all --name | grep -Fx "$1")
 	# replace returns once the new workload is exec'd; its first line may come later
 	wait_for 100 qp exec "$ID" test -s /tmp/mark || flunk "the new workload never wrote /tmp/mark"
 	run qp exec "$ID" cat /tmp/mark
+	assert_status 0
 	assert_eq "$output" replaced "the new workload ran"
 	run qp pause "$ID"
 	assert_status 0

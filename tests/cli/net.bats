@@ -56,6 +56,7 @@ bridge_bundle() { # DIR IP ARGS...
 	qpn start "$ID"
 	# the pod's eth0 has the requested address on the bridge's /22 slice
 	run --separate-stderr qpn exec "$ID" -- ip -4 -o addr show dev eth0
+	assert_status 0
 	assert_contains "$output" "10.213.0.10/22"
 	# from the host (the test netns): TCP to the pod
 	wait_for 100 nsenter --net="/run/netns/$NS" "$HOST_HELPER" tcp-connect 10.213.0.10 8080

@@ -108,6 +108,7 @@ load helpers
 	run --separate-stderr qp state "$ID"
 	assert_qpod_error 125
 	run --separate-stderr qp list --format json
+	assert_status 0
 	assert_eq "$(jq -r ".[] | select(.id == \"$ID\") | .id" <<<"$output")" "" "list after delete"
 }
 
@@ -325,6 +326,7 @@ load helpers
 	pid=$(cat "$TEST_DIR/exec.pid")
 	wait_for 100 grep -q "sleep" "/proc/$pid/cmdline"
 	run --separate-stderr qp exec "$ID" -- cat /dev/shm/out
+	assert_status 0
 	assert_eq "$(head -n1 <<<"$output")" from-json "env from the process file"
 	# no capabilities in the file: the pod's set, not qpod's full one
 	assert_match "$(tail -n1 <<<"$output")" 'CapEff:\s+00000000a80425fb' "caps"
@@ -378,6 +380,7 @@ load helpers
 	assert_eq "$output" "0 1 2 3 4" "fds of the workload with --preserve-fds 2"
 	run --separate-stderr bash -c 'exec 3</etc/hostname 4</etc/hostname; exec "$@"' _ \
 		"$QPOD" --root "$ROOT" run "$ID" --bundle "$BUNDLE"
+	assert_status 0
 	assert_eq "$output" "0 1 2" "fds of the workload without it"
 	run --separate-stderr qp run "$ID" --bundle "$BUNDLE" --preserve-fds many
 	assert_qpod_error 125

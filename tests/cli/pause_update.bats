@@ -195,10 +195,13 @@ frozen_state() { # freezer state of pod $ID as the kernel says it
 		assert_qpod_error 1
 	done
 	run --separate-stderr qp update --resources - "$ID" <<<'{"memory": {"limit": "big"}}'
+	assert_qpod_error 1
 	assert_contains "$stderr" "memory.limit: expected an integer"
 	run --separate-stderr qp update --resources - "$ID" <<<'{"network": {"classID": 10}}'
+	assert_qpod_error 1
 	assert_contains "$stderr" "network: cannot be applied"
 	run --separate-stderr qp update --resources - "$ID" <<<'{"memroy": {}}'
+	assert_qpod_error 1
 	assert_contains "$stderr" 'unknown field "memroy"'
 	assert_eq "$(cat "$(cg_file memory memory.limit_in_bytes memory.max)")" 67108864 "memory unchanged"
 	assert_eq "$(cat "$(cg_file pids pids.max pids.max)")" 50 "pids unchanged"

@@ -362,6 +362,7 @@ runtime_calls() {
 	assert_status 0
 	assert_eq "$(pm_status "$C")" "running 0" "status after start"
 	run pm exec "$C" echo again
+	assert_status 0
 	assert_eq "$output" again "exec after restart"
 }
 

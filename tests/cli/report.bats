@@ -315,6 +315,7 @@ assert j["headings"] == ["Workloads: container and VM pods (none)", "Consolidati
 	assert_contains "$output" "param host_mem_available_before_mb: 23349.82"
 	! grep -qE '[0-9]\.[0-9]{3,}' <<<"$output" || flunk "raw floats in the table:" "$output"
 	run --separate-stderr "$QPOD" report "$TEST_DIR/density.json"
+	assert_status 0
 	assert_not_contains "$output" "qemu:"
 }
 

@@ -53,6 +53,7 @@ commands() { "$QPOD" --help | awk '/^Commands:/ {f = 1; next} /^$/ {f = 0} f {pr
 	assert_qpod_error
 	assert_contains "$stderr" "--console-socket belongs to the OCI form"
 	run --separate-stderr qp list --quiet
+	assert_status 0
 	assert_eq "$output" "" "pods left"
 }
 

@@ -249,6 +249,7 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	assert_eq "$(qemu_of "$ID")" "$qpid" "the same VM"
 	wait_for 100 grep -q gen1 "$TEST_DIR/pod.out"
 	run qp exec "$ID" ps
+	assert_status 0
 	assert_contains "$output" "sleep 60"
 	assert_eq "$(grep -c 'sleep 60' <<<"$output")" 1 "one workload"
 	run -127 --separate-stderr qp replace "$ID" -- /no/such/cmd
@@ -362,6 +363,7 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 			{\"destination\": \"/scratch\", \"type\": \"tmpfs\", \"source\": \"tmpfs\", \"options\": [\"size=1m\", \"nosuid\"]},
 			{\"destination\": \"/weird\", \"type\": \"proc\", \"source\": \"proc\"}]"
 	run --separate-stderr qp run "$ID" --bundle "$BUNDLE"
+	assert_status 1 # the workload's: its last command, grep -c, counted no match
 	assert_eq "${lines[0]}" in-dir "the directory bind"
 	assert_eq "${lines[1]}" the-hosts-file "the file bind"
 	assert_eq "${lines[2]}" dir-ro "ro of the directory bind"

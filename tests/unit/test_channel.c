@@ -89,8 +89,16 @@ static void test_round_trip_simple(void **state)
 	in.u.hello.hello_ns = UINT64_MAX;
 	round_trip(&in, &out);
 	assert_int_equal(out.u.hello.version, QP_PROTO_VERSION);
+	assert_int_equal(out.u.hello.flags, 0);
+	assert_int_equal(out.u.hello.seed_check, 0);
 	assert_true(out.u.hello.init_ns == 123456789012345ull);
 	assert_true(out.u.hello.hello_ns == UINT64_MAX);
+	/* the HELLO that answers a CLONE: what the guest did, of which seed */
+	in.u.hello.flags = QP_HELLO_F_CLONED;
+	in.u.hello.seed_check = 0xdeadbeef;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.hello.flags, QP_HELLO_F_CLONED);
+	assert_int_equal(out.u.hello.seed_check, 0xdeadbeef);
 
 	in = (struct qp_msg){ .type = QP_MSG_STARTED };
 	in.u.started.pid = 42, in.u.started.spawn_ns = 7, in.u.started.exec_ns = 9;
@@ -289,6 +297,21 @@ static size_t error_frame(void)
 	return (size_t)qp_msg_encode(&m, frame, sizeof(frame), &err);
 }
 
+/* A CTL_REPLACE frame of exactly `payload` bytes after the header, every
+ * one accounted for (flags, argc 1, one argument filling the rest), so that
+ * only the payload limit can refuse it. */
+static size_t replace_frame(uint32_t payload)
+{
+	uint32_t arg = payload - 12;
+
+	header(frame, QP_PROTO_MAGIC, QP_PROTO_VERSION, QP_MSG_CTL_REPLACE, payload);
+	put32(frame + QP_PROTO_HDR_SIZE, 0);
+	put32(frame + QP_PROTO_HDR_SIZE + 4, 1);
+	put32(frame + QP_PROTO_HDR_SIZE + 8, arg);
+	memset(frame + QP_PROTO_HDR_SIZE + 12, 'a', arg);
+	return QP_PROTO_HDR_SIZE + payload;
+}
+
 static void test_decode_malformed(void **state)
 {
 	struct qp_msg m;
@@ -314,6 +337,23 @@ static void test_decode_malformed(void **state)
 	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
 	put32(frame + 8, UINT32_MAX);
 	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+	/* header and frame agree, the payload is well formed: at the limit it
+	 * decodes, one byte over it is refused for its size */
+	n = replace_frame(QP_PROTO_MAX_PAYLOAD);
+	assert_int_equal(qp_msg_decode(frame, n, &m, &store, NULL), 0);
+	assert_int_equal(m.u.replace.argc, 1);
+	assert_int_equal(strlen(m.u.replace.argv[0]), QP_PROTO_MAX_PAYLOAD - 12);
+	n = replace_frame(QP_PROTO_MAX_PAYLOAD + 1);
+	{
+		qp_error *e = NULL;
+		char want[64];
+		snprintf(want, sizeof(want), "exceeds the %d byte limit", QP_PROTO_MAX_PAYLOAD);
+		assert_int_equal(qp_msg_decode(frame, n, &m, &store, &e), -1);
+		assert_non_null(e);
+		assert_int_equal(e->code, QP_E_GUEST);
+		assert_non_null(strstr(e->msg, want));
+		qp_error_free(&e);
+	}
 
 	n = error_frame(); /* truncated header */
 	for (size_t k = 0; k < QP_PROTO_HDR_SIZE; k++)
@@ -343,6 +383,22 @@ static void test_decode_malformed(void **state)
 	n = error_frame();
 	put32(frame + QP_PROTO_HDR_SIZE, 99);
 	assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+	/* HELLO: an unknown flag; a seed check without a seed added */
+	{
+		struct qp_msg h = { .type = QP_MSG_HELLO };
+		qp_error *e = NULL;
+		h.u.hello.version = QP_PROTO_VERSION;
+		h.u.hello.flags = QP_HELLO_F_SEEDED;
+		h.u.hello.seed_check = 7;
+		n = (size_t)qp_msg_encode(&h, frame, sizeof(frame), &e);
+		assert_null(e);
+		assert_int_equal(qp_msg_decode(frame, n, &m, &store, NULL), 0);
+		frame[QP_PROTO_HDR_SIZE + 2] = 0x8; /* flags: not a QP_HELLO_F_* */
+		assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+		frame[QP_PROTO_HDR_SIZE + 2] = QP_HELLO_F_RESEEDED | QP_HELLO_F_CLOCK;
+		assert_fails(qp_msg_decode(frame, n, &m, &store, err), QP_E_GUEST);
+		assert_int_equal(qp_seed_check((const uint8_t[QP_PROTO_SEED_SIZE]){ 0 }) != 0, 1);
+	}
 	/* fixed-size message with a payload */
 	header(frame, QP_PROTO_MAGIC, QP_PROTO_VERSION, QP_MSG_SHUTDOWN, 1);
 	frame[12] = 0;

@@ -13,7 +13,6 @@
 #include <linux/if_tun.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -31,6 +30,7 @@
 #include "vm/libvirt/libvirt.h"
 #include "vm/monitor/monitor.h"
 #include "vm/qemu/qemu.h"
+#include "vm/snapshot/clone.h"
 #include "vm/snapshot/snapshot.h"
 
 /* ---- boot ---- */
@@ -170,6 +170,11 @@ static int wait_hello(struct vm_mon *m, qp_error **err)
 	if (msg.type != QP_MSG_HELLO)
 		return qp_error_set(err, QP_E_GUEST, 0, "the VM sent %s instead of HELLO",
 				    qp_msg_type_name(msg.type));
+	if (vm_clone_hello_check(&msg, m->clone_sent ? &m->clone_check : NULL, err) < 0)
+		return -1;
+	if (m->clone_sent)
+		qp_debug("vm %s: clone: the guest added the seed sent, reseeded its CRNG and set its clock",
+			 m->pod->id);
 	m->tl.hello = qp_now_ns();
 	mon_fwmark_close(m);
 	m->tl.guest_init_ns = msg.u.hello.init_ns;
@@ -178,19 +183,21 @@ static int wait_hello(struct vm_mon *m, qp_error **err)
 }
 
 /* Make a clone unique (CLONE: a seed from the host's getrandom and its
- * clock); the guest answers with HELLO. */
+ * clock); the guest answers with HELLO, which wait_hello checks against it. */
 static int send_clone(struct vm_mon *m, const char *key, qp_error **err)
 {
-	struct qp_msg clone = { .type = QP_MSG_CLONE };
-	struct timespec now;
+	struct qp_msg clone;
+	uint32_t check;
 
-	clock_gettime(CLOCK_REALTIME, &now);
-	clone.u.clone.realtime_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-	if (getrandom(clone.u.clone.seed, sizeof(clone.u.clone.seed), 0) != (ssize_t)sizeof(clone.u.clone.seed))
-		return qp_fail(err, errno, "getrandom");
+	if (vm_clone_msg(&clone, &check, err) < 0)
+		return qp_error_prefix(err, "template %s: CLONE", key);
 	int r = qp_chan_send(m->chan, &clone, QP_VM_SEND_TIMEOUT_MS, err);
 	explicit_bzero(clone.u.clone.seed, sizeof(clone.u.clone.seed));
-	return r < 0 ? qp_error_prefix(err, "template %s: CLONE", key) : 0;
+	if (r < 0)
+		return qp_error_prefix(err, "template %s: CLONE", key);
+	m->clone_sent = true;
+	m->clone_check = check;
+	return 0;
 }
 
 /* A clone: load the template's state into the QEMU just started (paused,
@@ -469,6 +476,7 @@ spawn:
 		qp_error_free(err);
 		mon_qemu_discard(m);
 		m->tl.restored = 0;
+		m->clone_sent = false;
 		clone = 0;
 		goto spawn;
 	}

@@ -90,6 +90,8 @@ struct vm_mon {
 	int spares_fd;
 	char spare_name[16];
 	char tpl_key[17];       /* the template cloned ("" for a cold boot) */
+	bool clone_sent;        /* a CLONE went: its HELLO must confirm it (clone.h) */
+	uint32_t clone_check;   /* of the seed it carried */
 	/* the workload's stdin, relayed from ours (fd 0) when it is not
 	 * /dev/null: -1 when not (or at its end); credit: STDIN bytes the
 	 * guest may still take (protocol.h, STDIN_CREDIT) */
