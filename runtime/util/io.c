@@ -1,17 +1,19 @@
 /* runtime/util/io.c — see io.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util/io.h"
 
-int qp_write_all(int fd, const void *buf, size_t len)
+static int put_all(int fd, const void *buf, size_t len, bool sock)
 {
 	const char *p = buf;
 
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = sock ? send(fd, p, len, MSG_NOSIGNAL) : write(fd, p, len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -21,6 +23,16 @@ int qp_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int qp_write_all(int fd, const void *buf, size_t len)
+{
+	return put_all(fd, buf, len, false);
+}
+
+int qp_send_all(int sock, const void *buf, size_t len)
+{
+	return put_all(sock, buf, len, true);
 }
 
 int qp_read_all(int fd, size_t max, char **out, size_t *len)

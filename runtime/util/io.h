@@ -7,6 +7,10 @@
 /* write() all len bytes, retrying after EINTR and short writes.  Returns 0,
  * or -1 with errno set. */
 int qp_write_all(int fd, const void *buf, size_t len);
+/* The same on a socket, with MSG_NOSIGNAL: a peer that went away is EPIPE,
+ * not a SIGPIPE that kills the caller (QEMU's QMP, which a restore that
+ * fails closes at any moment, in a foreground qpod run's own process). */
+int qp_send_all(int sock, const void *buf, size_t len);
 
 /* read() fd to its end into a malloc'ed, NUL-terminated *out (*len bytes,
  * len may be NULL).  Returns 0, or -1 with errno set: EFBIG when there is

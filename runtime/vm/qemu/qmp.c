@@ -91,7 +91,7 @@ static int exchange_fd(struct vm_qmp *q, const char *json, int passfd, char *sta
 	if (passfd >= 0) {
 		if (qp_send_with_fd(q->fd, json, len, passfd) != (ssize_t)len)
 			return qp_fail(err, errno, "QMP: send an fd");
-	} else if (qp_write_all(q->fd, json, len) < 0)
+	} else if (qp_send_all(q->fd, json, len) < 0)
 		return qp_fail(err, errno, "QMP: write");
 	for (;;) {
 		yajl_val v = NULL, e;
