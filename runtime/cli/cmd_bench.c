@@ -215,7 +215,8 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		}
 	}
 	if (optind != argc - 1)
-		return qp_error_set(err, QP_E_INVALID, 0, "bench: give one of start, replace, memory (see qpod bench --help)");
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "bench: give one of start, replace, memory, workload, consolidate (see qpod bench --help)");
 	scenario = argv[optind];
 	if (strcmp(scenario, "start") && strcmp(scenario, "replace") && strcmp(scenario, "memory") &&
 	    strcmp(scenario, "workload") && strcmp(scenario, "consolidate"))
