@@ -60,6 +60,8 @@ struct qp_bench_result {
 	char *unit;   /* "ms", "MB", ... */
 	char *target; /* optional: "host", "container", "vm" (workload) */
 	char *test;   /* optional: the workload test's name */
+	char *reason; /* optional: why this peer was not measured, or stopped
+		       * (bench/peers.c); its samples are what ran before */
 	double *samples; /* in run order (density: in pod order) */
 	size_t n, cap;
 };

@@ -34,6 +34,35 @@ setup() {
 	assert_contains "$output" "run_to_exit_ms"
 }
 
+@test "bench start --baseline: runc, crun and runsc rows, each measured or carrying its reason" {
+	run --separate-stderr "$QPOD" bench start --mode container --baseline --runs 1 --warmup 0 --format json --image "$ROOTFS"
+	assert_status 0
+	echo "$output" >"$TEST_DIR/peers.json"
+	for name in runc crun runsc; do
+		jq -e --arg n "$name" '[.results[] | select(.name == $n and .metric == "run_to_exit_ms")] | length == 1' \
+			"$TEST_DIR/peers.json" >/dev/null || flunk "no $name row: $output"
+		# measured (one sample, no reason) or not (a reason, no sample): never both, never neither
+		jq -e --arg n "$name" '.results[] | select(.name == $n) |
+			(.n == 1 and .min > 0 and .reason == null) or (.n == 0 and (.reason | type) == "string" and (.reason | length) > 0)' \
+			"$TEST_DIR/peers.json" >/dev/null || flunk "$name: $(jq -c --arg n "$name" '.results[] | select(.name == $n)' "$TEST_DIR/peers.json")"
+	done
+	# runsc's platform is its own default, named in the result
+	if jq -e '.results[] | select(.name == "runsc") | .n == 1' "$TEST_DIR/peers.json" >/dev/null; then
+		jq -e '(.params.runsc_platform | test("^(ptrace|systrap|kvm)$")) and .params.runsc_network == "none"' \
+			"$TEST_DIR/peers.json" >/dev/null || flunk "params: $(jq -c .params "$TEST_DIR/peers.json")"
+	fi
+	# a reason is shown by qpod report, in the row's note
+	local reason
+	reason=$(jq -r '[.results[] | select(.reason) | .reason][0] // empty' "$TEST_DIR/peers.json")
+	run --separate-stderr "$QPOD" report "$TEST_DIR/peers.json"
+	assert_status 0
+	assert_match "$output" "ratio vs runc"
+	[ -z "$reason" ] || assert_contains "$output" "$reason"
+	# nothing left: no sandbox, no state under the bench's roots
+	pgrep -f "runsc-sandbox.*qpod-bench|runsc.*\.bench-runsc" && flunk "a runsc process outlived the bench"
+	return 0
+}
+
 @test "bench replace: warm and cold replaces of a vm pod" {
 	need_vm
 	run --separate-stderr "$QPOD" bench replace --runs 1 --warmup 0 --format json --image "$ROOTFS"
