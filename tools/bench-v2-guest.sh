@@ -12,7 +12,8 @@
 #   tools/bench-v2-guest.sh [--runs N] [--memory SIZE] [--output FILE]
 #     --runs N       measured runs (default 10; one warm-up first)
 #     --memory SIZE  the guest's memory (default 1G: runsc's sandbox needs room)
-#     --output FILE  the result (JSON; default bench-v2-guest.json)
+#     --output FILE  the result (JSON; default bench-v2-guest.json), and the
+#                    guest's output in FILE.log
 # Needs root, the build (make), the guest kernel and busybox rootfs in
 # /var/cache/qpod (make kernel, or make check); QPOD_ACCEL as for qpod.
 set -eu
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
 	--runs) runs=$2; shift 2 ;;
 	--memory) memory=$2; shift 2 ;;
 	--output) output=$2; shift 2 ;;
-	-h | --help) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "qpod: bench-v2-guest: unknown argument \"$1\" (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -75,6 +76,12 @@ EOF
 echo "==> booting the cgroup v2 guest (--runs $runs; under TCG this takes minutes)" >&2
 rc=0
 timeout 3600 "$qpod" --root "$V/state" run "$id" --bundle "$V" </dev/null >"$V/guest.out" 2>"$V/guest.err" || rc=$?
+# the guest's own output (the bench's errors, if any) beside the result
+cat "$V/guest.out" "$V/guest.err" >"$output.log" 2>/dev/null || true
+if [ "$rc" != 0 ]; then
+	echo "qpod: bench-v2-guest: the guest exited with status $rc ($output.log):" >&2
+	tail -3 "$output.log" >&2
+fi
 if [ ! -s "$V/out/start.json" ]; then
 	echo "qpod: bench-v2-guest: the guest wrote no result (status $rc):" >&2
 	tail -5 "$V/guest.err" "$V/guest.out" >&2

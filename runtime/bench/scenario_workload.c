@@ -151,21 +151,31 @@ void wl_stop(struct qp_child_run *run)
 	run->pid = -1;
 }
 
+int wl_run_in(const struct wl *b, const char *target, const char *const *cmd, const char *what,
+	      struct wl_values *vals, qp_error **err)
+{
+	const char *argv[48];
+	size_t n;
+
+	if (wl_is_peer(target))
+		return wl_run_peer(b, target, cmd, what, vals, err);
+	n = wl_target_prefix(b, target, argv, false, NULL);
+	for (size_t i = 0; cmd[i] && n < QP_ARRAY_SIZE(argv) - 1; i++)
+		argv[n++] = cmd[i];
+	argv[n] = NULL;
+	return wl_run_tool(argv, what, NULL, vals, err);
+}
+
 static int run_local(const struct wl *b, const char *target, const char *test, struct wl_values *vals,
 		     qp_error **err)
 {
-	const char *argv[48], *extra;
+	const char *extra;
 	const char *tool = tool_of(test, &extra);
 	char path[4300];
-	size_t n = wl_target_prefix(b, target, argv, false, NULL);
+	const char *cmd[] = { wl_tool_path(b, target, tool, path, sizeof(path)), "--duration", b->dur, extra,
+			      NULL };
 
-	argv[n++] = wl_tool_path(b, target, tool, path, sizeof(path));
-	argv[n++] = "--duration";
-	argv[n++] = b->dur;
-	if (extra)
-		argv[n++] = extra;
-	argv[n] = NULL;
-	return wl_run_tool(argv, test, NULL, vals, err);
+	return wl_run_in(b, target, cmd, test, vals, err);
 }
 
 int wl_private_netns(qp_error **err)
@@ -212,11 +222,25 @@ int wl_make_image(struct wl *b, qp_error **err)
 static int measure(const struct wl *b, const char *target, const char *test, struct wl_values *vals,
 		   qp_error **err)
 {
+	if (wl_is_peer(target) && !wl_peer_runs(test))
+		return qp_error_set(err, QP_E_GENERIC, 0, "%s: not run under a peer runtime (it needs qpod's bridge "
+				    "network or a volume)", test);
 	if (wl_is_net(test))
 		return wl_run_net(b, target, test, vals, err);
 	if (wl_is_file(test))
 		return wl_run_file(b, target, test, vals, err);
 	return run_local(b, target, test, vals, err);
+}
+
+/* the row of peer target for test (*res, made if NULL), with e's message
+ * as its reason */
+static int peer_reason(struct qp_bench_report *r, const char *target, const char *test, const qp_error *e,
+		       struct qp_bench_result **res, qp_error **err)
+{
+	if (!*res && (qp_bench_result_add(r, target, "score", "", res, err) < 0 ||
+		      qp_bench_result_tag(*res, target, test, err) < 0))
+		return -1;
+	return qp_bench_set(&(*res)->reason, e && e->msg ? e->msg : "failed", err);
 }
 
 int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_opts *w,
@@ -255,7 +279,15 @@ int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_op
 					r->partial = true;
 					return -1;
 				}
-				if (measure(&b, target, test, &vals, &e) < 0) {
+				int mr = measure(&b, target, test, &vals, &e);
+				if (mr < 0 && wl_is_peer(target)) {
+					/* a peer that cannot run this is a row with its reason */
+					int pr = peer_reason(r, target, test, e, &res[0], err);
+					qp_error_free(&e);
+					if (pr < 0)
+						return -1;
+					break;
+				} else if (mr < 0) {
 					/* a target that cannot run is reported; the others go on */
 					fprintf(stderr, "\r\033[Kqpod: bench workload: %s %s: %s\n", target, test,
 						e && e->msg ? e->msg : "failed");

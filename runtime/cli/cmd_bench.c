@@ -35,7 +35,9 @@ static const char usage[] =
 	"           guest's total/used/free over N idle pods at that size and at --memory;\n"
 	"           container: the cgroup's memory usage of N idle pods\n"
 	"  workload the static benchmark tools (tools/bench) on the host, in a container\n"
-	"           and in a microVM: --targets host,container,vm (default all),\n"
+	"           and in a microVM: --targets host,container,vm (default; also\n"
+	"           runc,crun,runsc, which --baseline adds: the tests without a\n"
+	"           server in the pod or a volume),\n"
 	"           --tests ctxsw,ctxsw8,fork,execve,syscall,int,fp,stream,tcp_rr,tcp_stream,\n"
 	"           rr_idle,rr_busy_host,rr_busy_pod,http,file_write,file_read,file_copy,\n"
 	"           file_create,vol_write,vol_read,vol_copy,vol_create or all (default), --duration SECONDS per run (default 2); --runs default 3,\n"
@@ -147,7 +149,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	int pods_set = 0;
 	const char *accel = "none";
 	const char *targets_arg = "host,container,vm", *tests_arg = NULL;
-	const char *targets[4] = { NULL }, *tests[32] = { NULL };
+	const char *targets[8] = { NULL }, *tests[32] = { NULL };
 	struct qp_workload_opts w = { .targets = targets, .tests = tests, .duration = 2 };
 	sigset_t old;
 	int c, ret = -1;
@@ -236,8 +238,11 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "bench consolidate: no --runs, --warmup or --baseline (one measurement per number of pods)");
 	if (!strcmp(scenario, "workload")) {
-		static const char *const all_targets[] = { "host", "container", "vm", NULL };
-		if (split_list(targets_arg, all_targets, targets, 3, "--targets", err) < 0)
+		static const char *const all_targets[] = { "host", "runc", "crun", "runsc", "container", "vm", NULL };
+		/* --baseline: the peers after the host, unless --targets names them */
+		if (baseline_set && !strcmp(targets_arg, "host,container,vm"))
+			targets_arg = "host,runc,crun,runsc,container,vm";
+		if (split_list(targets_arg, all_targets, targets, 6, "--targets", err) < 0)
 			return -1;
 		if (!tests_arg || !strcmp(tests_arg, "all")) {
 			for (int i = 0; qp_workload_tests[i] && i < 31; i++)

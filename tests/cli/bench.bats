@@ -63,6 +63,26 @@ setup() {
 	return 0
 }
 
+@test "bench workload --baseline: runc, crun and runsc rows per test, each measured or carrying its reason" {
+	run --separate-stderr "$QPOD" bench workload --baseline --targets host,runc,crun,runsc --tests syscall,tcp_rr \
+		--runs 1 --duration 0.2 --format json --image "$ROOTFS"
+	assert_status 0
+	echo "$output" >"$TEST_DIR/wl.json"
+	local peer
+	for peer in runc crun runsc; do
+		jq -e --arg p "$peer" '[.results[] | select(.target == $p and .test == "syscall")] | length >= 1 and
+			all((.n == 1 and .min > 0 and .reason == null) or (.n == 0 and (.reason | length) > 0))' \
+			"$TEST_DIR/wl.json" >/dev/null || flunk "$peer syscall: $(jq -c --arg p "$peer" '[.results[] | select(.target == $p)]' "$TEST_DIR/wl.json")"
+		# a test that needs qpod's bridge is a row that says so, not a gap
+		jq -e --arg p "$peer" '.results[] | select(.target == $p and .test == "tcp_rr") |
+			.n == 0 and (.reason | test("not run under a peer runtime"))' "$TEST_DIR/wl.json" >/dev/null ||
+			flunk "$peer tcp_rr: $(jq -c --arg p "$peer" '[.results[] | select(.target == $p)]' "$TEST_DIR/wl.json")"
+	done
+	run --separate-stderr "$QPOD" report "$TEST_DIR/wl.json"
+	assert_status 0
+	assert_contains "$output" "not run under a peer runtime"
+}
+
 @test "bench replace: warm and cold replaces of a vm pod" {
 	need_vm
 	run --separate-stderr "$QPOD" bench replace --runs 1 --warmup 0 --format json --image "$ROOTFS"
