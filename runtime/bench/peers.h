@@ -32,6 +32,12 @@ void qp_peer_delete(const struct qp_peer *p, const char *bin, const char *root, 
 /* runsc's platform when none is given (its own default, from `runsc
  * flags`) into buf; "unknown" if it does not say. */
 void qp_runsc_default_platform(const char *runsc, char *buf, size_t size);
+/* bench memory --mode container --baseline: host PSS and MemAvailable
+ * drop per idle pod under qpod and each peer (memory_peers.c) */
+struct qp_bench_opts;
+struct qp_bench_report;
+int qp_bench_memory_peers(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err);
+
 /* DIR/config.json: qpod's default spec (runc spec's), root = image,
  * process = args (NULL-terminated), no terminal. */
 int qp_peer_write_bundle(const char *dir, const char *image, const char *const *args,

@@ -131,6 +131,20 @@ setup() {
 		<<<"$output" >/dev/null || flunk "cgroup usage missing: $output"
 }
 
+@test "bench memory --baseline: qpod's and each peer's idle pod, host PSS measured or a reason; nothing left" {
+	run --separate-stderr "$QPOD" bench memory --mode container --baseline --runs 1 --format json --image "$ROOTFS"
+	assert_status 0
+	echo "$output" >"$TEST_DIR/mem.json"
+	local name
+	for name in container runc crun runsc; do
+		jq -e --arg n "$name" '[.results[] | select(.name == $n and .metric == "host_pss_mb")] | length == 1 and
+			all((.n == 1 and .min > 0 and .reason == null) or (.n == 0 and (.reason | length) > 0))' \
+			"$TEST_DIR/mem.json" >/dev/null || flunk "$name: $(jq -c --arg n "$name" '[.results[] | select(.name == $n)]' "$TEST_DIR/mem.json")"
+	done
+	pgrep -f "bench-mem-(container|runc|crun|runsc)-" && flunk "a pod of the bench outlived it"
+	return 0
+}
+
 @test "bench: an image that cannot run the workload stops the bench with the pod's error" {
 	mkdir -p "$TEST_DIR/empty"
 	run --separate-stderr "$QPOD" bench start --mode container --runs 2 --image "$TEST_DIR/empty"
