@@ -9,6 +9,7 @@
 #include "bench/bench.h"
 
 #define WL_VALUES 3
+#define WL_TARGETS 6 /* host, runc, crun, runsc, container, vm */
 #define WL_VM_MEMORY_ARG "2G" /* a vm pod's memory unless --memory says */
 #define WL_VM_MEMORY (2LL << 30)
 
