@@ -206,7 +206,7 @@ int qp_bench_memory_peers(const struct qp_bench_opts *o, struct qp_bench_report 
 
 	if (asprintf(&bundle, "%s/.bench-mem-bundle", o->root) < 0)
 		return qp_fail(err, ENOMEM, "bench");
-	if (qp_peer_write_bundle(bundle, o->image, args, err) < 0)
+	if (qp_peer_write_bundle(bundle, o->image, args, NULL, err) < 0)
 		return -1;
 	for (const struct qp_peer *p = qp_peers; p->name && n < 4; p++, n++) {
 		rts[n] = (struct mem_runtime){ .name = p->name, .peer = p, .bin = qp_peer_find(p) };

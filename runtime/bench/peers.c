@@ -98,7 +98,7 @@ void qp_runsc_default_platform(const char *runsc, char *buf, size_t size)
 }
 
 int qp_peer_write_bundle(const char *dir, const char *image, const char *const *args,
-			 qp_error **err)
+			 const char *cgroup, qp_error **err)
 {
 	struct pod_spec *spec = spec_default();
 	int r = -1;
@@ -109,7 +109,10 @@ int qp_peer_write_bundle(const char *dir, const char *image, const char *const *
 	qp_strv_free(spec->process.args);
 	spec->process.args = NULL;
 	spec->process.terminal = false;
-	if (!(spec->root_path = strdup(image)) || !(spec->process.args = qp_strv_dup((char *const *)args))) {
+	free(spec->cgroups_path);
+	spec->cgroups_path = NULL;
+	if (!(spec->root_path = strdup(image)) || !(spec->process.args = qp_strv_dup((char *const *)args)) ||
+	    (cgroup && !(spec->cgroups_path = strdup(cgroup)))) {
 		qp_fail(err, ENOMEM, "bench: spec");
 		goto out;
 	}

@@ -39,9 +39,15 @@ struct qp_bench_report;
 int qp_bench_memory_peers(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err);
 
 /* DIR/config.json: qpod's default spec (runc spec's), root = image,
- * process = args (NULL-terminated), no terminal. */
+ * process = args (NULL-terminated), no terminal; cgroupsPath = cgroup
+ * (NULL: none, the runtime's default). */
 int qp_peer_write_bundle(const char *dir, const char *image, const char *const *args,
-			 qp_error **err);
+			 const char *cgroup, qp_error **err);
+/* The cgroup a peer's pod gets when one runs at a time: beside qpod's own
+ * pods (qpod/ID), so that on a busy host the CPU share of the peers and of
+ * qpod's containers is decided by the same parent; runc's default, /ID at
+ * the top, gave each peer a fresh share of the machine there. */
+#define QP_PEER_CGROUP "/qpod/qpod-bench-peer"
 /* remove DIR/config.json and DIR (errors ignored) */
 void qp_peer_remove_bundle(const char *dir);
 

@@ -46,7 +46,7 @@ int wl_run_peer(const struct wl *b, const char *target, const char *const *cmd, 
 		bundle = root = NULL;
 		return qp_fail(err, ENOMEM, "bench");
 	}
-	if (qp_peer_write_bundle(bundle, b->img, cmd, err) < 0)
+	if (qp_peer_write_bundle(bundle, b->img, cmd, QP_PEER_CGROUP, err) < 0)
 		return -1;
 	qp_peer_run_argv(p, bin, root, bundle, "qpod-bench-wl", argv);
 	if ((r = wl_run_tool(argv, what, NULL, vals, err)) < 0)
