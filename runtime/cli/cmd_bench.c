@@ -276,6 +276,11 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		o.container = strcmp(mode, "vm") != 0;
 		o.vm = strcmp(mode, "container") != 0;
 	}
+	/* --baseline means something to start, workload, and container memory */
+	if (baseline_set && (!strcmp(scenario, "replace") || (!strcmp(scenario, "memory") && !o.container)))
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "bench %s: --baseline is for start, workload and memory --mode container or both "
+				    "(the peers run containers)", scenario);
 	if (!strcmp(scenario, "memory") && !warmup_set)
 		o.warmup = 0;
 	if (!strcmp(scenario, "workload"))

@@ -122,6 +122,13 @@ setup() {
 	run --separate-stderr "$QPOD" bench start --image /no/such/rootfs
 	assert_qpod_error
 	assert_contains "$stderr" "/no/such/rootfs"
+	# --baseline where it would change nothing is refused, not ignored
+	run --separate-stderr "$QPOD" bench memory --baseline
+	assert_qpod_error
+	assert_contains "$stderr" "--baseline is for start, workload and memory --mode container"
+	run --separate-stderr "$QPOD" bench replace --baseline
+	assert_qpod_error
+	assert_contains "$stderr" "--baseline is for"
 }
 
 @test "bench memory: container pods' cgroup usage" {
