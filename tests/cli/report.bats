@@ -135,6 +135,8 @@ EOF
 	assert_contains "$output" "| ms |  | exited with status 1: cgroups in hybrid mode not supported"
 	run --separate-stderr "$QPOD" report --format html "$TEST_DIR/peers.json"
 	assert_contains "$output" "<td>exited with status 1: cgroups in hybrid mode not supported"
+	run --separate-stderr "$QPOD" report --format csv "$TEST_DIR/peers.json"
+	assert_contains "$output" ",crun,,,run_to_exit_ms,ms,0,,,,,\"exited with status 1: cgroups in hybrid mode not supported, drop all controllers from cgroupv2\""
 }
 
 @test "table of a density file: count, stop reason, partial" {
@@ -160,10 +162,10 @@ EOF
 @test "csv: a header and one row per result" {
 	run --separate-stderr "$QPOD" report --format=csv "$TEST_DIR/start.json" "$TEST_DIR/density.json"
 	assert_status 0
-	assert_eq "${lines[0]}" "file,scenario,mode,accel,name,target,test,metric,unit,n,min,max,avg,median"
+	assert_eq "${lines[0]}" "file,scenario,mode,accel,name,target,test,metric,unit,n,min,max,avg,median,reason"
 	assert_eq "${#lines[@]}" 7 "lines"
-	assert_eq "${lines[1]}" "$TEST_DIR/start.json,start,vm,tcg,qpod,,,start_ms,ms,5,372,401,383.8,380"
-	assert_eq "${lines[6]}" "$TEST_DIR/density.json,density,container,none,qpod,,,host_mem_available_mb,MB,5,6800,7000,6900,6900"
+	assert_eq "${lines[1]}" "$TEST_DIR/start.json,start,vm,tcg,qpod,,,start_ms,ms,5,372,401,383.8,380,"
+	assert_eq "${lines[6]}" "$TEST_DIR/density.json,density,container,none,qpod,,,host_mem_available_mb,MB,5,6800,7000,6900,6900,"
 }
 
 @test "svg: one well-formed file per chart, self-contained" {
