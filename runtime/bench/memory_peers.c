@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,18 +50,17 @@ static pid_t parent_of(pid_t pid)
 	return pp;
 }
 
-/* The sum of Pss (kB) over every descendant of this process. */
-static long long descendants_pss_kb(void)
+/* Every descendant of this process (at most max) into pids; how many. */
+static size_t descendants(pid_t *out, size_t max)
 {
 	pid_t pids[MAX_PIDS], parents[MAX_PIDS];
 	bool mine[MAX_PIDS] = { false };
-	size_t n = 0;
-	long long sum = 0;
+	size_t n = 0, found = 0;
 	struct dirent *d;
 	DIR *dir = opendir("/proc");
 
 	if (!dir)
-		return -1;
+		return 0;
 	while ((d = readdir(dir)) && n < MAX_PIDS) {
 		char *end;
 		long v = strtol(d->d_name, &end, 10);
@@ -83,16 +83,69 @@ static long long descendants_pss_kb(void)
 				mine[i] = grew = true;
 		}
 	}
+	for (size_t i = 0; i < n && found < max; i++)
+		if (mine[i])
+			out[found++] = pids[i];
+	return found;
+}
+
+/* The sum of Pss (kB) over every descendant of this process. */
+static long long descendants_pss_kb(void)
+{
+	pid_t pids[MAX_PIDS];
+	size_t n = descendants(pids, MAX_PIDS);
+	long long sum = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		char path[64];
-		if (!mine[i])
-			continue;
 		snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pids[i]);
 		long long kb = qp_proc_kb(path, "Pss");
 		if (kb > 0)
 			sum += kb;
 	}
 	return sum;
+}
+
+/* What a delete left running (a runsc sandbox whose delete timed out on a
+ * loaded host): our descendants while we are their subreaper, killed and
+ * reaped. */
+static void kill_leftovers(void)
+{
+	pid_t pids[MAX_PIDS];
+
+	for (int tries = 0; tries < 20; tries++) {
+		size_t n = descendants(pids, MAX_PIDS);
+		if (!n)
+			return;
+		for (size_t i = 0; i < n; i++)
+			kill(pids[i], SIGKILL);
+		usleep(100000);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+}
+
+/* rmdir ROOT/PATH in every cgroup hierarchy mounted (v1 and v2): runsc
+ * leaves a detached pod's cgroup behind at delete. */
+static void remove_cgroup(const char *path)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char mnt[1024], fs[64];
+		const char *sep = strstr(line, " - ");
+		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT ... - FSTYPE SOURCE OPTS" */
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %1023s", mnt) != 1 ||
+		    sscanf(sep + 3, "%63s", fs) != 1 || (strcmp(fs, "cgroup") && strcmp(fs, "cgroup2")))
+			continue;
+		char dir[2048];
+		snprintf(dir, sizeof(dir), "%s/%s", mnt, path);
+		rmdir(dir);
+	}
+	fclose(f);
 }
 
 struct mem_runtime {
@@ -117,6 +170,12 @@ static int pod_op(const struct qp_bench_opts *o, struct mem_runtime *rt, const c
 		return 0;
 	}
 	if (rt->peer) {
+		static const char *const args[] = { "sleep", "3600", NULL };
+		char cg[64];
+		/* its own cgroup, named, so that what runsc leaves can be removed */
+		snprintf(cg, sizeof(cg), "/qpod/%s", id);
+		if (qp_peer_write_bundle(bundle, o->image, args, cg, err) < 0)
+			return -1;
 		qp_peer_run_argv(rt->peer, rt->bin, rt->root, bundle, id, argv);
 		/* PEER [--network=none] run --detach --bundle B ID */
 		size_t n = 0, at = 0;
@@ -185,8 +244,14 @@ static int measure(const struct qp_bench_opts *o, struct qp_bench_report *r, str
 out:
 	for (int i = 0; i < tried; i++)
 		pod_op(o, rt, bundle, i, true, NULL, NULL);
-	prctl(PR_SET_CHILD_SUBREAPER, 0);
 	usleep(200000); /* what the deletes killed has exited by now */
+	kill_leftovers();
+	for (int i = 0; rt->peer && i < tried; i++) { /* the cgroups of what was killed */
+		char cg[64];
+		snprintf(cg, sizeof(cg), "qpod/bench-mem-%s-%d", rt->name, i);
+		remove_cgroup(cg);
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
 	reap();
 	if (ret < 0 && !why)
 		return -1;
@@ -198,7 +263,6 @@ reason:
 
 int qp_bench_memory_peers(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err)
 {
-	static const char *const args[] = { "sleep", "3600", NULL };
 	struct mem_runtime rts[4] = { { .name = "container" } };
 	_cleanup_free_ char *bundle = NULL;
 	size_t n = 1;
@@ -206,8 +270,6 @@ int qp_bench_memory_peers(const struct qp_bench_opts *o, struct qp_bench_report 
 
 	if (asprintf(&bundle, "%s/.bench-mem-bundle", o->root) < 0)
 		return qp_fail(err, ENOMEM, "bench");
-	if (qp_peer_write_bundle(bundle, o->image, args, NULL, err) < 0)
-		return -1;
 	for (const struct qp_peer *p = qp_peers; p->name && n < 4; p++, n++) {
 		rts[n] = (struct mem_runtime){ .name = p->name, .peer = p, .bin = qp_peer_find(p) };
 		if (asprintf(&rts[n].root, "%s/.bench-mem-%s", o->root, p->name) < 0) {

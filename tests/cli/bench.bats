@@ -148,7 +148,11 @@ setup() {
 			all((.n == 1 and .min > 0 and .reason == null) or (.n == 0 and (.reason | length) > 0))' \
 			"$TEST_DIR/mem.json" >/dev/null || flunk "$name: $(jq -c --arg n "$name" '[.results[] | select(.name == $n)]' "$TEST_DIR/mem.json")"
 	done
-	pgrep -f "bench-mem-(container|runc|crun|runsc)-" && flunk "a pod of the bench outlived it"
+	pgrep -f "runsc.*qpod-bench\.[A-Za-z0-9]+/\.bench-mem" && flunk "a runsc sandbox of the bench outlived it"
+	# runsc leaves a detached pod's cgroup at delete: the bench removes it
+	local left
+	left=$(find /sys/fs/cgroup -maxdepth 3 -type d -name 'bench-mem-*' 2>/dev/null)
+	[ -z "$left" ] || flunk "cgroups left:" "$left"
 	return 0
 }
 
