@@ -1,7 +1,9 @@
 #!/bin/bash
 # tools/bench-all.sh — the `qpod bench` set that `make bench` runs: start
-# (with its baselines), replace, memory, workload (every test: the seeds'
-# microbenchmarks, response time under load, HTTP, file I/O) and
+# (with its baselines: runc, crun, runsc, qboot, SeaBIOS, the traditional
+# VM), replace, memory (and an idle container under each peer), workload
+# (every test: the seeds' microbenchmarks, response time under load, HTTP,
+# file I/O; the peers as targets where they can run them),
 # consolidate (1..4 pods of each kind at once) and cri (pods through
 # containerd's CRI, serial and 10 at once), each written as the stable JSON
 # result (docs/bench/*.json) and rendered with `qpod report --format
@@ -39,7 +41,8 @@ run_one() { # NAME ARGS...
 run_one start start --mode both --baseline --runs "$RUNS"
 run_one replace replace --runs "$RUNS"
 run_one memory memory --runs 5
-run_one workload workload --runs 3
+run_one memory-peers memory --mode container --baseline --runs 5
+run_one workload workload --baseline --runs 3
 run_one consolidate consolidate --pods 4 --duration 5
 # pods through containerd's CRI (runc, qpod, qpod-vm), serial and 10 at once
 run_one cri cri --runs "$RUNS"

@@ -179,7 +179,7 @@ step "$QPOD" --root "$STATE" density --mode vm --max 3 --memory 256M --image "$R
 	--format json --output "$OUT/density-vm.json"
 step "$QPOD" report "$OUT/density-vm.json"
 
-section "bench start with its baselines: runc for containers; SeaBIOS and a traditional VM for VM pods"
+section "bench start with its baselines: runc, crun and gVisor's runsc for containers (a row with its reason where one refuses this host); SeaBIOS and a traditional VM for VM pods"
 step tools/baseline-kernel.sh
 step "$QPOD" bench start --mode both --runs 3 --baseline --memory 256M --image "$ROOTFS" \
 	--format json --output "$OUT/start.json"

@@ -40,6 +40,8 @@ xz-utils
 kmod
 linux-source
 runc
+crun
+runsc
 python3
 libxml2-utils
 chromium

@@ -84,7 +84,7 @@ int qp_bench_memory(const struct qp_bench_opts *o, struct qp_bench_report *r, qp
 
 /* `qpod bench workload` (scenario_workload.c) */
 struct qp_workload_opts {
-	const char *const *targets; /* "host", "container", "vm"; NULL-terminated */
+	const char *const *targets; /* "host", "container", "vm", "runc", "crun", "runsc"; NULL-terminated */
 	const char *const *tests;   /* from qp_workload_tests */
 	double duration;            /* seconds per run of a tool */
 };

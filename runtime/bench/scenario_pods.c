@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "bench/peers.h"
 #include "util/cleanup.h"
 
 #define MIN_PROBE_LO 16  /* MiB: the VM driver's floor */
@@ -275,6 +276,8 @@ int qp_bench_memory(const struct qp_bench_opts *o, struct qp_bench_report *r, qp
 	int mib = 0;
 
 	if (o->container && measure_pods(o, r, false, o->memory, NULL, "container", err) < 0)
+		goto partial;
+	if (o->container && o->baseline && qp_bench_memory_peers(o, r, err) < 0)
 		goto partial;
 	if (!o->vm)
 		return 0;

@@ -2,7 +2,9 @@
  * `qpod run --rm IMAGE -- /bin/true` per mode, each with its start latency
  * (the run's own timeline: request to the workload exec'd), its run-to-exit
  * wall time and the per-phase averages; with --baseline, interleaved in
- * the same loop: runc on the same bundle (containers), and for microVMs
+ * the same loop: runc, crun and gVisor's runsc on the same bundle
+ * (containers; bench/peers.c: a peer that is missing, or fails on this
+ * host, is a row with its reason and runs no more), and for microVMs
  * cold boots of the same pod with Debian's qboot.rom (--firmware qboot) and
  * SeaBIOS (--firmware seabios, "without qboot") beside qpod's own firmware
  * (qpod-vm-cold), and the traditional VM (QEMU -M pc, SeaBIOS, Debian's
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "bench/peers.h"
 #include "spec/spec.h"
 #include "state.h"
 #include "util/cleanup.h"
@@ -48,6 +51,10 @@ struct variant {
 	bool timeline;                  /* a qpod run: start_ms and phases */
 	const char *const *phases;
 	struct qp_bench_result *start, *exit;
+	const struct qp_peer *peer;     /* a peer runtime (NULL: qpod or a VM baseline) */
+	char *bin, *peer_root;          /* its binary (argv[0]), its --root (ROOT/.bench-NAME) */
+	const char *id;                 /* its container ID */
+	char *reason;                   /* a peer that is out: why (and no more runs) */
 	double phase_sum[MAX_VARIANT_PHASES];
 	int phase_n[MAX_VARIANT_PHASES];
 };
@@ -56,20 +63,6 @@ static bool have_file(const char *p)
 {
 	struct stat st;
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static char *find_runc(void)
-{
-	static const char *const dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/bin",
-					    "/usr/local/sbin", NULL };
-	char p[64];
-
-	for (int i = 0; dirs[i]; i++) {
-		snprintf(p, sizeof(p), "%s/runc", dirs[i]);
-		if (access(p, X_OK) == 0)
-			return strdup(p);
-	}
-	return NULL;
 }
 
 /* qpod run --rm [--timeline] [mode options] IMAGE -- /bin/true; boot:
@@ -155,30 +148,6 @@ static void via_libvirt(struct variant *v, const char *uri)
 	v->argv[at + 3] = uri;
 }
 
-/* B/config.json: the default spec, root = the image, process /bin/true */
-static int write_bundle(const char *dir, const char *image, qp_error **err)
-{
-	struct pod_spec *spec = spec_default();
-	int r = -1;
-
-	if (!spec)
-		return qp_fail(err, ENOMEM, "bench: spec");
-	free(spec->root_path);
-	qp_strv_free(spec->process.args);
-	spec->process.args = NULL;
-	if (!(spec->root_path = strdup(image)) || !(spec->process.args = calloc(2, sizeof(char *))) ||
-	    !(spec->process.args[0] = strdup("/bin/true"))) {
-		qp_fail(err, ENOMEM, "bench: spec");
-		goto out;
-	}
-	if (spec_write_bundle(spec, dir, err) < 0)
-		goto out;
-	r = 0;
-out:
-	spec_free(spec);
-	return r;
-}
-
 static int add_results(struct qp_bench_report *r, struct variant *v, qp_error **err)
 {
 	if (v->timeline && qp_bench_result_add(r, v->name, "start_ms", "ms", &v->start, err) < 0)
@@ -201,8 +170,29 @@ static const char *last_line(char *text)
 	return p;
 }
 
+/* v, a peer, failed with status: its reason, and what the run left is
+ * deleted */
+static int peer_out(struct variant *v, int status, char *err_text, qp_error **err)
+{
+	const char *line = last_line(err_text);
+	size_t n = 0;
+
+	while (v->argv[n])
+		n++;
+	if (asprintf(&v->reason, "exited with status %d: %s", status,
+		     *line ? line : "(nothing on stderr)") < 0) {
+		v->reason = NULL;
+		return qp_fail(err, ENOMEM, "bench");
+	}
+	qp_peer_delete(v->peer, v->argv[0], v->peer_root, v->id);
+	return 0;
+}
+
 static int run_once(struct variant *v, bool record, qp_error **err)
 {
+	if (v->reason)
+		return 0; /* a peer that is out */
+
 	struct qp_child_out out = { 0 };
 	double ms, tl;
 	int status;
@@ -220,6 +210,12 @@ static int run_once(struct variant *v, bool record, qp_error **err)
 	}
 	if (qp_bench_child((char *const *)v->argv, &ms, &status, &out, err) < 0)
 		return -1;
+	if (status != 0 && v->peer) {
+		/* a peer that refuses this host is reported, not fatal */
+		int r = peer_out(v, status, out.err, err);
+		qp_child_out_free(&out);
+		return r;
+	}
 	if (status != 0) {
 		qp_error_set(err, QP_E_GENERIC, 0, "%s: %s exited with status %d: %s", v->name,
 			     v->argv[0], status, last_line(out.err));
@@ -251,10 +247,46 @@ fail:
 	return -1;
 }
 
+/* v: peer p on bundle, with its own --root; one not installed is a row
+ * with that reason (runsc: its platform goes into the params) */
+static int add_peer(const struct qp_bench_opts *o, struct qp_bench_report *r, struct variant *v,
+		    const struct qp_peer *p, const char *bundle, qp_error **err)
+{
+	char *bin = qp_peer_find(p);
+
+	v->name = p->name;
+	v->peer = p;
+	v->id = p->name; /* each peer has its own root: the name is unique there */
+	if (asprintf(&v->peer_root, "%s/.bench-%s", o->root, p->name) < 0) {
+		v->peer_root = NULL;
+		free(bin);
+		return qp_fail(err, ENOMEM, "bench");
+	}
+	if (!bin) {
+		v->argv[0] = p->name;
+		if (asprintf(&v->reason, "not installed (Debian package %s; tools/deps.sh installs it)",
+			     p->package) < 0) {
+			v->reason = NULL;
+			return qp_fail(err, ENOMEM, "bench");
+		}
+		return 0;
+	}
+	qp_peer_run_argv(p, bin, v->peer_root, bundle, v->id, v->argv);
+	v->bin = bin;
+	if (!strcmp(p->name, "runsc")) {
+		char platform[64];
+		qp_runsc_default_platform(bin, platform, sizeof(platform));
+		if (qp_bench_param_str(r, "runsc_platform", platform, err) < 0 ||
+		    qp_bench_param_str(r, "runsc_network", "none", err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err)
 {
-	struct variant v[8];
-	_cleanup_free_ char *runc = NULL, *tradvm = NULL, *bundle = NULL, *runc_root = NULL;
+	struct variant v[10];
+	_cleanup_free_ char *tradvm = NULL, *bundle = NULL;
 	_cleanup_free_ char *tv_kernel = NULL, *tv_modules = NULL;
 	bool both = o->container && o->vm;
 	size_t nv = 0;
@@ -265,18 +297,14 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 		v[nv].name = both ? "qpod-container" : "qpod";
 		qpod_run_argv(o, &v[nv++], false, NULL, NULL);
 		if (o->baseline) {
-			if (!(runc = find_runc()))
-				return qp_error_set(err, QP_E_NOTFOUND, 0, "--baseline: runc not found (Debian package runc)");
-			if (asprintf(&bundle, "%s/.bench-bundle", o->root) < 0 ||
-			    asprintf(&runc_root, "%s/.bench-runc", o->root) < 0)
+			static const char *const args[] = { "/bin/true", NULL };
+			if (asprintf(&bundle, "%s/.bench-bundle", o->root) < 0)
 				return qp_fail(err, ENOMEM, "bench");
-			if ((mkdir(bundle, 0700) < 0 && errno != EEXIST) ||
-			    write_bundle(bundle, o->image, err) < 0)
-				return err && *err ? -1 : qp_fail(err, errno, "bench: mkdir \"%s\"", bundle);
-			v[nv].name = "runc";
-			const char *a[] = { runc, "--root", runc_root, "run", "--bundle", bundle, "qpod-bench-runc", NULL };
-			memcpy(v[nv].argv, a, sizeof(a));
-			nv++;
+			if (qp_peer_write_bundle(bundle, o->image, args, QP_PEER_CGROUP, err) < 0)
+				return -1;
+			for (const struct qp_peer *p = qp_peers; p->name; p++)
+				if (add_peer(o, r, &v[nv++], p, bundle, err) < 0)
+					goto out;
 		}
 	}
 	if (o->vm) {
@@ -308,11 +336,13 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 			 * into the cache */
 			if (asprintf(&tv_kernel, "%s/baseline-kernel/current/vmlinuz", qp_cache_dir()) < 0 ||
 			    asprintf(&tv_modules, "%s/baseline-kernel/current/modules", qp_cache_dir()) < 0)
-				return qp_fail(err, ENOMEM, "bench");
-			if (!have_file(tv_kernel) || !tradvm || access(tradvm, X_OK) != 0)
-				return qp_error_set(err, QP_E_NOTFOUND, 0,
-						    "--baseline: the traditional VM needs %s (tools/baseline-kernel.sh) and "
-						    "qpod-tradvm (make, or make install)", tv_kernel);
+				goto nomem;
+			if (!have_file(tv_kernel) || !tradvm || access(tradvm, X_OK) != 0) {
+				qp_error_set(err, QP_E_NOTFOUND, 0,
+					     "--baseline: the traditional VM needs %s (tools/baseline-kernel.sh) and "
+					     "qpod-tradvm (make, or make install)", tv_kernel);
+				goto out;
+			}
 			/* the same memory, vCPUs and accel (auto, resolved the same
 			 * way, QPOD_ACCEL included) as the qpod pods beside it */
 			static char cpus[16];
@@ -327,7 +357,7 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 	}
 	for (size_t i = 0; i < nv; i++)
 		if (add_results(r, &v[i], err) < 0)
-			return -1;
+			goto out;
 	/* interleaved: every round runs each variant once, so drift in the
 	 * machine's load hits them all alike */
 	for (int round = 0; round < o->warmup + o->runs; round++) {
@@ -346,14 +376,18 @@ out:
 			    qp_bench_phase(r, v[i].name, v[i].phases[k], v[i].phase_sum[k] / v[i].phase_n[k],
 					   NULL) < 0)
 				break;
-	if (bundle) {
-		_cleanup_free_ char *cfg = NULL;
-		if (asprintf(&cfg, "%s/config.json", bundle) >= 0)
-			unlink(cfg);
-		rmdir(bundle);
-	}
-	if (runc_root)
-		rmdir(runc_root);
+	for (size_t i = 0; i < nv; i++)
+		if (v[i].peer) {
+			if (v[i].reason && v[i].exit && qp_bench_set(&v[i].exit->reason, v[i].reason, err) < 0)
+				ret = -1;
+			free(v[i].reason);
+			if (v[i].peer_root)
+				rmdir(v[i].peer_root);
+			free(v[i].peer_root);
+			free(v[i].bin);
+		}
+	if (bundle)
+		qp_peer_remove_bundle(bundle);
 	for (size_t i = 0; i < nv; i++)
 		if (v[i].prep[0]) { /* a spare made and not taken (an interrupted round) */
 			const char *drain[] = { o->qpod, "--root", o->root, "spares", "drain", NULL };
@@ -365,4 +399,7 @@ out:
 			break;
 		}
 	return ret;
+nomem:
+	qp_fail(err, ENOMEM, "bench");
+	goto out;
 }

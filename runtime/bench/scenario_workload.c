@@ -1,6 +1,8 @@
 /* runtime/bench/scenario_workload.c — `qpod bench workload`: the same
  * static benchmark binaries (tools/bench/, built by make) on the host, in a
- * container pod and in a microVM pod, N runs each, the score of every run
+ * container pod and in a microVM pod (and under runc, crun and runsc:
+ * workload_peers.c), N runs each, every run of a test going through the
+ * targets in turn (interleaved), the score of every run
  * a sample (result name = target, metric "score", with target and test).
  *
  * The binaries are copied into a private copy of the image (IMAGE/bench/),
@@ -57,18 +59,13 @@ static const char *tool_of(const char *test, const char **extra)
 static int run_local(const struct wl *b, const char *target, const char *test, struct wl_values *vals,
 		     qp_error **err)
 {
-	const char *argv[48], *extra;
+	const char *extra;
 	const char *tool = tool_of(test, &extra);
 	char path[4300];
-	size_t n = wl_target_prefix(b, target, argv, false, NULL);
+	const char *cmd[] = { wl_tool_path(b, target, tool, path, sizeof(path)), "--duration", b->dur, extra,
+			      NULL };
 
-	argv[n++] = wl_tool_path(b, target, tool, path, sizeof(path));
-	argv[n++] = "--duration";
-	argv[n++] = b->dur;
-	if (extra)
-		argv[n++] = extra;
-	argv[n] = NULL;
-	return wl_run_tool(argv, test, NULL, vals, err);
+	return wl_run_in(b, target, cmd, test, vals, err);
 }
 
 int wl_private_netns(qp_error **err)
@@ -115,11 +112,25 @@ int wl_make_image(struct wl *b, qp_error **err)
 static int measure(const struct wl *b, const char *target, const char *test, struct wl_values *vals,
 		   qp_error **err)
 {
+	if (wl_is_peer(target) && !wl_peer_runs(test))
+		return qp_error_set(err, QP_E_GENERIC, 0, "%s: not run under a peer runtime (it needs qpod's bridge "
+				    "network or a volume)", test);
 	if (wl_is_net(test))
 		return wl_run_net(b, target, test, vals, err);
 	if (wl_is_file(test))
 		return wl_run_file(b, target, test, vals, err);
 	return run_local(b, target, test, vals, err);
+}
+
+/* the row of peer target for test (*res, made if NULL), with e's message
+ * as its reason */
+static int peer_reason(struct qp_bench_report *r, const char *target, const char *test, const qp_error *e,
+		       struct qp_bench_result **res, qp_error **err)
+{
+	if (!*res && (qp_bench_result_add(r, target, "score", "", res, err) < 0 ||
+		      qp_bench_result_tag(*res, target, test, err) < 0))
+		return -1;
+	return qp_bench_set(&(*res)->reason, e && e->msg ? e->msg : "failed", err);
 }
 
 int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_opts *w,
@@ -142,37 +153,54 @@ int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_op
 	for (size_t g = 0; w->targets[g]; g++)
 		for (size_t t = 0; w->tests[t]; t++)
 			total += o->runs;
-	for (size_t g = 0; w->targets[g]; g++) {
-		for (size_t t = 0; w->tests[t]; t++) {
-			const char *target = w->targets[g], *test = w->tests[t];
-			struct qp_bench_result *res[WL_VALUES] = { NULL };
+	/* interleaved: each run of a test goes through every target in turn,
+	 * so drift in the machine's load hits them all alike */
+	for (size_t t = 0; w->tests[t]; t++) {
+		struct qp_bench_result *res[WL_TARGETS][WL_VALUES] = { { NULL } };
+		bool out[WL_TARGETS] = { false };
+		const char *test = w->tests[t];
 
-			for (int i = 0; i < o->runs; i++) {
+		for (int i = 0; i < o->runs; i++) {
+			for (size_t g = 0; w->targets[g] && g < WL_TARGETS; g++) {
+				const char *target = w->targets[g];
 				struct wl_values vals = { .n = 0 };
 				qp_error *e = NULL;
 				char what[96];
 
 				snprintf(what, sizeof(what), "bench workload: %s %s", target, test);
 				qp_bench_progress(o, what, ++done, total);
+				if (out[g])
+					continue;
 				if (qp_bench_interrupted(err)) {
 					r->partial = true;
 					return -1;
 				}
-				if (measure(&b, target, test, &vals, &e) < 0) {
+				int mr = measure(&b, target, test, &vals, &e);
+				if (mr < 0 && wl_is_peer(target)) {
+					/* a peer that cannot run this is a row with its reason */
+					int pr = peer_reason(r, target, test, e, &res[g][0], err);
+					qp_error_free(&e);
+					if (pr < 0)
+						return -1;
+					out[g] = true;
+					continue;
+				} else if (mr < 0) {
 					/* a target that cannot run is reported; the others go on */
 					fprintf(stderr, "\r\033[Kqpod: bench workload: %s %s: %s\n", target, test,
 						e && e->msg ? e->msg : "failed");
 					qp_error_free(&e);
 					failures++;
 					r->partial = true;
-					break;
+					out[g] = true;
+					continue;
 				}
 				for (int v = 0; v < vals.n; v++) {
-					if (!res[v] && (qp_bench_result_add(r, target, vals.v[v].metric, vals.v[v].unit,
-									    &res[v], err) < 0 ||
-							qp_bench_result_tag(res[v], target, test, err) < 0))
+					if (!res[g][v] &&
+					    (qp_bench_result_add(r, target, vals.v[v].metric, vals.v[v].unit, &res[g][v],
+								 err) < 0 ||
+					     qp_bench_result_tag(res[g][v], target, test, err) < 0))
 						return -1;
-					if (qp_bench_sample(res[v], vals.v[v].v, err) < 0)
+					if (qp_bench_sample(res[g][v], vals.v[v].v, err) < 0)
 						return -1;
 				}
 			}

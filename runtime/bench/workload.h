@@ -10,6 +10,7 @@
 #include "bench/bench.h"
 
 #define WL_VALUES 3
+#define WL_TARGETS 6 /* host, runc, crun, runsc, container, vm */
 #define WL_VM_MEMORY_ARG "2G" /* a vm pod's memory unless --memory says */
 #define WL_VM_MEMORY (2LL << 30)
 
@@ -42,6 +43,17 @@ const char *wl_tool_path(const struct wl *b, const char *target, const char *too
 /* Run argv; its JSON line's score (and unit) into vals as "score", and each
  * of the NULL-terminated extra keys (microseconds) as a metric of that name. */
 int wl_run_tool(const char *const *argv, const char *what, const char *const *extra,
+		struct wl_values *vals, qp_error **err);
+/* cmd (NULL-terminated) in target as one measurement (wl_run_tool): on
+ * the host, in a `qpod run --rm` pod, or under a peer runtime. */
+int wl_run_in(const struct wl *b, const char *target, const char *const *cmd, const char *what,
+	      struct wl_values *vals, qp_error **err);
+/* workload_peers.c: "runc", "crun", "runsc" (bench/peers.h) as targets */
+bool wl_is_peer(const char *target);
+/* the tests a peer runs: those without qpod's bridge or a volume */
+bool wl_peer_runs(const char *test);
+/* cmd under peer `target` on a bundle of the bench image (its own root) */
+int wl_run_peer(const struct wl *b, const char *target, const char *const *cmd, const char *what,
 		struct wl_values *vals, qp_error **err);
 /* `qpod --root R delete --force id`, errors ignored (cleanup). */
 void wl_delete_pod(const struct wl *b, const char *id);

@@ -114,15 +114,11 @@ int wl_run_file(const struct wl *b, const char *target, const char *test, struct
 	bool vol = !strncmp(test, "vol_", 4), host = !strcmp(target, "host");
 	const char *op = strchr(test, '_') + 1;
 	char tool[4300], dir[4300], bundle[4300];
-	const char *argv[48];
-	size_t n = 0;
 
 	if (host)
 		snprintf(dir, sizeof(dir), "%s%s", vol ? b->vol : b->img, vol ? "" : "/bench-io");
 	else
 		snprintf(dir, sizeof(dir), "%s", vol ? "/scratch" : "/bench-io");
-	if (!vol)
-		n = wl_target_prefix(b, target, argv, false, NULL);
 	const char *fargv[] = { wl_tool_path(b, target, "fileio", tool, sizeof(tool)), "--test", op, "--dir", dir,
 				"--size", FILE_MIB, "--duration", b->dur, NULL };
 	if (vol && !host) {
@@ -133,8 +129,5 @@ int wl_run_file(const struct wl *b, const char *target, const char *test, struct
 		wl_delete_pod(b, VOL_POD);
 		return r;
 	}
-	for (size_t i = 0; fargv[i]; i++)
-		argv[n++] = fargv[i];
-	argv[n] = NULL;
-	return wl_run_tool(argv, test, NULL, vals, err);
+	return wl_run_in(b, target, fargv, test, vals, err);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench/workload.h"
+#include "util/cleanup.h"
 
 size_t wl_target_prefix(const struct wl *b, const char *target, const char **argv, bool detach,
 			const char *name)
@@ -103,4 +104,19 @@ void wl_stop(struct qp_child_run *run)
 	kill(run->pid, SIGTERM);
 	qp_bench_child_finish(run, &ms, &status, NULL, NULL);
 	run->pid = -1;
+}
+
+int wl_run_in(const struct wl *b, const char *target, const char *const *cmd, const char *what,
+	      struct wl_values *vals, qp_error **err)
+{
+	const char *argv[48];
+	size_t n;
+
+	if (wl_is_peer(target))
+		return wl_run_peer(b, target, cmd, what, vals, err);
+	n = wl_target_prefix(b, target, argv, false, NULL);
+	for (size_t i = 0; cmd[i] && n < QP_ARRAY_SIZE(argv) - 1; i++)
+		argv[n++] = cmd[i];
+	argv[n] = NULL;
+	return wl_run_tool(argv, what, NULL, vals, err);
 }

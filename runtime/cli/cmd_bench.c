@@ -33,9 +33,13 @@ static const char usage[] =
 	"  replace  N replaces of a running pod: warm (vm: the VM stays) and cold\n"
 	"  memory   vm: minimum guest memory (bisection), then QEMU RSS/PSS/VSZ and the\n"
 	"           guest's total/used/free over N idle pods at that size and at --memory;\n"
-	"           container: the cgroup's memory usage of N idle pods\n"
+	"           container: the cgroup's memory usage of N idle pods; with --baseline\n"
+	"           also the host PSS and MemAvailable drop per idle pod under qpod, runc,\n"
+	"           crun and runsc\n"
 	"  workload the static benchmark tools (tools/bench) on the host, in a container\n"
-	"           and in a microVM: --targets host,container,vm (default all),\n"
+	"           and in a microVM: --targets host,container,vm (default; also\n"
+	"           runc,crun,runsc, which --baseline adds: the tests without a\n"
+	"           server in the pod or a volume),\n"
 	"           --tests ctxsw,ctxsw8,fork,execve,syscall,int,fp,stream,tcp_rr,tcp_stream,\n"
 	"           rr_idle,rr_busy_host,rr_busy_pod,http,file_write,file_read,file_copy,\n"
 	"           file_create,vol_write,vol_read,vol_copy,vol_create or all (default), --duration SECONDS per run (default 2); --runs default 3,\n"
@@ -70,9 +74,12 @@ static const char usage[] =
 	"  --vcpus N        vm pods' vCPUs\n"
 	"  --accel auto|kvm|tcg  vm pods' accelerator (default auto: KVM if a probe\n"
 	"                   boot under it works)\n"
-	"  --baseline       start: runc (containers); cold boots with Debian's qboot.rom\n"
-	"                   and SeaBIOS beside qpod's firmware, and the traditional VM\n"
-	"                   (vm), interleaved in the same rounds\n"
+	"  --baseline       start: runc, crun and gVisor's runsc on the same bundle\n"
+	"                   (containers; one missing or refused here is a row with its\n"
+	"                   reason; runsc: its default platform, network none); cold\n"
+	"                   boots with Debian's qboot.rom and SeaBIOS beside qpod's\n"
+	"                   firmware, and the traditional VM (vm), interleaved in the\n"
+	"                   same rounds; workload and memory: the same peers\n"
 	"  --libvirt-uri URI  start, vm: also the cold boot through the libvirt\n"
 	"                   backend at URI (row qpod-vm-libvirt beside qpod-vm-cold),\n"
 	"                   interleaved in the same rounds\n"
@@ -177,7 +184,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	int pods_set = 0;
 	const char *accel = "none";
 	const char *targets_arg = "host,container,vm", *tests_arg = NULL;
-	const char *targets[4] = { NULL }, *tests[32] = { NULL };
+	const char *targets[8] = { NULL }, *tests[32] = { NULL };
 	struct qp_workload_opts w = { .targets = targets, .tests = tests, .duration = 2 };
 	struct qp_cri_opts cri = { 0 };
 	bool cri_opts = false, memory_set = false, vcpus_set = false;
@@ -295,8 +302,11 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "bench consolidate: no --runs, --warmup or --baseline (one measurement per number of pods)");
 	if (!strcmp(scenario, "workload")) {
-		static const char *const all_targets[] = { "host", "container", "vm", NULL };
-		if (split_list(targets_arg, all_targets, targets, 3, "--targets", err) < 0)
+		static const char *const all_targets[] = { "host", "runc", "crun", "runsc", "container", "vm", NULL };
+		/* --baseline: the peers after the host, unless --targets names them */
+		if (baseline_set && !strcmp(targets_arg, "host,container,vm"))
+			targets_arg = "host,runc,crun,runsc,container,vm";
+		if (split_list(targets_arg, all_targets, targets, 6, "--targets", err) < 0)
 			return -1;
 		if (!tests_arg || !strcmp(tests_arg, "all")) {
 			for (int i = 0; qp_workload_tests[i] && i < 31; i++)
@@ -328,6 +338,11 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		o.container = strcmp(mode, "vm") != 0;
 		o.vm = strcmp(mode, "container") != 0;
 	}
+	/* --baseline means something to start, workload, and container memory */
+	if (baseline_set && (!strcmp(scenario, "replace") || (!strcmp(scenario, "memory") && !o.container)))
+		return qp_error_set(err, QP_E_INVALID, 0,
+				    "bench %s: --baseline is for start, workload and memory --mode container or both "
+				    "(the peers run containers)", scenario);
 	if (!strcmp(scenario, "memory") && !warmup_set)
 		o.warmup = 0;
 	if (!strcmp(scenario, "workload"))

@@ -29,7 +29,7 @@ const struct qp_command qp_commands[] = {
 	{ "template", "vm templates: list, create, rm (vm pods clone them)", cmd_template, false, false, cli_opts_template },
 	{ "spares", "vm pods started ahead: fill, list, drain (vm pods take them)", cmd_spares, false, false, cli_opts_spares },
 	{ "report", "render result files: table, markdown, csv, svg, html", cmd_report, false, false, cli_opts_report },
-	{ "bench", "measure: start, replace, memory, cri, ... (see qpod bench --help)", cmd_bench, false, false, cli_opts_bench },
+	{ "bench", "measure: start, replace, memory, workload, consolidate, cri (qpod bench --help)", cmd_bench, false, false, cli_opts_bench },
 	{ "density", "start pods until memory or the network runs out; report", cmd_density, true, false, cli_opts_density },
 	{ "help", "print the help of qpod or of COMMAND (qpod help COMMAND)", cmd_help, false, false, NULL },
 	{ "version", "print qpod's version and the OCI spec version", cmd_version, false, false, NULL },

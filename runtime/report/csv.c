@@ -1,11 +1,11 @@
 /* runtime/report/csv.c — one CSV row per result, with a header line.
  * Statistics are rounded as in the tables (at most two decimals,
  * qp_report_round; the JSON result keeps every digit); a result without
- * samples has empty statistics. */
+ * samples has empty statistics; the last column is a peer's reason. */
 #include "report/report.h"
 
 static const char *const columns[] = { "file", "scenario", "mode", "accel", "name", "target",
-				       "test", "metric", "unit", "n", "min", "max", "avg", "median" };
+				       "test", "metric", "unit", "n", "min", "max", "avg", "median", "reason" };
 
 static int result_row(FILE *out, const char *path, const struct qp_bench_report *r,
 		      const struct qp_bench_result *res, qp_error **err)
@@ -30,6 +30,8 @@ static int result_row(FILE *out, const char *path, const struct qp_bench_report 
 			fputs(num, out);
 		}
 	}
+	fputc(',', out);
+	qp_put_csv(out, res->reason); /* a peer not measured: why */
 	fputc('\n', out);
 	return 0;
 }

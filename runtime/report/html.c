@@ -12,7 +12,7 @@ static const char style[] =
 	"table{border-collapse:collapse;margin:0.5em 0 1.5em}"
 	"th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}"
 	"td.num{text-align:right;font-variant-numeric:tabular-nums}"
-	"th{background:#f0f0f0}table.about th{text-align:right}"
+	"th{background:#f0f0f0;overflow-wrap:anywhere}table.about th{text-align:right}"
 	"figure{margin:1em 0}figcaption{font-size:0.9em;color:#555}"
 	"pre{background:#f7f7f7;padding:0.8em;white-space:pre-wrap}"
 	"section{border-top:2px solid #4e79a7;margin-top:2em}p.file{color:#777;font-size:0.85em}";

@@ -32,8 +32,9 @@ struct qp_table {
 /* Field/value rows: scenario, mode, accel, host, params, count, stop reason. */
 int qp_report_about_table(const struct qp_bench_report *r, struct qp_table *t, qp_error **err);
 /* One row per result: name, [target], [test], metric, n, min, max, avg,
- * median, unit, ratio (median / median of the first result with the same
- * metric and test, "0.42x"). */
+ * median, unit, ratio (median / median of the base row of its kind with
+ * the same metric and test, kinds.h: "0.42x"; the header names the bases,
+ * "ratio vs runc, qpod-vm-cold"), [note: a peer's reason]. */
 int qp_report_results_table(const struct qp_bench_report *r, struct qp_table *t, qp_error **err);
 /* One row per result name that has phases, one column per phase, + total;
  * rows == 0 when the report has no phases. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/kinds.h"
 #include "report/report.h"
 #include "util/cleanup.h"
 
@@ -130,39 +131,58 @@ fail:
 	return -1;
 }
 
-static bool same(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-/* The median of r's first result with metric and test of res, for ratios. */
+/* The median of res's base row (kinds.c), for ratios; -1 when there is
+ * none, or res is alone in its kind. */
 static int base_median(const struct qp_bench_report *r, const struct qp_bench_result *res,
-		       double *out, size_t *peers, qp_error **err)
+		       double *out, qp_error **err)
 {
-	const struct qp_bench_result *base = NULL;
+	size_t peers;
+	const struct qp_bench_result *base = qp_result_base(r, res, &peers);
 	struct qp_bench_stats st;
 
-	*peers = 0;
-	for (size_t i = 0; i < r->n_results; i++) {
-		const struct qp_bench_result *o = r->results[i];
-		if (same(o->metric, res->metric) && same(o->test, res->test) && o->n) {
-			if (!base)
-				base = o;
-			(*peers)++;
-		}
-	}
-	if (!base || qp_bench_stats(base->samples, base->n, &st, err) < 0)
+	if (!base || peers < 2 || qp_bench_stats(base->samples, base->n, &st, err) < 0)
 		return -1;
 	*out = st.median;
 	return 0;
 }
 
+/* "ratio vs runc, qpod-vm-cold": the base rows the ratios use */
+static int ratio_head(const struct qp_bench_report *r, char **out, qp_error **err)
+{
+	char *head = strdup("ratio");
+	size_t bases = 0;
+
+	for (size_t i = 0; head && i < r->n_results; i++) {
+		size_t peers;
+		const struct qp_bench_result *b = qp_result_base(r, r->results[i], &peers), *seen = NULL;
+		if (!b || peers < 2 || !r->results[i]->n)
+			continue;
+		for (size_t j = 0; j < i && !seen; j++) {
+			size_t p;
+			const struct qp_bench_result *o = qp_result_base(r, r->results[j], &p);
+			if (o && p >= 2 && r->results[j]->n && !strcmp(o->name, b->name))
+				seen = o;
+		}
+		if (seen)
+			continue;
+		char *next;
+		if (asprintf(&next, "%s%s%s", head, bases++ ? ", " : " vs ", b->name) < 0)
+			next = NULL;
+		free(head);
+		head = next;
+	}
+	if (!head)
+		return qp_fail(err, ENOMEM, "report");
+	*out = head;
+	return 0;
+}
+
 static int result_row(const struct qp_bench_report *r, size_t i, struct qp_table *t,
-		      bool with_target, bool with_test, qp_error **err)
+		      bool with_target, bool with_test, bool with_note, qp_error **err)
 {
 	const struct qp_bench_result *res = r->results[i];
 	struct qp_bench_stats st = { 0 };
-	size_t row = i + 1, col = 0, peers;
+	size_t row = i + 1, col = 0;
 	double base;
 	char buf[32];
 
@@ -181,38 +201,50 @@ static int result_row(const struct qp_bench_report *r, size_t i, struct qp_table
 	}
 	if (put(t, row, col++, res->unit, err) < 0)
 		return -1;
-	if (res->n && base_median(r, res, &base, &peers, NULL) == 0 && peers > 1 && base != 0)
-		return putf(t, row, col, err, "%.2fx", st.median / base);
-	return put(t, row, col, "", err);
+	if (res->n && base_median(r, res, &base, NULL) == 0 && base != 0 ?
+		    putf(t, row, col++, err, "%.2fx", st.median / base) < 0 :
+		    put(t, row, col++, "", err) < 0)
+		return -1;
+	/* a peer that was not measured, or stopped: why */
+	return with_note ? put(t, row, col, res->reason ? res->reason : "", err) : 0;
 }
 
 int qp_report_results_table(const struct qp_bench_report *r, struct qp_table *t, qp_error **err)
 {
-	bool with_target = false, with_test = false;
-	const char *heads[13];
-	size_t ncol = 0;
+	bool with_target = false, with_test = false, with_note = false;
+	_cleanup_free_ char *ratio = NULL;
+	const char *heads[14];
+	size_t ncol = 0, first_num;
 
 	for (size_t i = 0; i < r->n_results; i++) {
 		with_target |= r->results[i]->target != NULL;
 		with_test |= r->results[i]->test != NULL;
+		with_note |= r->results[i]->reason != NULL;
 	}
+	if (ratio_head(r, &ratio, err) < 0)
+		return -1;
 	heads[ncol++] = "name";
 	if (with_target)
 		heads[ncol++] = "target";
 	if (with_test)
 		heads[ncol++] = "test";
-	const char *rest[] = { "metric", "n", "min", "max", "avg", "median", "unit", "ratio" };
+	heads[ncol++] = "metric";
+	first_num = ncol;
+	const char *rest[] = { "n", "min", "max", "avg", "median", "unit", ratio };
 	for (size_t k = 0; k < QP_ARRAY_SIZE(rest); k++)
 		heads[ncol++] = rest[k];
+	if (with_note)
+		heads[ncol++] = "note";
 	if (table_init(t, r->n_results + 1, ncol, err) < 0)
 		return -1;
 	for (size_t c = 0; c < ncol; c++) {
-		t->numeric[c] = c + 7 >= ncol && c + 2 != ncol; /* n..median, ratio */
+		/* n..median, ratio */
+		t->numeric[c] = c >= first_num && c < first_num + 7 && c != first_num + 5;
 		if (put(t, 0, c, heads[c], err) < 0)
 			goto fail;
 	}
 	for (size_t i = 0; i < r->n_results; i++)
-		if (result_row(r, i, t, with_target, with_test, err) < 0)
+		if (result_row(r, i, t, with_target, with_test, with_note, err) < 0)
 			goto fail;
 	return 0;
 fail:

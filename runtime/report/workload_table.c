@@ -46,7 +46,7 @@ static const struct {
 	    { "vol_copy", "score", "copy" },
 	    { "vol_create", "score", "create+delete" } } },
 };
-static const char *const targets[] = { "host", "container", "vm", NULL };
+static const char *const targets[] = { "host", "runc", "crun", "runsc", "container", "vm", NULL };
 
 static const struct qp_bench_result *find(const struct qp_bench_report *r, const char *target,
 					  const struct column *c)

@@ -146,6 +146,7 @@ static int check_stats(yajl_val o, const char *where, size_t n, qp_error **err)
 static int read_result(yajl_val o, const char *where, struct qp_bench_report *r, qp_error **err)
 {
 	_cleanup_free_ char *name = NULL, *metric = NULL, *unit = NULL, *target = NULL, *test = NULL;
+	_cleanup_free_ char *reason = NULL;
 	struct qp_bench_result *res;
 	long long n;
 	yajl_val s;
@@ -158,6 +159,7 @@ static int read_result(yajl_val o, const char *where, struct qp_bench_report *r,
 	    str_field(o, (struct field){ where, "unit" }, true, QP_BENCH_MAX_NAME, &unit, err) < 0 ||
 	    str_field(o, (struct field){ where, "target" }, false, QP_BENCH_MAX_NAME, &target, err) < 0 ||
 	    str_field(o, (struct field){ where, "test" }, false, QP_BENCH_MAX_NAME, &test, err) < 0 ||
+	    str_field(o, (struct field){ where, "reason" }, false, QP_BENCH_MAX_TEXT, &reason, err) < 0 ||
 	    int_field(o, (struct field){ where, "n" }, &n, err) < 0)
 		return -1;
 	s = qp_json_get(o, "samples");
@@ -169,7 +171,8 @@ static int read_result(yajl_val o, const char *where, struct qp_bench_report *r,
 		return BAD(err, "%s.n: %lld, but there are %zu samples", where, n, s->u.array.len);
 	if (check_stats(o, where, (size_t)n, err) < 0 ||
 	    qp_bench_result_add(r, name, metric, unit, &res, err) < 0 ||
-	    qp_bench_result_tag(res, target, test, err) < 0)
+	    qp_bench_result_tag(res, target, test, err) < 0 ||
+	    qp_bench_set(&res->reason, reason, err) < 0)
 		return -1;
 	for (size_t i = 0; i < s->u.array.len; i++) {
 		if (!number(s->u.array.values[i], &d))

@@ -113,6 +113,7 @@ static void result_free(struct qp_bench_result *res)
 	free(res->unit);
 	free(res->target);
 	free(res->test);
+	free(res->reason);
 	free(res->samples);
 	free(res);
 }

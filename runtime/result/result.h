@@ -58,8 +58,10 @@ struct qp_bench_result {
 	char *name;   /* "qpod", "runc", "seabios", "traditional-vm", ... */
 	char *metric; /* "start_ms", "run_to_exit_ms", "replace_ms", "rss_mb", ... */
 	char *unit;   /* "ms", "MB", ... */
-	char *target; /* optional: "host", "container", "vm" (workload) */
+	char *target; /* optional: "host", "container", "vm", a peer (workload) */
 	char *test;   /* optional: the workload test's name */
+	char *reason; /* optional: why this peer was not measured, or stopped
+		       * (bench/peers.c); its samples are what ran before */
 	double *samples; /* in run order (density: in pod order) */
 	size_t n, cap;
 };

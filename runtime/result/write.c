@@ -61,6 +61,8 @@ static int write_result(yajl_gen g, const struct qp_bench_result *res, qp_error 
 		qp_json_kstr(g, "target", res->target);
 	if (res->test)
 		qp_json_kstr(g, "test", res->test);
+	if (res->reason)
+		qp_json_kstr(g, "reason", res->reason);
 	qp_json_kint(g, "n", (long long)res->n);
 	/* no samples (a scenario that failed before its first run): null stats */
 	const char *keys[] = { "min", "max", "avg", "median" };

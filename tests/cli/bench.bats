@@ -34,6 +34,55 @@ setup() {
 	assert_contains "$output" "run_to_exit_ms"
 }
 
+@test "bench start --baseline: runc, crun and runsc rows, each measured or carrying its reason" {
+	run --separate-stderr "$QPOD" bench start --mode container --baseline --runs 1 --warmup 0 --format json --image "$ROOTFS"
+	assert_status 0
+	echo "$output" >"$TEST_DIR/peers.json"
+	for name in runc crun runsc; do
+		jq -e --arg n "$name" '[.results[] | select(.name == $n and .metric == "run_to_exit_ms")] | length == 1' \
+			"$TEST_DIR/peers.json" >/dev/null || flunk "no $name row: $output"
+		# measured (one sample, no reason) or not (a reason, no sample): never both, never neither
+		jq -e --arg n "$name" '.results[] | select(.name == $n) |
+			(.n == 1 and .min > 0 and .reason == null) or (.n == 0 and (.reason | type) == "string" and (.reason | length) > 0)' \
+			"$TEST_DIR/peers.json" >/dev/null || flunk "$name: $(jq -c --arg n "$name" '.results[] | select(.name == $n)' "$TEST_DIR/peers.json")"
+	done
+	# runsc's platform is its own default, named in the result
+	if jq -e '.results[] | select(.name == "runsc") | .n == 1' "$TEST_DIR/peers.json" >/dev/null; then
+		jq -e '(.params.runsc_platform | test("^(ptrace|systrap|kvm)$")) and .params.runsc_network == "none"' \
+			"$TEST_DIR/peers.json" >/dev/null || flunk "params: $(jq -c .params "$TEST_DIR/peers.json")"
+	fi
+	# a reason is shown by qpod report, in the row's note
+	local reason
+	reason=$(jq -r '[.results[] | select(.reason) | .reason][0] // empty' "$TEST_DIR/peers.json")
+	run --separate-stderr "$QPOD" report "$TEST_DIR/peers.json"
+	assert_status 0
+	assert_match "$output" "ratio vs runc"
+	[ -z "$reason" ] || assert_contains "$output" "$reason"
+	# nothing left: no sandbox, no state under the bench's roots
+	pgrep -f "runsc-sandbox.*qpod-bench|runsc.*\.bench-runsc" && flunk "a runsc process outlived the bench"
+	return 0
+}
+
+@test "bench workload --baseline: runc, crun and runsc rows per test, each measured or carrying its reason" {
+	run --separate-stderr "$QPOD" bench workload --baseline --targets host,runc,crun,runsc --tests syscall,tcp_rr \
+		--runs 1 --duration 0.2 --format json --image "$ROOTFS"
+	assert_status 0
+	echo "$output" >"$TEST_DIR/wl.json"
+	local peer
+	for peer in runc crun runsc; do
+		jq -e --arg p "$peer" '[.results[] | select(.target == $p and .test == "syscall")] | length >= 1 and
+			all((.n == 1 and .min > 0 and .reason == null) or (.n == 0 and (.reason | length) > 0))' \
+			"$TEST_DIR/wl.json" >/dev/null || flunk "$peer syscall: $(jq -c --arg p "$peer" '[.results[] | select(.target == $p)]' "$TEST_DIR/wl.json")"
+		# a test that needs qpod's bridge is a row that says so, not a gap
+		jq -e --arg p "$peer" '.results[] | select(.target == $p and .test == "tcp_rr") |
+			.n == 0 and (.reason | test("not run under a peer runtime"))' "$TEST_DIR/wl.json" >/dev/null ||
+			flunk "$peer tcp_rr: $(jq -c --arg p "$peer" '[.results[] | select(.target == $p)]' "$TEST_DIR/wl.json")"
+	done
+	run --separate-stderr "$QPOD" report "$TEST_DIR/wl.json"
+	assert_status 0
+	assert_contains "$output" "not run under a peer runtime"
+}
+
 @test "bench replace: warm and cold replaces of a vm pod" {
 	need_vm
 	run --separate-stderr "$QPOD" bench replace --runs 1 --warmup 0 --format json --image "$ROOTFS"
@@ -73,6 +122,13 @@ setup() {
 	run --separate-stderr "$QPOD" bench start --image /no/such/rootfs
 	assert_qpod_error
 	assert_contains "$stderr" "/no/such/rootfs"
+	# --baseline where it would change nothing is refused, not ignored
+	run --separate-stderr "$QPOD" bench memory --baseline
+	assert_qpod_error
+	assert_contains "$stderr" "--baseline is for start, workload and memory --mode container"
+	run --separate-stderr "$QPOD" bench replace --baseline
+	assert_qpod_error
+	assert_contains "$stderr" "--baseline is for"
 }
 
 @test "bench memory: container pods' cgroup usage" {
@@ -80,6 +136,24 @@ setup() {
 	assert_status 0
 	jq -e '[.results[] | select(.name == "container" and .metric == "cgroup_usage_mb" and .n == 2 and .min > 0)] | length == 1' \
 		<<<"$output" >/dev/null || flunk "cgroup usage missing: $output"
+}
+
+@test "bench memory --baseline: qpod's and each peer's idle pod, host PSS measured or a reason; nothing left" {
+	run --separate-stderr "$QPOD" bench memory --mode container --baseline --runs 1 --format json --image "$ROOTFS"
+	assert_status 0
+	echo "$output" >"$TEST_DIR/mem.json"
+	local name
+	for name in container runc crun runsc; do
+		jq -e --arg n "$name" '[.results[] | select(.name == $n and .metric == "host_pss_mb")] | length == 1 and
+			all((.n == 1 and .min > 0 and .reason == null) or (.n == 0 and (.reason | length) > 0))' \
+			"$TEST_DIR/mem.json" >/dev/null || flunk "$name: $(jq -c --arg n "$name" '[.results[] | select(.name == $n)]' "$TEST_DIR/mem.json")"
+	done
+	pgrep -f "runsc.*qpod-bench\.[A-Za-z0-9]+/\.bench-mem" && flunk "a runsc sandbox of the bench outlived it"
+	# runsc leaves a detached pod's cgroup at delete: the bench removes it
+	local left
+	left=$(find /sys/fs/cgroup -maxdepth 3 -type d -name 'bench-mem-*' 2>/dev/null)
+	[ -z "$left" ] || flunk "cgroups left:" "$left"
+	return 0
 }
 
 @test "bench: an image that cannot run the workload stops the bench with the pod's error" {

@@ -99,6 +99,46 @@ teardown() {
 	assert_contains "$output" "qemu: QEMU emulator version 7.2.0"
 }
 
+@test "ratios within a kind, the bases in the header; a peer's reason in a note" {
+	# as `bench start --mode both --baseline` writes it on a hybrid host
+	cat >"$TEST_DIR/peers.json" <<'EOF'
+{"tool":"qpod","version":"0.1.0","scenario":"start","mode":"both","accel":"tcg",
+ "host":{"cpu":"Test CPU","cores":2,"mem_mb":7936,"kernel":"6.1.0-test","qemu":"QEMU emulator version 7.2.0"},
+ "params":{"runs":2,"runsc_platform":"ptrace"},
+ "results":[
+  {"name":"qpod-container","metric":"run_to_exit_ms","unit":"ms","n":2,"min":20,"max":20,"avg":20,"median":20,"samples":[20,20]},
+  {"name":"runc","metric":"run_to_exit_ms","unit":"ms","n":2,"min":50,"max":50,"avg":50,"median":50,"samples":[50,50]},
+  {"name":"crun","metric":"run_to_exit_ms","unit":"ms","n":0,"min":null,"max":null,"avg":null,"median":null,"samples":[],
+   "reason":"exited with status 1: cgroups in hybrid mode not supported, drop all controllers from cgroupv2"},
+  {"name":"runsc","metric":"run_to_exit_ms","unit":"ms","n":2,"min":600,"max":600,"avg":600,"median":600,"samples":[600,600]},
+  {"name":"qpod-vm","metric":"run_to_exit_ms","unit":"ms","n":2,"min":250,"max":250,"avg":250,"median":250,"samples":[250,250]},
+  {"name":"qpod-vm-cold","metric":"run_to_exit_ms","unit":"ms","n":2,"min":500,"max":500,"avg":500,"median":500,"samples":[500,500]},
+  {"name":"traditional-vm","metric":"run_to_exit_ms","unit":"ms","n":2,"min":2500,"max":2500,"avg":2500,"median":2500,"samples":[2500,2500]}],
+ "phases":{},"partial":false}
+EOF
+	run --separate-stderr "$QPOD" report "$TEST_DIR/peers.json"
+	assert_status 0
+	assert_match "$output" "unit +ratio vs runc, qpod-vm-cold +note"
+	assert_match "$output" "qpod-container +run_to_exit_ms .* ms +0\.40x"
+	assert_match "$output" "runc +run_to_exit_ms .* ms +1\.00x"
+	assert_match "$output" "crun +run_to_exit_ms +0 +- +- +- +- +ms +exited with status 1: cgroups in hybrid mode not supported"
+	# a VM pod against the cold boot, not against the container row
+	assert_match "$output" "qpod-vm +run_to_exit_ms .* ms +0\.50x"
+	assert_match "$output" "traditional-vm +run_to_exit_ms .* ms +5\.00x"
+	# runsc is the only sandbox: no ratio
+	local runsc_row
+	runsc_row=$(grep '^runsc ' <<<"$output")
+	assert_match "$runsc_row" "runsc +run_to_exit_ms +2( +600\.00){4} +ms"
+	[[ $runsc_row =~ [0-9]x ]] && flunk "runsc has a ratio: $runsc_row"
+	# the reason survives a round trip through markdown and HTML
+	run --separate-stderr "$QPOD" report --format markdown "$TEST_DIR/peers.json"
+	assert_contains "$output" "| ms |  | exited with status 1: cgroups in hybrid mode not supported"
+	run --separate-stderr "$QPOD" report --format html "$TEST_DIR/peers.json"
+	assert_contains "$output" "<td>exited with status 1: cgroups in hybrid mode not supported"
+	run --separate-stderr "$QPOD" report --format csv "$TEST_DIR/peers.json"
+	assert_contains "$output" ",crun,,,run_to_exit_ms,ms,0,,,,,\"exited with status 1: cgroups in hybrid mode not supported, drop all controllers from cgroupv2\""
+}
+
 @test "table of a density file: count, stop reason, partial" {
 	run --separate-stderr "$QPOD" report "$TEST_DIR/density.json"
 	assert_status 0
@@ -111,7 +151,7 @@ teardown() {
 @test "markdown: tables with alignment rows" {
 	run --separate-stderr "$QPOD" report --format markdown "$TEST_DIR/start.json" "$TEST_DIR/density.json"
 	assert_status 0
-	assert_contains "$output" "| name | metric | n | min | max | avg | median | unit | ratio |"
+	assert_contains "$output" "| name | metric | n | min | max | avg | median | unit | ratio vs qpod |"
 	assert_contains "$output" "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |"
 	assert_contains "$output" "| seabios | start\\_ms | 4 | 700.00 | 720.00 | 711.00 | 712.00 | ms | 1.87x |"
 	assert_contains "$output" "### Phases (average ms)"
@@ -122,10 +162,10 @@ teardown() {
 @test "csv: a header and one row per result" {
 	run --separate-stderr "$QPOD" report --format=csv "$TEST_DIR/start.json" "$TEST_DIR/density.json"
 	assert_status 0
-	assert_eq "${lines[0]}" "file,scenario,mode,accel,name,target,test,metric,unit,n,min,max,avg,median"
+	assert_eq "${lines[0]}" "file,scenario,mode,accel,name,target,test,metric,unit,n,min,max,avg,median,reason"
 	assert_eq "${#lines[@]}" 7 "lines"
-	assert_eq "${lines[1]}" "$TEST_DIR/start.json,start,vm,tcg,qpod,,,start_ms,ms,5,372,401,383.8,380"
-	assert_eq "${lines[6]}" "$TEST_DIR/density.json,density,container,none,qpod,,,host_mem_available_mb,MB,5,6800,7000,6900,6900"
+	assert_eq "${lines[1]}" "$TEST_DIR/start.json,start,vm,tcg,qpod,,,start_ms,ms,5,372,401,383.8,380,"
+	assert_eq "${lines[6]}" "$TEST_DIR/density.json,density,container,none,qpod,,,host_mem_available_mb,MB,5,6800,7000,6900,6900,"
 }
 
 @test "svg: one well-formed file per chart, self-contained" {
@@ -197,6 +237,32 @@ assert (w, h) == (1200, 2000), "size"
 assert len(colours) > 20, "almost a single colour"
 EOF
 	[ "$status" -eq 0 ] || flunk "screenshot check failed: $output"
+}
+
+@test "html in Chromium's layout: the phase table of bench start --mode both --baseline fits the page" {
+	# every phase column a --mode both --baseline run has (15 columns)
+	local ph='"prepare":1.61,"network":0.42,"vmm_spawn":2.13,"vmm_init":106.27,"firmware":2.08,"vmm_firmware":1180.55,"kernel":2305.73,"init":37.16,"restore":85.28,"take":3.31,"resume":32.9,"workload":58.44'
+	cat >"$TEST_DIR/wide.json" <<EOF
+{"tool":"qpod","version":"0.1.0","scenario":"start","mode":"both","accel":"tcg",
+ "host":{"cpu":"Test CPU","cores":2,"mem_mb":7936,"kernel":"6.1.0-test","qemu":"QEMU emulator version 7.2.0"},
+ "params":{"runs":2},
+ "results":[
+  {"name":"qpod-container","metric":"run_to_exit_ms","unit":"ms","n":1,"min":20,"max":20,"avg":20,"median":20,"samples":[20]},
+  {"name":"crun","metric":"run_to_exit_ms","unit":"ms","n":0,"min":null,"max":null,"avg":null,"median":null,"samples":[],
+   "reason":"exited with status 1: cgroups in hybrid mode not supported, drop all controllers from cgroupv2"},
+  {"name":"qpod-vm-cold","metric":"run_to_exit_ms","unit":"ms","n":1,"min":500,"max":500,"avg":500,"median":500,"samples":[500]}],
+ "phases":{"qpod-container":{"prepare":1.56,"namespaces":25.14,"workload":6.34},
+  "qpod-vm":{$ph},"qpod-vm-cold":{$ph},"qpod-vm-spare":{$ph},"qboot":{$ph},"seabios":{$ph}},
+ "partial":false}
+EOF
+	run --separate-stderr "$QPOD" report --format html --output "$TEST_DIR/wide.html" "$TEST_DIR/wide.json"
+	assert_status 0
+	inspect_html "$TEST_DIR/wide.html"
+	run python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+assert j["wide"] == [], "tables wider than the page: %s" % j["wide"]' "$inspect"
+	[ "$status" -eq 0 ] || flunk "$output"
 }
 
 @test "html in Chromium's layout: every chart draws data, no label overlaps another or leaves it, captions are not titles" {

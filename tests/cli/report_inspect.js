@@ -3,7 +3,8 @@
 // in headless Chromium (--dump-dom) and reads the JSON this writes into
 // a pre element with the id qpod-inspect: per chart its title, caption, how many data marks
 // it draws, and every pair of its text labels whose boxes overlap or that
-// leave the picture, as laid out by the browser.
+// leave the picture, as laid out by the browser; and the tables wider
+// than the page.
 (function () {
 	const out = { charts: [], headings: [] };
 	for (const h of document.querySelectorAll("h2")) out.headings.push(h.textContent);
@@ -35,6 +36,10 @@
 			}
 		out.charts.push(c);
 	}
+	// tables wider than the page (their first header cells, to name them)
+	out.wide = [...document.querySelectorAll("table")]
+		.filter((t) => t.getBoundingClientRect().right > document.documentElement.clientWidth)
+		.map((t) => t.rows[0].textContent.slice(0, 60));
 	const pre = document.createElement("pre");
 	pre.id = "qpod-inspect";
 	pre.textContent = JSON.stringify(out);

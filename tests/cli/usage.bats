@@ -104,3 +104,19 @@ report" "qpod help rep<TAB>"
 		flunk "raw doubles in the timeline:" "$output"
 	qp delete --force "$ID"
 }
+
+@test "qpod help's bench line names the scenarios bench --help names" {
+	# "Usage: qpod bench start|replace|... [OPTIONS]" against
+	# "  bench      measure: start, replace, ... (qpod bench --help)"
+	local usage summary
+	usage=$("$QPOD" bench --help | sed -n 's/^Usage: qpod bench \([a-z|]*\) .*/\1/p' | tr '|' '\n' | sort)
+	summary=$("$QPOD" help | sed -n 's/^  bench  *measure: \([a-z, ]*\) (.*/\1/p' | tr -d ' ' | tr ',' '\n' | sort)
+	[ -n "$usage" ] || flunk "no scenarios in bench --help's usage line"
+	assert_eq "$summary" "$usage" "qpod help's bench scenarios"
+	# each is a scenario bench accepts (an unknown one is refused by name)
+	for s in $usage; do
+		run --separate-stderr "$QPOD" bench "$s" --format nosuch
+		assert_qpod_error
+		assert_not_contains "$stderr" "unknown scenario"
+	done
+}

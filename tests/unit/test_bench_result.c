@@ -81,7 +81,9 @@ static struct qp_bench_report *sample_report(void)
 	assert_int_equal(qp_bench_result_add(r, "seabios", "start_ms", "ms", &res, &err), 0);
 	assert_int_equal(qp_bench_result_tag(res, "vm", "boot", &err), 0);
 	assert_int_equal(qp_bench_sample(res, 709, &err), 0);
-	assert_int_equal(qp_bench_result_add(r, "empty", "rss_mb", "MB", NULL, &err), 0);
+	assert_int_equal(qp_bench_result_add(r, "empty", "rss_mb", "MB", &res, &err), 0);
+	/* a peer that refused the host: no samples, its reason */
+	assert_int_equal(qp_bench_set(&res->reason, "exited with status 1: \"no\"", &err), 0);
 	assert_int_equal(qp_bench_phase(r, "qpod", "prepare", 1.25, &err), 0);
 	assert_int_equal(qp_bench_phase(r, "seabios", "prepare", 1.5, &err), 0);
 	assert_int_equal(qp_bench_phase(r, "qpod", "kernel", 250, &err), 0);
@@ -133,6 +135,8 @@ static void test_round_trip(void **state)
 	assert_string_equal(back->results[1]->test, "boot");
 	assert_null(back->results[0]->target);
 	assert_int_equal(back->results[2]->n, 0);
+	assert_string_equal(back->results[2]->reason, "exited with status 1: \"no\"");
+	assert_null(back->results[0]->reason);
 	assert_int_equal(back->n_phases, 3);
 	assert_non_null(qp_bench_result_find(back, "seabios", "start_ms"));
 	assert_null(qp_bench_result_find(back, "seabios", "rss_mb"));
@@ -196,6 +200,7 @@ static void test_hostile(void **state)
 	expect_bad(TOP("\"qpod\"", "\"start\"") HOST ",\"params\":{},\"results\":{}}", "results: expected an array");
 	expect_bad(TOP("\"qpod\"", "\"start\"") HOST ",\"params\":{},\"results\":[" RES ",{\"name\":\"x\",\"metric\":\"m\"}]}",
 		   "results[1].unit: missing");
+	expect_bad(ONE_RESULT(XMU STATS1 "\"samples\":[1],\"reason\":7"), "results[0].reason: expected a string");
 	expect_bad(ONE_RESULT(XMU "\"n\":3,\"samples\":[1]"),
 		   "results[0].n: 3, but there are 1 samples");
 	expect_bad(ONE_RESULT(XMU "\"n\":1,\"min\":\"a\",\"max\":1,\"avg\":1,\"median\":1,\"samples\":[1]"),
