@@ -101,7 +101,7 @@ hf_v2_mount_opt() {
 }
 
 host_feature_names() {
-	echo blkio_weight blkio_throttle hugetlb rdma misc cpu_idle memory_kmem swap_accounting \
+	echo blkio_weight blkio_throttle cpuset hugetlb rdma misc cpu_idle memory_kmem swap_accounting \
 		psi time_ns net_cls net_prio nsdelegate memory_recursiveprot ksm tun vhost_net vhost_vsock
 }
 
@@ -109,7 +109,7 @@ host_has() {
 	case $1 in
 	blkio_weight) hf_cg_probe blkio io blkio.weight blkio.bfq.weight io.weight io.bfq.weight ;;
 	blkio_throttle) hf_cg_probe blkio io blkio.throttle.read_bps_device io.max ;;
-	hugetlb | rdma | misc | net_cls | net_prio) hf_has_controller "$1" ;;
+	cpuset | hugetlb | rdma | misc | net_cls | net_prio) hf_has_controller "$1" ;;
 	cpu_idle) hf_cg_probe cpu cpu cpu.idle ;;
 	memory_kmem) hf_cg_probe memory memory memory.kmem.limit_in_bytes ;;
 	swap_accounting) hf_cg_probe memory memory memory.memsw.limit_in_bytes memory.swap.max ;;

@@ -143,13 +143,24 @@ frozen_state() { # freezer state of pod $ID as the kernel says it
 
 @test "update --resources - reads OCI LinuxResources JSON from stdin, as the shim sends it" {
 	counter_pod '.linux.resources = {"memory": {"limit": 67108864}}'
-	local res='{
+	local json res='{
 		"memory": {"limit": 134217728, "swap": 268435456, "checkBeforeUpdate": true},
 		"cpu": {"shares": 256, "quota": 0, "period": 0, "cpus": "0"},
 		"pids": {"limit": 40},
 		"blockIO": {"weight": 0},
 		"devices": [{"allow": false, "access": "rwm"}]
 	}'
+	if ! host_has cpuset; then
+		# no cpuset controller (the v2 guest's kernel has none): refused by name
+		# (without the swap limit, which a kernel without swap accounting
+		# refuses first: the cpuset refusal alone)
+		if host_has swap_accounting; then json=$res; else json=$(jq -c 'del(.memory.swap)' <<<"$res"); fi
+		run --separate-stderr qp update --resources - "$ID" <<<"$json"
+		assert_status 1
+		assert_match "${stderr_lines[-1]}" '^qpod: update: .*cpuset .*not available' "the last stderr line"
+		assert_eq "$(cat "$(cg_file memory memory.limit_in_bytes memory.max)")" 67108864 "memory unchanged"
+		res=$(jq -c 'del(.cpu.cpus)' <<<"$res")
+	fi
 	if ! host_has swap_accounting; then
 		# the swap limit cannot be applied here: refused by name, nothing changed
 		run --separate-stderr qp update --resources - "$ID" <<<"$res"
@@ -163,7 +174,9 @@ frozen_state() { # freezer state of pod $ID as the kernel says it
 	assert_contains "$stderr" "device rules stay"
 	assert_eq "$(cat "$(cg_file memory memory.limit_in_bytes memory.max)")" 134217728 "memory"
 	assert_eq "$(cat "$(cg_file pids pids.max pids.max)")" 40 "pids"
-	assert_eq "$(cat "$(cg_file cpuset cpuset.cpus cpuset.cpus)")" 0 "cpuset"
+	if host_has cpuset; then
+		assert_eq "$(cat "$(cg_file cpuset cpuset.cpus cpuset.cpus)")" 0 "cpuset"
+	fi
 	# from a file too
 	echo '{"pids": {"limit": 41}}' >"$TEST_DIR/res.json"
 	run qp update -r "$TEST_DIR/res.json" "$ID"
@@ -219,7 +232,8 @@ frozen_state() { # freezer state of pod $ID as the kernel says it
 	jq -e '.data.memory.usage.usage > 0 and .data.memory.usage.limit == 67108864 and
 		(.data.memory.usage.failcnt | type) == "number" and (.data.memory.raw | length) > 0' \
 		<<<"$output" >/dev/null || flunk "memory: $output"
-	jq -e '.data.pids.current >= 2 and .data.pids.limit == 50' <<<"$output" >/dev/null ||
+	# (the counter's sleep may be between two runs: 1 or 2 processes)
+	jq -e '.data.pids.current >= 1 and .data.pids.limit == 50' <<<"$output" >/dev/null ||
 		flunk "pids: $output"
 	# paused, the figures are still there
 	qp pause "$ID"
