@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "guest-init/tinyinit.h"
@@ -56,6 +57,8 @@ void gi_exec_child(const struct qp_run *r, int in, int out, int err, int rep_w)
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		goto fail;
 	setsid();
+	if ((r->flags & QP_RUN_F_TERMINAL) && ioctl(0, TIOCSCTTY, 0) < 0)
+		goto fail;
 	rep.step = GI_STEP_IDS;
 	if (setgroups(0, NULL) < 0 || setgid(r->gid) < 0 || setuid(r->uid) < 0)
 		goto fail;
@@ -233,4 +236,10 @@ void gi_exec_reaped(pid_t pid, int code)
 			return;
 		}
 	}
+}
+
+void gi_exec_winsize(const struct qp_msg *m)
+{
+	/* an exec's stdio are pipes (no terminal yet) */
+	gi_send_error(QP_PERR_STATE, 0, "WINSIZE: exec %u has no terminal", m->u.winsize.id);
 }

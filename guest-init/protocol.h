@@ -39,7 +39,15 @@
  *                            bind-mounted on DEST (a file)
  *                    tmpfs   SOURCE the tmpfs options ("size=1m,mode=755" or "")
  *                  DEST absolute, without ".." or tabs; FLAGS a comma list
- *                  of ro, nosuid, nodev, noexec (or "")
+ *                  of ro, nosuid, nodev, noexec (or ""),
+ *                  u16 rows, u16 cols (the terminal's first window size,
+ *                  with QP_RUN_F_TERMINAL; 0 0 = the pty's default; without
+ *                  the flag both must be 0)
+ *                  With QP_RUN_F_TERMINAL (needs QP_RUN_F_STDIN) the process
+ *                  runs on a pty of the guest's, as session leader with it
+ *                  as its controlling terminal; STDOUT carries the pty's
+ *                  output (bytes as the pty's line discipline made them, no
+ *                  STDERR), STDIN its input, within the same credit.
  *   STARTED     G  u32 pid, u64 spawn_ns (fork), u64 exec_ns (exec done)
  *   STDOUT      G  raw bytes (length 1..QP_PROTO_MAX_PAYLOAD)
  *   STDERR      G  raw bytes (length 1..QP_PROTO_MAX_PAYLOAD)
@@ -53,6 +61,10 @@
  *                  STDIN are passed on (written to the workload's stdin, or
  *                  dropped once it closed it): the host may send that many more
  *   SIGNAL      H  u32 signo (1..QP_PROTO_MAX_SIGNAL), to the workload
+ *   WINSIZE     H  u32 id (0 = the workload, else an exec's id), u16 rows,
+ *                  u16 cols (each >= 1): the terminal's new size, set on the
+ *                  guest's pty (TIOCSWINSZ: its foreground group gets
+ *                  SIGWINCH); for a process without a terminal: STATE
  *   EXIT        G  i32 code (0..255: exit status; 128+N: killed by signal N),
  *                  u64 exit_ns.  Sent after all STDOUT/STDERR of the workload
  *   MEMINFO_REQ H  empty; answered by MEMINFO at any time after HELLO
@@ -121,7 +133,7 @@
 #include <stdint.h>
 
 #define QP_PROTO_MAGIC 0x444f5051u /* bytes 'Q' 'P' 'O' 'D' */
-#define QP_PROTO_VERSION 3
+#define QP_PROTO_VERSION 4
 #define QP_PROTO_HDR_SIZE 12
 #define QP_PROTO_MAX_PAYLOAD 65536
 #define QP_PROTO_FRAME_MAX (QP_PROTO_HDR_SIZE + QP_PROTO_MAX_PAYLOAD)
@@ -160,7 +172,8 @@ enum qp_msg_type {
 	QP_MSG_CLONE = 22,
 	QP_MSG_WARM = 23,
 	QP_MSG_STDIN_CREDIT = 24,
-	QP_MSG_TYPE_MAX = QP_MSG_STDIN_CREDIT,
+	QP_MSG_WINSIZE = 25,
+	QP_MSG_TYPE_MAX = QP_MSG_WINSIZE,
 };
 
 /* who may send a type: a receiver refuses a message from the wrong side
@@ -172,7 +185,8 @@ enum {
 	QP_RUN_F_STDIN = 1u << 0,         /* stdin comes from STDIN messages, else /dev/null */
 	QP_RUN_F_ROOTFS_RO = 1u << 1,     /* mount the 9p rootfs read-only */
 	QP_RUN_F_WAIT_SHUTDOWN = 1u << 2, /* after EXIT keep serving until SHUTDOWN */
-	QP_RUN_F_ALL = (1u << 3) - 1,
+	QP_RUN_F_TERMINAL = 1u << 3,      /* a pty of the guest's as stdio (needs STDIN) */
+	QP_RUN_F_ALL = (1u << 4) - 1,
 };
 
 enum qp_rootfs {
@@ -218,6 +232,7 @@ struct qp_run {
 	uint8_t ip[4], prefix, gateway[4], mac[6];
 	uint32_t mountc;
 	const char *const *mounts; /* "KIND\tSOURCE\tDEST\tFLAGS", NULL-terminated */
+	uint16_t rows, cols;       /* QP_RUN_F_TERMINAL's first window size */
 };
 
 /* A message, decoded or to be encoded.  Decoded pointers point into a
@@ -285,6 +300,10 @@ struct qp_msg {
 		struct {
 			uint32_t bytes;
 		} credit;
+		struct {
+			uint32_t id;
+			uint16_t rows, cols;
+		} winsize;
 	} u;
 };
 

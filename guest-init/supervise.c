@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "guest-init/channel.h"
@@ -30,6 +32,7 @@ struct workload {
 	struct qp_run run;
 	int stdin_r, stdin_w, out_r, out_w, err_r, err_w, exec_r, exec_w, ev_r, ev_w;
 	int null_fd;
+	int pty;  /* QP_RUN_F_TERMINAL: the pty's master (for TIOCSWINSZ), else -1 */
 	pid_t pid;
 	uint64_t spawn_ns;
 };
@@ -219,6 +222,12 @@ static void relay_message(struct relay *rl, const struct qp_msg *m)
 		else if (kill(w->pid, (int)m->u.signal.signo) < 0)
 			gi_send_error(QP_PERR_STATE, errno, "kill %d %u", w->pid, m->u.signal.signo);
 		break;
+	case QP_MSG_WINSIZE:
+		if (m->u.winsize.id)
+			gi_exec_winsize(m);
+		else
+			gi_pty_winsize(w->pty, m->u.winsize.rows, m->u.winsize.cols);
+		break;
 	case QP_MSG_MEMINFO_REQ:
 		gi_send_meminfo();
 		break;
@@ -386,13 +395,23 @@ static void run_workload(void)
 	wl.pid = -1;
 	wl.stdin_r = wl.stdin_w = -1;
 	wl.exec_r = wl.exec_w = -1;
-	if (wl.run.flags & QP_RUN_F_STDIN) {
-		make_pipe(&wl.stdin_r, &wl.stdin_w);
-		if (fcntl(wl.stdin_w, F_SETFL, O_NONBLOCK) < 0)
-			die("fcntl stdin pipe");
+	wl.pty = -1;
+	if (wl.run.flags & QP_RUN_F_TERMINAL) {
+		/* the pty's slave is the workload's stdio, its master our end
+		 * both ways (no stderr of its own: the pty merges them) */
+		if (gi_pty_open(&wl.run, &wl.pty, &wl.stdin_r, &wl.stdin_w, &wl.out_r, &wl.out_w,
+				&wl.err_w) < 0)
+			die("open a pty for the workload");
+		wl.err_r = -1;
+	} else {
+		if (wl.run.flags & QP_RUN_F_STDIN) {
+			make_pipe(&wl.stdin_r, &wl.stdin_w);
+			if (fcntl(wl.stdin_w, F_SETFL, O_NONBLOCK) < 0)
+				die("fcntl stdin pipe");
+		}
+		make_pipe(&wl.out_r, &wl.out_w);
+		make_pipe(&wl.err_r, &wl.err_w);
 	}
-	make_pipe(&wl.out_r, &wl.out_w);
-	make_pipe(&wl.err_r, &wl.err_w);
 	make_pipe(&wl.exec_r, &wl.exec_w);
 	make_pipe(&wl.ev_r, &wl.ev_w);
 	/* events are read as they come, never waited for in a read (a poll
@@ -430,6 +449,7 @@ void gi_supervise(const struct qp_run *first)
 	while (rl.next) {
 		struct qp_run next = rl.next_run;
 		close_fd(&wl.stdin_w);
+		close_fd(&wl.pty);
 		close_fd(&wl.ev_r);
 		close_fd(&wl.ev_w);
 		close_fd(&wl.null_fd);

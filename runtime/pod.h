@@ -14,6 +14,7 @@
 
 struct pod_io {
 	const char *console_socket;   /* OCI --console-socket */
+	bool tty_stdin;               /* `run -t`: the terminal is qpod's own stdin's */
 	const char *pid_file;         /* OCI --pid-file */
 	bool foreground;              /* qpod stays the parent and waits */
 	int preserve_fds;             /* OCI --preserve-fds (container pods) */

@@ -158,6 +158,21 @@ static void test_round_trip_simple(void **state)
 	in.u.credit.bytes = QP_PROTO_STDIN_WINDOW;
 	round_trip(&in, &out);
 	assert_int_equal(out.u.credit.bytes, QP_PROTO_STDIN_WINDOW);
+
+	in = (struct qp_msg){ .type = QP_MSG_WINSIZE };
+	in.u.winsize.id = 7, in.u.winsize.rows = 1, in.u.winsize.cols = 65535;
+	assert_int_equal(round_trip(&in, &out), QP_PROTO_HDR_SIZE + 8);
+	assert_int_equal(out.u.winsize.id, 7);
+	assert_int_equal(out.u.winsize.rows, 1);
+	assert_int_equal(out.u.winsize.cols, 65535);
+	/* a size of nothing is refused both ways */
+	in.u.winsize.rows = 0;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	in.u.winsize.rows = 1;
+	ssize_t n = qp_msg_encode(&in, frame, sizeof(frame), NULL);
+	assert_true(n > 0);
+	frame[QP_PROTO_HDR_SIZE + 6] = frame[QP_PROTO_HDR_SIZE + 7] = 0; /* cols 0 */
+	assert_fails(qp_msg_decode(frame, (size_t)n, &out, &store, err), QP_E_GUEST);
 }
 
 static void test_round_trip_run(void **state)
@@ -202,6 +217,19 @@ static void test_round_trip_run(void **state)
 	round_trip(&in, &out);
 	assert_int_equal(out.u.run.rootfs, QP_ROOTFS_9P_SUBDIR);
 	assert_string_equal(out.u.run.rootfs_tag, "rootfs");
+
+	/* a terminal and its first window size */
+	r->flags |= QP_RUN_F_TERMINAL;
+	r->rows = 24, r->cols = 80;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.run.flags & QP_RUN_F_TERMINAL, QP_RUN_F_TERMINAL);
+	assert_int_equal(out.u.run.rows, 24);
+	assert_int_equal(out.u.run.cols, 80);
+	/* a terminal needs stdin; a size needs a terminal */
+	r->flags &= ~(uint32_t)QP_RUN_F_STDIN;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	r->flags = QP_RUN_F_STDIN;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
 }
 
 static void test_run_max_entries(void **state)

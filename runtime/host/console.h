@@ -1,11 +1,14 @@
-/* runtime/container/console.h — process.terminal: a pty made inside the
- * pod (its own devpts instance), whose master goes to the caller's
+/* runtime/host/console.h — process.terminal: a pty (a container pod's made
+ * inside the pod, in its own devpts instance; a VM pod's on the host, the
+ * guest's own pty behind it), whose master goes to the caller's
  * --console-socket as SCM_RIGHTS, the way containerd and runc expect. */
 #ifndef QPOD_CONSOLE_H
 #define QPOD_CONSOLE_H
 
 #include "util/error.h"
 
+/* A pty pair of the devpts at /dev/pts, both ends close-on-exec. */
+int qp_console_pair(int *master, int *slave, qp_error **err);
 /* In the pod, after /dev/pts is mounted: open a pty pair; the slave
  * becomes fds 0, 1, 2; *master gets the master. */
 int qp_console_setup(int *master, qp_error **err);
