@@ -76,7 +76,13 @@
  *   EXEC        H  u32 id (!= 0, unique among running execs), then the RUN
  *                  payload; rootfs must be INITRAMFS with an empty tag and
  *                  prefix/gateway/mac zero: the process joins the pod's root
- *                  and network as they are.  stdin is /dev/null.
+ *                  and network as they are.  stdin is /dev/null, or with
+ *                  QP_RUN_F_STDIN comes from EXEC_STDIN; QP_RUN_F_TERMINAL
+ *                  as for RUN (its output is EXEC_OUT stream 1).
+ *   EXEC_STDIN  H  u32 id, raw bytes; no bytes means end of input.  The
+ *                  STDIN window per exec, credited back by EXEC_CREDIT
+ *   EXEC_CREDIT G  u32 id, u32 bytes (1..QP_PROTO_STDIN_WINDOW): as
+ *                  STDIN_CREDIT, for that exec's EXEC_STDIN
  *   CLONE       H  u64 realtime_ns (the host's CLOCK_REALTIME), u8 seed[32]
  *                  (from the host's getrandom): sent to a VM restored from a
  *                  template (vm/snapshot/template.c) before RUN, so that it is unique:
@@ -98,7 +104,9 @@
  * Local control messages (CTL: between qpod processes on the host and the
  * pod's monitor over ctl.sock, never to or from a guest; the monitor accepts
  * from a client CTL_START, CTL_PAUSE, CTL_RESUME, SIGNAL, EXEC, MEMINFO_REQ
- * and SHUTDOWN, and answers with CTL_REPLY, MEMINFO, or the EXEC_* of that client's exec):
+ * and SHUTDOWN, and for the client's exec EXEC_STDIN and WINSIZE (their id
+ * is the monitor's to set), and answers with CTL_REPLY, MEMINFO, or the
+ * EXEC_* of that client's exec, EXEC_CREDIT included):
  *   CTL_START   C  empty: send the pod's RUN (OCI start)
  *   CTL_REPLY   C  i32 status (0 = done, else a util/error.h QP_E_* code),
  *                  i32 errnum, str text (the error, or ""; after a replace a
@@ -173,7 +181,9 @@ enum qp_msg_type {
 	QP_MSG_WARM = 23,
 	QP_MSG_STDIN_CREDIT = 24,
 	QP_MSG_WINSIZE = 25,
-	QP_MSG_TYPE_MAX = QP_MSG_WINSIZE,
+	QP_MSG_EXEC_STDIN = 26,
+	QP_MSG_EXEC_CREDIT = 27,
+	QP_MSG_TYPE_MAX = QP_MSG_EXEC_CREDIT,
 };
 
 /* who may send a type: a receiver refuses a message from the wrong side
@@ -304,6 +314,14 @@ struct qp_msg {
 			uint32_t id;
 			uint16_t rows, cols;
 		} winsize;
+		struct {
+			uint32_t id;
+			const uint8_t *data;
+			uint32_t len;
+		} exec_stdin;
+		struct {
+			uint32_t id, bytes;
+		} exec_credit;
 	} u;
 };
 

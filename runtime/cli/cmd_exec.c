@@ -20,7 +20,7 @@ static const char exec_usage[] =
 	"       qpod exec [OPTIONS] --process FILE ID\n"
 	"  -p, --process FILE   the process as OCI process JSON (args, env, cwd, user, caps...)\n"
 	"  -d, --detach         return once it runs; --pid-file F gets its host pid\n"
-	"  -t, --tty            a terminal (container pods); its master goes to\n"
+	"  -t, --tty            a terminal (both modes); its master goes to\n"
 	"                       --console-socket S, as with runc\n"
 	"  --console-socket S   unix socket that receives the terminal's master fd\n"
 	"  -e, --env K=V        add or replace an environment variable (repeatable)\n"

@@ -81,3 +81,30 @@ int qp_console_send(const char *socket_path, int master, qp_error **err)
 		return -1;
 	return qp_console_send_fd(s, master, err);
 }
+
+int qp_console_raw(int fd, struct termios *saved, qp_error **err)
+{
+	struct termios t;
+
+	if (tcgetattr(fd, &t) < 0)
+		return qp_fail(err, errno, "read the terminal's settings");
+	if (saved)
+		*saved = t;
+	cfmakeraw(&t);
+	if (tcsetattr(fd, TCSANOW, &t) < 0)
+		return qp_fail(err, errno, "make the terminal raw");
+	return 0;
+}
+
+int qp_console_size_changed(int fd, uint16_t *rows, uint16_t *cols)
+{
+	struct winsize ws;
+
+	if (ioctl(fd, TIOCGWINSZ, &ws) < 0)
+		return -1;
+	if (!ws.ws_row || !ws.ws_col || (ws.ws_row == *rows && ws.ws_col == *cols))
+		return 0;
+	*rows = ws.ws_row;
+	*cols = ws.ws_col;
+	return 1;
+}

@@ -5,7 +5,14 @@
 #ifndef QPOD_CONSOLE_H
 #define QPOD_CONSOLE_H
 
+#include <stdint.h>
+#include <termios.h>
+
 #include "util/error.h"
+
+/* How often a relay looks at a terminal's size (docs/DECISIONS.md: a
+ * timer, not SIGWINCH). */
+#define QP_CONSOLE_SIZE_POLL_MS 250
 
 /* A pty pair of the devpts at /dev/pts, both ends close-on-exec. */
 int qp_console_pair(int *master, int *slave, qp_error **err);
@@ -20,5 +27,12 @@ int qp_console_send(const char *socket_path, int master, qp_error **err);
  * before it enters the pod's mount namespace: the connected socket fd. */
 int qp_console_connect(const char *socket_path, qp_error **err);
 int qp_console_send_fd(int sock, int master, qp_error **err);
+
+/* A VM pod's host-side terminal carries bytes only (the guest's pty has the
+ * line discipline): fd raw, its settings before in *saved (may be NULL). */
+int qp_console_raw(int fd, struct termios *saved, qp_error **err);
+/* fd's window size into *rows, *cols if it is set and differs from them:
+ * 1 changed, 0 not, -1 not a terminal. */
+int qp_console_size_changed(int fd, uint16_t *rows, uint16_t *cols);
 
 #endif

@@ -19,6 +19,30 @@ teardown() {
 	teardown_common
 }
 
+# tty_steps PROMPT ROWSxCOLS CODE: the session both kinds of terminal get, in
+# TTY_STEPS (ptyrun.py's steps): the size and the tty's name, a resize to
+# ROWSxCOLS seen by stty, ^C stopping a foreground sleep, exit CODE
+tty_steps() {
+	local p=$1 size=$2 code=$3
+	TTY_STEPS=(--send-after "$p" 'stty size; tty && echo stdin-is-a-tty\r'
+		--resize-after 'stdin-is-a-tty' "$size"
+		--send-after "$p" 'sleep 1; stty size\r'
+		--send-after "${size/x/ }" 'echo sl""eeping; sleep 600\r'
+		--send-after 'sleeping' '\x03'
+		--send-after "$p" "echo survived-\$((40+2)); exit $code\r")
+}
+
+# assert_tty_session OUTPUT FIRST_SIZE RESIZED (as "ROWS COLS")
+assert_tty_session() {
+	local out
+	out=$(tr -d '\r' <<<"$1")
+	assert_contains "$out" "$2" "the first size"
+	assert_match "$out" '/dev/pts/[0-9]+' "a terminal in the guest"
+	assert_contains "$out" "stdin-is-a-tty" "stdin is the terminal"
+	assert_contains "$out" "$3" "the size after the resize"
+	assert_contains "$out" "survived-42" "the shell survived ^C"
+}
+
 tty_bundle() { # a VM pod running sh on a terminal
 	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = true | .process.args = ["sh"] | .process.env += ["PS1=qp-prompt$ "]'
 }
@@ -27,26 +51,33 @@ tty_bundle() { # a VM pod running sh on a terminal
 	tty_bundle
 	local sock=$TEST_DIR/console.sock
 	# the terminal arrives during create (the pod's monitor keeps it)
-	"$PTYRUN" --timeout 120 --size 24x80 --console-socket "$sock" \
-		--send-after 'qp-prompt$ ' 'stty size; tty\r' \
-		--resize-after '/dev/pts/' 33x101 \
-		--send-after 'qp-prompt$ ' 'sleep 1; stty size\r' \
-		--send-after '33 101' 'echo sl""eeping; sleep 600\r' \
-		--send-after 'sleeping' '\x03' \
-		--send-after 'qp-prompt$ ' 'echo survived-$((40+2)); exit 3\r' \
+	tty_steps 'qp-prompt$ ' 33x101 3
+	"$PTYRUN" --timeout 120 --size 24x80 --console-socket "$sock" "${TTY_STEPS[@]}" \
 		-- "$QPOD" --root "$ROOT" create --bundle "$BUNDLE" --console-socket "$sock" "$ID" \
-		>"$TEST_DIR/tty.out" 2>"$TEST_DIR/tty.err" &
+		>"$TEST_DIR/tty.out" 2>"$TEST_DIR/tty.err" 3>&- &
 	local drv=$!
 	wait_for 1200 status_is "$ID" created
 	qp start "$ID"
 	wait "$drv" || flunk "ptyrun: $(cat "$TEST_DIR/tty.err")"
-	local out
-	out=$(tr -d '\r' <"$TEST_DIR/tty.out")
-	assert_contains "$out" "24 80" "the first size"
-	assert_match "$out" '/dev/pts/[0-9]+' "a terminal in the guest"
-	assert_contains "$out" "33 101" "the size after the resize"
-	assert_contains "$out" "survived-42" "the shell survived ^C"
+	assert_tty_session "$(cat "$TEST_DIR/tty.out")" "24 80" "33 101"
 	wait_for 100 status_is "$ID" stopped
 	assert_contains "$(pod_field "$ID" stop_reason)" "exited with status 3"
 	qp delete "$ID"
+}
+
+@test "vm tty: exec -t --console-socket into a running pod: input, stty size and a resize, ^C, exit 5" {
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.args = ["sleep", "600"]'
+	qp_detached create --bundle "$BUNDLE" "$ID"
+	qp start "$ID"
+	local sock=$TEST_DIR/exec.sock
+	tty_steps 'qp-exec$ ' 40x120 5
+	run "$PTYRUN" --timeout 120 --size 30x90 --console-socket "$sock" "${TTY_STEPS[@]}" \
+		-- "$QPOD" --root "$ROOT" exec -t --console-socket "$sock" --env 'PS1=qp-exec$ ' "$ID" -- sh
+	assert_status 5
+	assert_tty_session "$output" "30 90" "40 120"
+	# the pod runs on, and a plain exec still works
+	run --separate-stderr qp exec "$ID" -- echo plain
+	assert_status 0
+	assert_eq "$output" plain
+	qp delete --force "$ID"
 }

@@ -4,7 +4,7 @@
  * the guest's own pty does the line discipline), or qpod's own terminal
  * (`qpod run -t`, raw while the pod runs).  The bytes go through the stdin
  * and stdout relay as they are; the window size is read from fd 0 at RUN
- * and then every MON_TTY_POLL_MS, and a change goes to the guest as
+ * and then every QP_CONSOLE_SIZE_POLL_MS, and a change goes to the guest as
  * WINSIZE (docs/DECISIONS.md: why a timer and not SIGWINCH). */
 #include <errno.h>
 #include <sys/ioctl.h>
@@ -15,20 +15,6 @@
 #include "pod.h"
 #include "util/cleanup.h"
 #include "vm/monitor/monitor.h"
-
-static int make_raw(int fd, struct termios *saved, qp_error **err)
-{
-	struct termios t;
-
-	if (tcgetattr(fd, &t) < 0)
-		return qp_fail(err, errno, "read the terminal's settings");
-	if (saved)
-		*saved = t;
-	cfmakeraw(&t);
-	if (tcsetattr(fd, TCSANOW, &t) < 0)
-		return qp_fail(err, errno, "make the terminal raw");
-	return 0;
-}
 
 int mon_tty_setup(struct vm_mon *m, qp_error **err)
 {
@@ -45,13 +31,13 @@ int mon_tty_setup(struct vm_mon *m, qp_error **err)
 		if (!isatty(0) || !isatty(1))
 			return qp_error_set(err, QP_E_INVALID, 0,
 					    "a terminal (-t) needs qpod's stdin and stdout to be one");
-		if (make_raw(0, &m->tty_saved, err) < 0)
+		if (qp_console_raw(0, &m->tty_saved, err) < 0)
 			return -1;
 		m->tty_restore = true;
 		m->tty = true;
 		return 0;
 	}
-	if (qp_console_pair(&master, &slave, err) < 0 || make_raw(slave, NULL, err) < 0 ||
+	if (qp_console_pair(&master, &slave, err) < 0 || qp_console_raw(slave, NULL, err) < 0 ||
 	    qp_console_send(sock, master, err) < 0)
 		return -1;
 	if (dup2(slave, 0) < 0 || dup2(slave, 1) < 0)
@@ -62,34 +48,30 @@ int mon_tty_setup(struct vm_mon *m, qp_error **err)
 
 void mon_tty_run(struct vm_mon *m, struct qp_run *r)
 {
-	struct winsize ws;
-
 	if (!m->tty)
 		return;
 	r->flags |= QP_RUN_F_TERMINAL | QP_RUN_F_STDIN;
 	m->stdin_fd = 0;
 	m->stdin_credit = QP_PROTO_STDIN_WINDOW;
-	if (ioctl(0, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col) {
-		r->rows = m->tty_rows = ws.ws_row;
-		r->cols = m->tty_cols = ws.ws_col;
+	if (qp_console_size_changed(0, &m->tty_rows, &m->tty_cols) > 0) {
+		r->rows = m->tty_rows;
+		r->cols = m->tty_cols;
 	}
 }
 
 int mon_tty_poll(struct vm_mon *m)
 {
 	struct qp_msg msg = { .type = QP_MSG_WINSIZE };
-	struct winsize ws;
 
 	if (!m->tty || !m->run_sent || m->exited || m->stopping || m->chan->broken)
 		return -1;
-	if (ioctl(0, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col &&
-	    (ws.ws_row != m->tty_rows || ws.ws_col != m->tty_cols)) {
-		msg.u.winsize.rows = m->tty_rows = ws.ws_row;
-		msg.u.winsize.cols = m->tty_cols = ws.ws_col;
+	if (qp_console_size_changed(0, &m->tty_rows, &m->tty_cols) > 0) {
+		msg.u.winsize.rows = m->tty_rows;
+		msg.u.winsize.cols = m->tty_cols;
 		/* a lost size is not worth the pod: the next change sends again */
 		qp_chan_send(m->chan, &msg, QP_VM_SEND_TIMEOUT_MS, NULL);
 	}
-	return MON_TTY_POLL_MS;
+	return QP_CONSOLE_SIZE_POLL_MS;
 }
 
 void mon_tty_restore(struct vm_mon *m)

@@ -33,11 +33,11 @@
 #define DEFAULT_MEM_MIB 256
 #define MIN_MEM_MIB 16
 #define MAX_MEM_MIB (1024ULL * 1024)
-#define MON_TTY_POLL_MS 250 /* how often a terminal's size is looked at */
 
 struct vm_client {
 	struct qp_chan *ch;     /* NULL = free slot */
 	uint32_t exec_id;       /* its exec in the guest, 0 = none */
+	uint32_t stdin_credit;  /* EXEC_STDIN its exec may still take (protocol.h) */
 	bool want_start, want_meminfo;
 };
 
