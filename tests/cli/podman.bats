@@ -44,7 +44,6 @@
 # shellcheck disable=SC2016,SC2154,SC2012 # single quotes are for the pod's shell; bats sets $stderr
 load helpers
 
-PTYRUN=$BATS_TEST_DIRNAME/ptyrun.py
 IMAGE=localhost/qpod-busybox:test
 PODMAN_RUNTIME=${QPOD_PODMAN_RUNTIME:-$QPOD}
 
