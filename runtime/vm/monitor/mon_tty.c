@@ -40,7 +40,10 @@ int mon_tty_setup(struct vm_mon *m, qp_error **err)
 	if (qp_console_pair(&master, &slave, err) < 0 || qp_console_raw(slave, NULL, err) < 0 ||
 	    qp_console_send(sock, master, err) < 0)
 		return -1;
-	if (dup2(slave, 0) < 0 || dup2(slave, 1) < 0)
+	/* stderr too, as runc's process has the pty as 0, 1 and 2: a caller
+	 * (containerd's shim) reads its create's output to EOF, which would
+	 * never come while the monitor kept that pipe */
+	if (dup2(slave, 0) < 0 || dup2(slave, 1) < 0 || dup2(slave, 2) < 0)
 		return qp_fail(err, errno, "the terminal as the monitor's stdio");
 	m->tty = true;
 	return 0;
