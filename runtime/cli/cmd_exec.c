@@ -181,6 +181,9 @@ int cmd_exec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 			qp_fail(err, ENOMEM, "exec");
 			goto out;
 		}
+		/* as runc exec: a terminal only with --tty, whatever the pod's
+		 * own process has */
+		p->terminal = false;
 	}
 	if (tty)
 		p->terminal = true;

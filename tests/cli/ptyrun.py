@@ -140,7 +140,8 @@ def main(argv):
             break
         out.write(data)
         out.flush()
-        seen += data
+        if sends:  # only what a step waits for is kept (a flood is not)
+            seen += data
         while sends and sends[0][0] in seen:
             seen = seen[seen.index(sends[0][0]) + len(sends[0][0]):]
             what = sends.pop(0)[1]

@@ -59,3 +59,41 @@ tty_bundle() { # a VM pod running sh on a terminal
 @test "vm tty: qpod run -t: qpod's own terminal, raw while the pod runs and restored after" {
 	check_run_tty vm
 }
+
+@test "vm tty: a pod flooding its terminal still takes exec, exec -t and kill" {
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = true | .process.args = ["yes", "flood"]'
+	local sock=$TEST_DIR/console.sock
+	# the terminal's reader counts what it gets
+	{ "$PTYRUN" --timeout 300 --console-socket "$sock" \
+		-- "$QPOD" --root "$ROOT" create --bundle "$BUNDLE" --console-socket "$sock" "$ID" |
+		wc -c >"$TEST_DIR/flood.bytes"; } 2>"$TEST_DIR/tty.err" 3>&- &
+	local drv=$!
+	wait_for 1200 status_is "$ID" created
+	qp start "$ID"
+	run --separate-stderr qp exec "$ID" -- sh -c 'pidof yes >/dev/null && echo flooding'
+	assert_status 0
+	assert_eq "$output" flooding "an exec while yes floods the terminal"
+	local esock=$TEST_DIR/exec.sock
+	run "$PTYRUN" --timeout 120 --console-socket "$esock" --send-after 'qp-exec$ ' 'exit 6\r' \
+		-- "$QPOD" --root "$ROOT" exec -t --console-socket "$esock" --env 'PS1=qp-exec$ ' "$ID" -- sh
+	assert_status 6
+	qp kill "$ID" KILL
+	wait_for 600 status_is "$ID" stopped
+	wait "$drv" || flunk "ptyrun: $(cat "$TEST_DIR/tty.err")"
+	[ "$(cat "$TEST_DIR/flood.bytes")" -gt 100000 ] || flunk "the flood did not reach the terminal: $(cat "$TEST_DIR/flood.bytes") bytes"
+	qp delete "$ID"
+}
+
+@test "vm tty: exec --process with terminal true (containerd's shim's form)" {
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.args = ["sleep", "600"]'
+	qp_detached create --bundle "$BUNDLE" "$ID"
+	qp start "$ID"
+	jq '.process | .terminal = true | .args = ["sh", "-c", "tty && stty size; exit 7"]' "$BUNDLE/config.json" >"$TEST_DIR/process.json"
+	local sock=$TEST_DIR/exec.sock
+	run "$PTYRUN" --timeout 120 --size 27x95 --console-socket "$sock" \
+		-- "$QPOD" --root "$ROOT" exec --process "$TEST_DIR/process.json" --console-socket "$sock" "$ID"
+	assert_status 7
+	output=${output//$'\r'/}
+	assert_match "$output" $'/dev/pts/[0-9]+\n27 95' "tty and size"
+	qp delete --force "$ID"
+}
