@@ -30,6 +30,8 @@ static const char *const type_names[] = {
 	[QP_MSG_CTL_REPLACE] = "CTL_REPLACE", [QP_MSG_CTL_PAUSE] = "CTL_PAUSE",
 	[QP_MSG_CTL_RESUME] = "CTL_RESUME", [QP_MSG_CLONE] = "CLONE",
 	[QP_MSG_WARM] = "WARM", [QP_MSG_STDIN_CREDIT] = "STDIN_CREDIT",
+	[QP_MSG_WINSIZE] = "WINSIZE", [QP_MSG_EXEC_STDIN] = "EXEC_STDIN",
+	[QP_MSG_EXEC_CREDIT] = "EXEC_CREDIT",
 };
 
 static const unsigned char senders[] = {
@@ -46,6 +48,8 @@ static const unsigned char senders[] = {
 	[QP_MSG_CTL_REPLACE] = QP_SENDER_CTL, [QP_MSG_CTL_PAUSE] = QP_SENDER_CTL,
 	[QP_MSG_CTL_RESUME] = QP_SENDER_CTL, [QP_MSG_CLONE] = QP_SENDER_HOST,
 	[QP_MSG_WARM] = QP_SENDER_HOST, [QP_MSG_STDIN_CREDIT] = QP_SENDER_GUEST,
+	[QP_MSG_WINSIZE] = QP_SENDER_HOST | QP_SENDER_CTL,
+	[QP_MSG_EXEC_STDIN] = QP_SENDER_HOST | QP_SENDER_CTL, [QP_MSG_EXEC_CREDIT] = QP_SENDER_GUEST,
 };
 
 uint32_t qp_seed_check(const uint8_t seed[QP_PROTO_SEED_SIZE])
@@ -132,6 +136,10 @@ static int validate_run(const struct qp_run *r, int code, const struct qp_msg *m
 			return invalid(err, code, m, "mounts[%u] is malformed", i);
 	if (r->prefix == 0 && memcmp(r->gateway, zero, 4) != 0)
 		return invalid(err, code, m, "gateway without an address");
+	if ((r->flags & QP_RUN_F_TERMINAL) && !(r->flags & QP_RUN_F_STDIN))
+		return invalid(err, code, m, "a terminal without stdin");
+	if (!(r->flags & QP_RUN_F_TERMINAL) && (r->rows || r->cols))
+		return invalid(err, code, m, "a window size without a terminal");
 	return 0;
 }
 
@@ -203,6 +211,20 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 	case QP_MSG_STDIN_CREDIT:
 		if (m->u.credit.bytes < 1 || m->u.credit.bytes > QP_PROTO_STDIN_WINDOW)
 			return invalid(err, code, m, "credit %u out of range", m->u.credit.bytes);
+		return 0;
+	case QP_MSG_WINSIZE:
+		if (m->u.winsize.rows < 1 || m->u.winsize.cols < 1)
+			return invalid(err, code, m, "window size %ux%u", m->u.winsize.rows, m->u.winsize.cols);
+		return 0;
+	case QP_MSG_EXEC_STDIN:
+		if (m->u.exec_stdin.id == 0 || m->u.exec_stdin.len > QP_PROTO_MAX_PAYLOAD - 4 ||
+		    (m->u.exec_stdin.len && !m->u.exec_stdin.data))
+			return invalid(err, code, m, "id 0 or data length %u out of range", m->u.exec_stdin.len);
+		return 0;
+	case QP_MSG_EXEC_CREDIT:
+		if (m->u.exec_credit.id == 0 || m->u.exec_credit.bytes < 1 ||
+		    m->u.exec_credit.bytes > QP_PROTO_STDIN_WINDOW)
+			return invalid(err, code, m, "id 0 or credit %u out of range", m->u.exec_credit.bytes);
 		return 0;
 	case QP_MSG_SIGNAL:
 		if (m->u.signal.signo < 1 || m->u.signal.signo > QP_PROTO_MAX_SIGNAL)
@@ -333,6 +355,8 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 		put(w, r->gateway, 4);
 		put(w, r->mac, 6);
 		put_strv(w, r->mounts, r->mountc);
+		put_u16(w, r->rows);
+		put_u16(w, r->cols);
 		break;
 	case QP_MSG_STARTED:
 		put_u32(w, m->u.started.pid);
@@ -349,6 +373,19 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 		break;
 	case QP_MSG_STDIN_CREDIT:
 		put_u32(w, m->u.credit.bytes);
+		break;
+	case QP_MSG_WINSIZE:
+		put_u32(w, m->u.winsize.id);
+		put_u16(w, m->u.winsize.rows);
+		put_u16(w, m->u.winsize.cols);
+		break;
+	case QP_MSG_EXEC_STDIN:
+		put_u32(w, m->u.exec_stdin.id);
+		put(w, m->u.exec_stdin.data, m->u.exec_stdin.len);
+		break;
+	case QP_MSG_EXEC_CREDIT:
+		put_u32(w, m->u.exec_credit.id);
+		put_u32(w, m->u.exec_credit.bytes);
 		break;
 	case QP_MSG_EXIT:
 		put_u32(w, (uint32_t)m->u.exit.code);
@@ -584,7 +621,8 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 		    get_bytes(r, run->ip, 4, "ip", err) < 0 || get_u8(r, &run->prefix, "prefix", err) < 0 ||
 		    get_bytes(r, run->gateway, 4, "gateway", err) < 0 ||
 		    get_bytes(r, run->mac, 6, "mac", err) < 0 ||
-		    get_strv_max(r, r->st->mounts, &run->mountc, QP_PROTO_MAX_MOUNTS, "mounts", err) < 0)
+		    get_strv_max(r, r->st->mounts, &run->mountc, QP_PROTO_MAX_MOUNTS, "mounts", err) < 0 ||
+		    get_u16(r, &run->rows, "rows", err) < 0 || get_u16(r, &run->cols, "cols", err) < 0)
 			return -1;
 		run->argv = r->st->argv;
 		run->env = r->st->env;
@@ -608,6 +646,22 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 		return get_u32(r, &m->u.signal.signo, "signo", err);
 	case QP_MSG_STDIN_CREDIT:
 		return get_u32(r, &m->u.credit.bytes, "bytes", err);
+	case QP_MSG_EXEC_STDIN:
+		if (get_u32(r, &m->u.exec_stdin.id, "id", err) < 0)
+			return -1;
+		m->u.exec_stdin.len = (uint32_t)(r->len - r->off);
+		if (!(m->u.exec_stdin.data = (const uint8_t *)store(r, r->p + r->off, m->u.exec_stdin.len,
+								     "data", err)))
+			return -1;
+		r->off = r->len;
+		return 0;
+	case QP_MSG_EXEC_CREDIT:
+		return get_u32(r, &m->u.exec_credit.id, "id", err) < 0 ||
+		       get_u32(r, &m->u.exec_credit.bytes, "bytes", err) < 0 ? -1 : 0;
+	case QP_MSG_WINSIZE:
+		return get_u32(r, &m->u.winsize.id, "id", err) < 0 ||
+		       get_u16(r, &m->u.winsize.rows, "rows", err) < 0 ||
+		       get_u16(r, &m->u.winsize.cols, "cols", err) < 0 ? -1 : 0;
 	case QP_MSG_EXIT:
 		if (get_u32(r, &u32, "code", err) < 0)
 			return -1;

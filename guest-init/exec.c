@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "guest-init/tinyinit.h"
@@ -22,6 +23,9 @@ struct gi_exec {
 	uint32_t id;             /* 0 = free slot */
 	pid_t pid;
 	int out_r, err_r, rep_r; /* -1 once closed */
+	int in_w;                /* QP_RUN_F_STDIN: its stdin (exec_in), -1 once closed */
+	int pty;                 /* QP_RUN_F_TERMINAL: the pty's master, else -1 */
+	int has_stdin;
 	int exited, code, errnum;
 	int64_t drain_deadline;
 	char argv0[128], cwd[128]; /* for the error text (bounded copies) */
@@ -29,6 +33,10 @@ struct gi_exec {
 };
 
 static struct gi_exec execs[GI_MAX_EXECS];
+/* apart from execs: each is 64 KiB, never copied */
+static struct gi_inbuf exec_in[GI_MAX_EXECS];
+
+#define FREE_SLOT ((struct gi_exec){ .out_r = -1, .err_r = -1, .rep_r = -1, .in_w = -1, .pty = -1 })
 
 static void close_fd(int *fd)
 {
@@ -56,6 +64,8 @@ void gi_exec_child(const struct qp_run *r, int in, int out, int err, int rep_w)
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		goto fail;
 	setsid();
+	if ((r->flags & QP_RUN_F_TERMINAL) && ioctl(0, TIOCSCTTY, 0) < 0)
+		goto fail;
 	rep.step = GI_STEP_IDS;
 	if (setgroups(0, NULL) < 0 || setgid(r->gid) < 0 || setuid(r->uid) < 0)
 		goto fail;
@@ -94,10 +104,24 @@ int gi_exec_report_read(int fd, const struct qp_run *r, int *errnum, char *text,
 	return 1;
 }
 
+/* The stdio of an exec: a pty (TERMINAL), or pipes (stdin one only with
+ * STDIN, else /dev/null); in[1] and *pty non-blocking ends for the relay. */
+static int exec_stdio(const struct qp_run *r, int in[2], int out[2], int errp[2], int *pty)
+{
+	if (r->flags & QP_RUN_F_TERMINAL)
+		return gi_pty_open(r, pty, &in[0], &in[1], &out[0], &out[1], &errp[1]);
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
+		return -1;
+	if (r->flags & QP_RUN_F_STDIN)
+		return pipe2(in, O_CLOEXEC) < 0 || fcntl(in[1], F_SETFL, O_NONBLOCK) < 0 ? -1 : 0;
+	return (in[0] = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0 ? -1 : 0;
+}
+
 void gi_exec_start(const struct qp_run *r)
 {
 	struct gi_exec *e = NULL;
-	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, rep[2] = { -1, -1 }, null_fd;
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, errp[2] = { -1, -1 }, rep[2] = { -1, -1 };
+	int pty = -1, slot = -1;
 	pid_t pid;
 
 	for (int i = 0; i < GI_MAX_EXECS; i++) {
@@ -105,18 +129,17 @@ void gi_exec_start(const struct qp_run *r)
 			send_exit(r->id, 126, EEXIST, "an exec with this id is running");
 			return;
 		}
-		if (!execs[i].id && !e)
-			e = &execs[i];
+		if (!execs[i].id && slot < 0)
+			slot = i;
 	}
-	if (!e) {
+	if (slot < 0) {
 		send_exit(r->id, 126, EAGAIN, "too many execs running in the pod");
 		return;
 	}
-	null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null_fd < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
-	    pipe2(rep, O_CLOEXEC) < 0) {
+	e = &execs[slot];
+	if (exec_stdio(r, in, out, errp, &pty) < 0 || pipe2(rep, O_CLOEXEC) < 0) {
 		int err = errno;
-		send_exit(r->id, 126, err, "pipe");
+		send_exit(r->id, 126, err, r->flags & QP_RUN_F_TERMINAL ? "open a pty" : "pipe");
 		goto out;
 	}
 	pid = fork();
@@ -125,20 +148,26 @@ void gi_exec_start(const struct qp_run *r)
 		goto out;
 	}
 	if (pid == 0)
-		gi_exec_child(r, null_fd, out[1], errp[1], rep[1]);
-	*e = (struct gi_exec){ .id = r->id, .pid = pid, .out_r = out[0], .err_r = errp[0],
-			       .rep_r = rep[0], .code = -1 };
+		gi_exec_child(r, in[0], out[1], errp[1], rep[1]);
+	*e = FREE_SLOT;
+	e->id = r->id, e->pid = pid, e->code = -1;
+	e->out_r = out[0], e->err_r = errp[0], e->rep_r = rep[0];
+	e->in_w = in[1], e->pty = pty;
+	e->has_stdin = !!(r->flags & QP_RUN_F_STDIN);
+	exec_in[slot].id = r->id;
+	exec_in[slot].off = exec_in[slot].len = 0;
+	exec_in[slot].eof = 0;
 	snprintf(e->argv0, sizeof(e->argv0), "%s", r->argv[0]);
 	snprintf(e->cwd, sizeof(e->cwd), "%s", r->cwd && r->cwd[0] ? r->cwd : "/");
-	out[0] = errp[0] = rep[0] = -1;
+	out[0] = errp[0] = rep[0] = in[1] = pty = -1;
 out:
 	for (int i = 0; i < 2; i++) {
+		close_fd(&in[i]);
 		close_fd(&out[i]);
 		close_fd(&errp[i]);
 		close_fd(&rep[i]);
 	}
-	if (null_fd >= 0)
-		close(null_fd);
+	close_fd(&pty);
 }
 
 int gi_exec_pollfds(struct pollfd *p)
@@ -148,9 +177,10 @@ int gi_exec_pollfds(struct pollfd *p)
 
 	for (int i = 0; i < GI_MAX_EXECS; i++) {
 		struct gi_exec *e = &execs[i];
-		p[3 * i] = (struct pollfd){ .fd = e->id ? e->rep_r : -1, .events = POLLIN };
-		p[3 * i + 1] = (struct pollfd){ .fd = e->id ? e->out_r : -1, .events = POLLIN };
-		p[3 * i + 2] = (struct pollfd){ .fd = e->id ? e->err_r : -1, .events = POLLIN };
+		p[4 * i] = (struct pollfd){ .fd = e->id ? e->rep_r : -1, .events = POLLIN };
+		p[4 * i + 1] = (struct pollfd){ .fd = e->id ? e->out_r : -1, .events = POLLIN };
+		p[4 * i + 2] = (struct pollfd){ .fd = e->id ? e->err_r : -1, .events = POLLIN };
+		p[4 * i + 3] = (struct pollfd){ .fd = e->id && exec_in[i].len ? e->in_w : -1, .events = POLLOUT };
 		if (e->id && e->exited) {
 			int64_t left = e->drain_deadline - now;
 			int t = left > 0 ? (int)left : 0;
@@ -204,20 +234,24 @@ void gi_exec_handle(const struct pollfd *p)
 		struct gi_exec *e = &execs[i];
 		if (!e->id)
 			continue;
-		if (p[3 * i].fd >= 0 && p[3 * i].revents)
+		if (p[4 * i].fd >= 0 && p[4 * i].revents)
 			read_report(e);
-		if (p[3 * i + 1].fd >= 0 && p[3 * i + 1].revents)
+		if (p[4 * i + 1].fd >= 0 && p[4 * i + 1].revents)
 			relay_out(e, &e->out_r, 1);
-		if (p[3 * i + 2].fd >= 0 && p[3 * i + 2].revents)
+		if (p[4 * i + 2].fd >= 0 && p[4 * i + 2].revents)
 			relay_out(e, &e->err_r, 2);
+		if (p[4 * i + 3].fd >= 0 && p[4 * i + 3].revents)
+			gi_inbuf_flush(&exec_in[i], &e->in_w);
 		/* done when reaped, the report read and the output drained (or
 		 * its drain time is up: a leftover child may hold the pipes) */
 		if (e->exited && e->rep_r < 0 &&
 		    ((e->out_r < 0 && e->err_r < 0) || now >= e->drain_deadline)) {
 			close_fd(&e->out_r);
 			close_fd(&e->err_r);
+			close_fd(&e->in_w);
+			close_fd(&e->pty);
 			send_exit(e->id, e->code, e->errnum, e->text);
-			*e = (struct gi_exec){ .out_r = -1, .err_r = -1, .rep_r = -1 };
+			*e = FREE_SLOT;
 		}
 	}
 }
@@ -233,4 +267,38 @@ void gi_exec_reaped(pid_t pid, int code)
 			return;
 		}
 	}
+}
+
+static struct gi_exec *exec_by_id(uint32_t id, int *slot)
+{
+	for (int i = 0; i < GI_MAX_EXECS; i++)
+		if (execs[i].id && execs[i].id == id) {
+			*slot = i;
+			return &execs[i];
+		}
+	return NULL;
+}
+
+void gi_exec_winsize(const struct qp_msg *m)
+{
+	int i;
+	struct gi_exec *e = exec_by_id(m->u.winsize.id, &i);
+
+	if (!e)
+		gi_send_error(QP_PERR_STATE, 0, "WINSIZE: no exec %u", m->u.winsize.id);
+	else
+		gi_pty_winsize(e->pty, m->u.winsize.rows, m->u.winsize.cols);
+}
+
+void gi_exec_stdin(const struct qp_msg *m)
+{
+	int i;
+	struct gi_exec *e = exec_by_id(m->u.exec_stdin.id, &i);
+
+	/* an exec that ended has no credit to give: its client is done */
+	if (!e || !e->has_stdin)
+		gi_send_error(QP_PERR_STATE, 0, "EXEC_STDIN: exec %u %s", m->u.exec_stdin.id,
+			      e ? "has no stdin flag" : "is not running");
+	else
+		gi_inbuf_put(&exec_in[i], &e->in_w, m->u.exec_stdin.data, m->u.exec_stdin.len);
 }

@@ -74,6 +74,33 @@ void gi_supervise_prepare(void);
  * workload that replaces it; returns when no RUN follows an EXIT. */
 void gi_supervise(const struct qp_run *first);
 
+/* ---- inbuf.c: a process's input from the host ---- */
+
+/* The STDIN (id 0) or an exec's EXEC_STDIN (its id) not yet written to the
+ * process's stdin fd; each byte written (or dropped: the process closed its
+ * stdin) is credited back to the host. */
+struct gi_inbuf {
+	uint32_t id;
+	uint8_t buf[QP_PROTO_STDIN_WINDOW];
+	size_t off, len;
+	int eof;
+};
+
+/* A chunk (len 0: the end of input) for *fd; fatal beyond the window. */
+void gi_inbuf_put(struct gi_inbuf *b, int *fd, const uint8_t *data, uint32_t len);
+/* *fd writable and b->len != 0: write what it takes. */
+void gi_inbuf_flush(struct gi_inbuf *b, int *fd);
+
+/* ---- pty.c: a process's terminal (QP_RUN_F_TERMINAL) ---- */
+
+/* A pty pair for r (its first size set): the slave as in_r, out_w, err_w
+ * (the child's stdio), the master as out_r and in_w (the relay's, non-
+ * blocking) and *keep (for WINSIZE); all close-on-exec.  -1 with errno. */
+int gi_pty_open(const struct qp_run *r, int *keep, int *in_r, int *in_w, int *out_r, int *out_w,
+		int *err_w);
+/* WINSIZE for the pty whose master is given (-1: none, a STATE error). */
+void gi_pty_winsize(int master, uint16_t rows, uint16_t cols);
+
 /* ---- exec.c: starting processes (the workload and EXECs) ---- */
 
 /* How the forked child of a process failed: written to a close-on-exec
@@ -84,7 +111,8 @@ struct gi_exec_report {
 };
 
 /* In the forked child: default signals, stdio from in/out/err, its own
- * session, no supplementary groups, r's gid/uid, cwd, env, execvp.  A
+ * session (with QP_RUN_F_TERMINAL: stdin as its controlling terminal), no
+ * supplementary groups, r's gid/uid, cwd, env, execvp.  A
  * failed step goes to rep_w; then it exits 127 (not found) or 126. */
 __attribute__((noreturn)) void gi_exec_child(const struct qp_run *r, int in, int out, int err,
 					     int rep_w);
@@ -95,7 +123,7 @@ int gi_exec_report_read(int fd, const struct qp_run *r, int *errnum, char *text,
 /* ---- exec.c: extra processes in the pod (EXEC messages) ---- */
 
 #define GI_MAX_EXECS 16
-#define GI_EXEC_POLLFDS (3 * GI_MAX_EXECS)
+#define GI_EXEC_POLLFDS (4 * GI_MAX_EXECS)
 
 /* Start the process of an EXEC message (its strings are copied).  Failures
  * are reported to the host as EXEC_EXIT, never fatal. */
@@ -108,5 +136,8 @@ void gi_exec_handle(const struct pollfd *p);
 /* tinyinit reaped pid (not the workload): if it is an exec, note its code.
  * Called from the relay thread (through the event pipe). */
 void gi_exec_reaped(pid_t pid, int code);
+/* WINSIZE and EXEC_STDIN for an exec (its id != 0). */
+void gi_exec_winsize(const struct qp_msg *m);
+void gi_exec_stdin(const struct qp_msg *m);
 
 #endif

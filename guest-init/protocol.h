@@ -47,7 +47,15 @@
  *                            bind-mounted on DEST (a file)
  *                    tmpfs   SOURCE the tmpfs options ("size=1m,mode=755" or "")
  *                  DEST absolute, without ".." or tabs; FLAGS a comma list
- *                  of ro, nosuid, nodev, noexec (or "")
+ *                  of ro, nosuid, nodev, noexec (or ""),
+ *                  u16 rows, u16 cols (the terminal's first window size,
+ *                  with QP_RUN_F_TERMINAL; 0 0 = the pty's default; without
+ *                  the flag both must be 0)
+ *                  With QP_RUN_F_TERMINAL (needs QP_RUN_F_STDIN) the process
+ *                  runs on a pty of the guest's, as session leader with it
+ *                  as its controlling terminal; STDOUT carries the pty's
+ *                  output (bytes as the pty's line discipline made them, no
+ *                  STDERR), STDIN its input, within the same credit.
  *   STARTED     G  u32 pid, u64 spawn_ns (fork), u64 exec_ns (exec done)
  *   STDOUT      G  raw bytes (length 1..QP_PROTO_MAX_PAYLOAD)
  *   STDERR      G  raw bytes (length 1..QP_PROTO_MAX_PAYLOAD)
@@ -61,6 +69,10 @@
  *                  STDIN are passed on (written to the workload's stdin, or
  *                  dropped once it closed it): the host may send that many more
  *   SIGNAL      H  u32 signo (1..QP_PROTO_MAX_SIGNAL), to the workload
+ *   WINSIZE     H  u32 id (0 = the workload, else an exec's id), u16 rows,
+ *                  u16 cols (each >= 1): the terminal's new size, set on the
+ *                  guest's pty (TIOCSWINSZ: its foreground group gets
+ *                  SIGWINCH); for a process without a terminal: STATE
  *   EXIT        G  i32 code (0..255: exit status; 128+N: killed by signal N),
  *                  u64 exit_ns.  Sent after all STDOUT/STDERR of the workload
  *   MEMINFO_REQ H  empty; answered by MEMINFO at any time after HELLO
@@ -72,7 +84,13 @@
  *   EXEC        H  u32 id (!= 0, unique among running execs), then the RUN
  *                  payload; rootfs must be INITRAMFS with an empty tag and
  *                  prefix/gateway/mac zero: the process joins the pod's root
- *                  and network as they are.  stdin is /dev/null.
+ *                  and network as they are.  stdin is /dev/null, or with
+ *                  QP_RUN_F_STDIN comes from EXEC_STDIN; QP_RUN_F_TERMINAL
+ *                  as for RUN (its output is EXEC_OUT stream 1).
+ *   EXEC_STDIN  H  u32 id, raw bytes; no bytes means end of input.  The
+ *                  STDIN window per exec, credited back by EXEC_CREDIT
+ *   EXEC_CREDIT G  u32 id, u32 bytes (1..QP_PROTO_STDIN_WINDOW): as
+ *                  STDIN_CREDIT, for that exec's EXEC_STDIN
  *   CLONE       H  u64 realtime_ns (the host's CLOCK_REALTIME), u8 seed[32]
  *                  (from the host's getrandom): sent to a VM restored from a
  *                  template (vm/snapshot/template.c) before RUN, so that it is unique:
@@ -95,7 +113,9 @@
  * Local control messages (CTL: between qpod processes on the host and the
  * pod's monitor over ctl.sock, never to or from a guest; the monitor accepts
  * from a client CTL_START, CTL_PAUSE, CTL_RESUME, SIGNAL, EXEC, MEMINFO_REQ
- * and SHUTDOWN, and answers with CTL_REPLY, MEMINFO, or the EXEC_* of that client's exec):
+ * and SHUTDOWN, and for the client's exec EXEC_STDIN and WINSIZE (their id
+ * is the monitor's to set), and answers with CTL_REPLY, MEMINFO, or the
+ * EXEC_* of that client's exec, EXEC_CREDIT included):
  *   CTL_START   C  empty: send the pod's RUN (OCI start)
  *   CTL_REPLY   C  i32 status (0 = done, else a util/error.h QP_E_* code),
  *                  i32 errnum, str text (the error, or ""; after a replace a
@@ -176,7 +196,10 @@ enum qp_msg_type {
 	QP_MSG_CLONE = 22,
 	QP_MSG_WARM = 23,
 	QP_MSG_STDIN_CREDIT = 24,
-	QP_MSG_TYPE_MAX = QP_MSG_STDIN_CREDIT,
+	QP_MSG_WINSIZE = 25,
+	QP_MSG_EXEC_STDIN = 26,
+	QP_MSG_EXEC_CREDIT = 27,
+	QP_MSG_TYPE_MAX = QP_MSG_EXEC_CREDIT,
 };
 
 /* who may send a type: a receiver refuses a message from the wrong side
@@ -188,7 +211,8 @@ enum {
 	QP_RUN_F_STDIN = 1u << 0,         /* stdin comes from STDIN messages, else /dev/null */
 	QP_RUN_F_ROOTFS_RO = 1u << 1,     /* mount the 9p rootfs read-only */
 	QP_RUN_F_WAIT_SHUTDOWN = 1u << 2, /* after EXIT keep serving until SHUTDOWN */
-	QP_RUN_F_ALL = (1u << 3) - 1,
+	QP_RUN_F_TERMINAL = 1u << 3,      /* a pty of the guest's as stdio (needs STDIN) */
+	QP_RUN_F_ALL = (1u << 4) - 1,
 };
 
 enum qp_rootfs {
@@ -234,6 +258,7 @@ struct qp_run {
 	uint8_t ip[4], prefix, gateway[4], mac[6];
 	uint32_t mountc;
 	const char *const *mounts; /* "KIND\tSOURCE\tDEST\tFLAGS", NULL-terminated */
+	uint16_t rows, cols;       /* QP_RUN_F_TERMINAL's first window size */
 };
 
 /* A message, decoded or to be encoded.  Decoded pointers point into a
@@ -302,6 +327,18 @@ struct qp_msg {
 		struct {
 			uint32_t bytes;
 		} credit;
+		struct {
+			uint32_t id;
+			uint16_t rows, cols;
+		} winsize;
+		struct {
+			uint32_t id;
+			const uint8_t *data;
+			uint32_t len;
+		} exec_stdin;
+		struct {
+			uint32_t id, bytes;
+		} exec_credit;
 	} u;
 };
 

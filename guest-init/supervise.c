@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "guest-init/channel.h"
@@ -30,6 +32,7 @@ struct workload {
 	struct qp_run run;
 	int stdin_r, stdin_w, out_r, out_w, err_r, err_w, exec_r, exec_w, ev_r, ev_w;
 	int null_fd;
+	int pty;  /* QP_RUN_F_TERMINAL: the pty's master (for TIOCSWINSZ), else -1 */
 	pid_t pid;
 	uint64_t spawn_ns;
 };
@@ -91,9 +94,8 @@ static void make_pipe(int *r, int *w)
 
 struct relay {
 	struct workload *w;
-	uint8_t stdin_buf[QP_PROTO_STDIN_WINDOW]; /* STDIN the workload has not read yet */
-	size_t stdin_off, stdin_len;
-	int stdin_eof, exited, exit_code, exit_sent;
+	struct gi_inbuf in;     /* STDIN the workload has not read yet */
+	int exited, exit_code, exit_sent;
 	int started_pending;   /* exec succeeded; STARTED waits for the pid */
 	int64_t drain_deadline;
 	int next;              /* a RUN after EXIT: the next workload (replace) */
@@ -151,73 +153,31 @@ static void relay_exec(struct relay *rl)
 		rl->started_pending = 1;
 }
 
-/* STDIN bytes passed on: the host may send as many more (protocol.h) */
-static void stdin_credit(size_t n)
-{
-	struct qp_msg c = { .type = QP_MSG_STDIN_CREDIT };
-
-	for (; n; n -= c.u.credit.bytes) {
-		c.u.credit.bytes = (uint32_t)(n < QP_PROTO_STDIN_WINDOW ? n : QP_PROTO_STDIN_WINDOW);
-		gi_send_or_die(&c);
-	}
-}
-
-static void relay_stdin_flush(struct relay *rl)
-{
-	struct workload *w = rl->w;
-	ssize_t n = write(w->stdin_w, rl->stdin_buf + rl->stdin_off, rl->stdin_len - rl->stdin_off);
-
-	if (n < 0) {
-		if (errno == EAGAIN || errno == EINTR)
-			return;
-		/* EPIPE: the workload closed its stdin; what is buffered and
-		 * what comes later is dropped, and credited as passed on */
-		stdin_credit(rl->stdin_len - rl->stdin_off);
-		rl->stdin_off = rl->stdin_len = 0;
-		close_fd(&w->stdin_w);
-		return;
-	}
-	rl->stdin_off += (size_t)n;
-	stdin_credit((size_t)n);
-	if (rl->stdin_off == rl->stdin_len) {
-		rl->stdin_off = rl->stdin_len = 0;
-		if (rl->stdin_eof)
-			close_fd(&w->stdin_w);
-	}
-}
-
 static void relay_message(struct relay *rl, const struct qp_msg *m)
 {
 	struct workload *w = rl->w;
 
 	switch (m->type) {
 	case QP_MSG_STDIN:
-		if (!(w->run.flags & QP_RUN_F_STDIN)) {
+		if (!(w->run.flags & QP_RUN_F_STDIN))
 			gi_send_error(QP_PERR_STATE, 0, "STDIN without the stdin flag in RUN");
-		} else if (m->u.data.len == 0) {
-			rl->stdin_eof = 1;
-			if (rl->stdin_len == 0)
-				close_fd(&w->stdin_w);
-		} else if (w->stdin_w < 0) {
-			stdin_credit(m->u.data.len); /* the workload closed its stdin */
-		} else {
-			/* the host keeps within the window: the buffer holds it */
-			if (rl->stdin_len - rl->stdin_off + m->u.data.len > sizeof(rl->stdin_buf))
-				gi_fatal(QP_PERR_PROTOCOL, 0, "control channel: STDIN beyond its credit of %d bytes",
-					 QP_PROTO_STDIN_WINDOW);
-			memmove(rl->stdin_buf, rl->stdin_buf + rl->stdin_off, rl->stdin_len - rl->stdin_off);
-			rl->stdin_len -= rl->stdin_off;
-			rl->stdin_off = 0;
-			memcpy(rl->stdin_buf + rl->stdin_len, m->u.data.data, m->u.data.len);
-			rl->stdin_len += m->u.data.len;
-			relay_stdin_flush(rl);
-		}
+		else
+			gi_inbuf_put(&rl->in, &w->stdin_w, m->u.data.data, m->u.data.len);
+		break;
+	case QP_MSG_EXEC_STDIN:
+		gi_exec_stdin(m);
 		break;
 	case QP_MSG_SIGNAL:
 		if (w->pid <= 0 || rl->exited)
 			gi_send_error(QP_PERR_STATE, 0, "SIGNAL %u: no workload running", m->u.signal.signo);
 		else if (kill(w->pid, (int)m->u.signal.signo) < 0)
 			gi_send_error(QP_PERR_STATE, errno, "kill %d %u", w->pid, m->u.signal.signo);
+		break;
+	case QP_MSG_WINSIZE:
+		if (m->u.winsize.id)
+			gi_exec_winsize(m);
+		else
+			gi_pty_winsize(w->pty, m->u.winsize.rows, m->u.winsize.cols);
 		break;
 	case QP_MSG_MEMINFO_REQ:
 		gi_send_meminfo();
@@ -302,7 +262,7 @@ static void *relay_main(void *arg)
 		p[2] = (struct pollfd){ .fd = w->out_r, .events = POLLIN };
 		p[3] = (struct pollfd){ .fd = w->err_r, .events = POLLIN };
 		p[4] = (struct pollfd){ .fd = w->ev_r, .events = POLLIN };
-		p[5] = (struct pollfd){ .fd = rl->stdin_len ? w->stdin_w : -1, .events = POLLOUT };
+		p[5] = (struct pollfd){ .fd = rl->in.len ? w->stdin_w : -1, .events = POLLOUT };
 		t = gi_exec_pollfds(p + 6);
 		if (t >= 0 && (timeout < 0 || t < timeout))
 			timeout = t;
@@ -325,7 +285,7 @@ static void *relay_main(void *arg)
 		if (p[4].revents)
 			relay_event(rl);
 		if (p[5].revents)
-			relay_stdin_flush(rl);
+			gi_inbuf_flush(&rl->in, &w->stdin_w);
 		if (p[0].revents && qp_chan_fill(&gi_chan, &err) < 0)
 			gi_fatal_err(QP_PERR_PROTOCOL, err);
 		r = 0;
@@ -386,13 +346,23 @@ static void run_workload(void)
 	wl.pid = -1;
 	wl.stdin_r = wl.stdin_w = -1;
 	wl.exec_r = wl.exec_w = -1;
-	if (wl.run.flags & QP_RUN_F_STDIN) {
-		make_pipe(&wl.stdin_r, &wl.stdin_w);
-		if (fcntl(wl.stdin_w, F_SETFL, O_NONBLOCK) < 0)
-			die("fcntl stdin pipe");
+	wl.pty = -1;
+	if (wl.run.flags & QP_RUN_F_TERMINAL) {
+		/* the pty's slave is the workload's stdio, its master our end
+		 * both ways (no stderr of its own: the pty merges them) */
+		if (gi_pty_open(&wl.run, &wl.pty, &wl.stdin_r, &wl.stdin_w, &wl.out_r, &wl.out_w,
+				&wl.err_w) < 0)
+			die("open a pty for the workload");
+		wl.err_r = -1;
+	} else {
+		if (wl.run.flags & QP_RUN_F_STDIN) {
+			make_pipe(&wl.stdin_r, &wl.stdin_w);
+			if (fcntl(wl.stdin_w, F_SETFL, O_NONBLOCK) < 0)
+				die("fcntl stdin pipe");
+		}
+		make_pipe(&wl.out_r, &wl.out_w);
+		make_pipe(&wl.err_r, &wl.err_w);
 	}
-	make_pipe(&wl.out_r, &wl.out_w);
-	make_pipe(&wl.err_r, &wl.err_w);
 	make_pipe(&wl.exec_r, &wl.exec_w);
 	make_pipe(&wl.ev_r, &wl.ev_w);
 	/* events are read as they come, never waited for in a read (a poll
@@ -430,6 +400,7 @@ void gi_supervise(const struct qp_run *first)
 	while (rl.next) {
 		struct qp_run next = rl.next_run;
 		close_fd(&wl.stdin_w);
+		close_fd(&wl.pty);
 		close_fd(&wl.ev_r);
 		close_fd(&wl.ev_w);
 		close_fd(&wl.null_fd);

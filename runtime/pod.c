@@ -31,6 +31,7 @@ static struct pod *pod_alloc(int rootfd, const char *root, const char *id)
 	pod->dirfd = -1;
 	pod->sync_fd = -1;
 	pod->wait_fd = -1;
+	pod->tty.master = pod->tty.in = -1;
 	if (!pod->id) {
 		free(pod);
 		return NULL;
@@ -48,6 +49,7 @@ void pod_free(struct pod *pod)
 		close(pod->sync_fd);
 	if (pod->wait_fd >= 0)
 		close(pod->wait_fd);
+	qp_tty_relay_end(&pod->tty);
 	spec_free(pod->spec);
 	state_free(pod->state);
 	free(pod->bundle);
@@ -351,8 +353,9 @@ int pod_wait(struct pod *pod, qp_error **err)
 	 * delete --force from elsewhere must not wait for it to end */
 	flock(pod->dirfd, LOCK_UN);
 	for (;;) {
-		struct pollfd p[2] = { { .fd = wfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
-		if (poll(p, 2, -1) < 0) {
+		struct pollfd p[4] = { { .fd = wfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+		int timeout = qp_tty_relay_pollfds(&pod->tty, p + 2);
+		if (poll(p, 4, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			qp_fail(err, errno, "poll");
@@ -363,7 +366,9 @@ int pod_wait(struct pod *pod, qp_error **err)
 			if (read(sfd, &si, sizeof(si)) == sizeof(si))
 				pod->drv->kill(pod, (int)si.ssi_signo, 0, NULL);
 		}
+		qp_tty_relay_handle(&pod->tty, p + 2);
 		if (p[0].revents) {
+			qp_tty_relay_end(&pod->tty);
 			if (pod->drv->reap(pod, &code, err) < 0 ||
 			    state_lock(pod->dirfd, pod->id, true, err) < 0)
 				goto out;

@@ -11,9 +11,11 @@
 #include "oci_state.h"
 #include "spec/spec.h"
 #include "state.h"
+#include "host/tty_relay.h"
 
 struct pod_io {
 	const char *console_socket;   /* OCI --console-socket */
+	bool tty_stdin;               /* `run -t`: the terminal is qpod's own stdin's */
 	const char *pid_file;         /* OCI --pid-file */
 	bool foreground;              /* qpod stays the parent and waits */
 	int preserve_fds;             /* OCI --preserve-fds (container pods) */
@@ -36,6 +38,7 @@ struct pod {
 	/* driver-private, valid in the creating process only */
 	int sync_fd;                  /* container: child's sync socket, -1 if none */
 	int wait_fd;                  /* pidfd or similar for drv->wait_fd */
+	struct qp_tty_relay tty;      /* `run -t` of a container pod (master -1: none) */
 	int lock;                     /* enum qp_lock held on dirfd */
 	bool creator;                 /* this process is creating the pod */
 	bool spare;                   /* a VM spare being made (vm/snapshot/spare.c) */

@@ -20,7 +20,7 @@ static const char exec_usage[] =
 	"       qpod exec [OPTIONS] --process FILE ID\n"
 	"  -p, --process FILE   the process as OCI process JSON (args, env, cwd, user, caps...)\n"
 	"  -d, --detach         return once it runs; --pid-file F gets its host pid\n"
-	"  -t, --tty            a terminal (container pods); its master goes to\n"
+	"  -t, --tty            a terminal (both modes); its master goes to\n"
 	"                       --console-socket S, as with runc\n"
 	"  --console-socket S   unix socket that receives the terminal's master fd\n"
 	"  -e, --env K=V        add or replace an environment variable (repeatable)\n"
@@ -181,6 +181,9 @@ int cmd_exec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 			qp_fail(err, ENOMEM, "exec");
 			goto out;
 		}
+		/* as runc exec: a terminal only with --tty, whatever the pod's
+		 * own process has */
+		p->terminal = false;
 	}
 	if (tty)
 		p->terminal = true;

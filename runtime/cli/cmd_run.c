@@ -22,7 +22,7 @@ struct run_opts {
 	const char *bundle, *name, *workdir, *hostname, *user, *mode;
 	const char *net, *ip, *subnet, *bridge, *firmware, *accel, *vcpus, *boot;
 	const char *vm_backend, *libvirt_uri;
-	bool rm, detach, init, memory_set, cpus_set, pids_set, read_only, timeline;
+	bool rm, detach, init, memory_set, cpus_set, pids_set, read_only, timeline, tty;
 	int64_t memory;
 	double cpus;
 	long pids;
@@ -41,6 +41,7 @@ const struct option cli_opts_run[] = {
 	{ "pid-file", required_argument, NULL, OPT_PIDFILE },
 	{ "console-socket", required_argument, NULL, OPT_CONSOLE },
 	{ "detach", no_argument, NULL, 'd' },
+	{ "tty", no_argument, NULL, 't' },
 	{ "name", required_argument, NULL, OPT_NAME },
 	{ "rm", no_argument, NULL, OPT_RM },
 	{ "memory", required_argument, NULL, OPT_MEMORY },
@@ -102,6 +103,10 @@ static const char run_usage[] =
 	"  --memory SIZE        memory limit, e.g. 64M, 1G\n"
 	"  --cpus N             CPU limit, e.g. 0.5 (CFS quota)\n"
 	"  --pids N             maximum number of processes\n"
+	"  -t, --tty            the workload runs on a terminal of its own, relayed to\n"
+	"                       qpod's (stdin and stdout must be one; raw while it\n"
+	"                       runs, then restored; its window size followed), as\n"
+	"                       podman run -t (both modes; not with --detach)\n"
 	"  -e, --env K=V        set an environment variable (repeatable)\n"
 	"  -w, --workdir DIR    working directory inside the pod\n"
 	"  --hostname H         hostname of the pod\n"
@@ -161,22 +166,24 @@ static const char create_usage[] =
 	"  --firmware, --accel, --boot, --vcpus, --vm-backend, --libvirt-uri\n"
 	"                       vm pods: see qpod run --help\n"
 	"Refused, with a message: --detach and --timeline (qpod run's), and the\n"
-	"settings of run's ROOTFS form (--name, --rm, --memory, --cpus, --pids, --env,\n"
-	"--workdir, --hostname, --user, --read-only, --net, --ip, --subnet, --bridge):\n"
-	"a bundle's config.json and qpod.* annotations say those.\n";
+	"settings of run's ROOTFS form (--name, --rm, --tty, --memory, --cpus, --pids,\n"
+	"--env, --workdir, --hostname, --user, --read-only, --net, --ip, --subnet,\n"
+	"--bridge): a bundle's config.json and qpod.* annotations say those\n"
+	"(a terminal: process.terminal, its master to --console-socket).\n";
 
 static int parse_opts(int argc, char **argv, struct run_opts *o, bool create_only, qp_error **err)
 {
 	int c;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "b:de:w:u:h", cli_opts_run, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:de:tw:u:h", cli_opts_run, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(create_only ? create_usage : run_usage, stdout);
 			exit(0);
 		case 'b': o->bundle = optarg; break;
 		case 'd': o->detach = true; break;
+		case 't': o->tty = true; break;
 		case OPT_PIDFILE: o->io.pid_file = optarg; break;
 		case OPT_CONSOLE: o->io.console_socket = optarg; break;
 		case OPT_NAME: o->name = optarg; break;
@@ -243,7 +250,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, bool create_onl
 			/* an unknown letter of a group ("-rf") is named itself:
 			 * argv[optind - 1] may be the word before the group */
 			const char *cmd = create_only ? "create" : "run";
-			if (optopt > 0 && optopt < 128 && strchr("b:de:w:u:h", optopt))
+			if (optopt > 0 && optopt < 128 && strchr("b:de:tw:u:h", optopt))
 				return qp_error_set(err, QP_E_INVALID, 0, "option -%c needs a value (see qpod %s --help)",
 						    optopt, cmd);
 			if (optopt > 0 && optopt < 128 && isgraph(optopt))
@@ -326,6 +333,7 @@ static int friendly_spec(const struct run_opts *o, char **cmd, struct pod_spec *
 	if (o->user && cli_parse_user(o->user, &spec->process.uid, &spec->process.gid, err) < 0)
 		goto fail;
 	spec->root_readonly = o->read_only;
+	spec->process.terminal = o->tty;
 	if (apply_net_opts(o, spec, err) < 0 || apply_pod_opts(o, spec, err) < 0)
 		goto fail;
 	res = &spec->resources;
@@ -384,11 +392,18 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 			     o.detach ? "--detach" : "--timeline");
 		goto out;
 	}
-	if (o.detach && (o.timeline || o.rm)) {
+	if (o.detach && (o.timeline || o.rm || o.tty)) {
 		qp_error_set(err, QP_E_INVALID, 0, "%s needs a foreground run (not --detach)",
-			     o.timeline ? "--timeline" : "--rm");
+			     o.timeline ? "--timeline" : o.rm ? "--rm" : "--tty");
 		goto out;
 	}
+	if (oci && o.tty) {
+		qp_error_set(err, QP_E_INVALID, 0,
+			     "--tty belongs to the ROOTFS form; a bundle says process.terminal and its "
+			     "master goes to --console-socket");
+		goto out;
+	}
+	o.io.tty_stdin = o.tty;
 	if (!oci && o.io.console_socket) {
 		qp_error_set(err, QP_E_INVALID, 0,
 			     "--console-socket belongs to the OCI form (a bundle with process.terminal)");

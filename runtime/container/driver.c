@@ -21,7 +21,7 @@
 #include "host/caps.h"
 #include "host/cgroup/cgroup.h"
 #include "spec/resources.h"
-#include "container/console.h"
+#include "host/console.h"
 #include "container/container.h"
 #include "container/mounts.h"
 #include "container/seccomp.h"
@@ -250,7 +250,7 @@ static int ct_create(struct pod *pod, qp_error **err)
 	const char *ip = NULL;
 	bool attached = false;
 
-	if (spec->process.terminal && !pod->io.console_socket)
+	if (spec->process.terminal && !pod->io.console_socket && !pod->io.tty_stdin)
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "process.terminal is true but no --console-socket was given");
 	if (qp_caps_validate(&spec->process.caps, err) < 0 ||
@@ -343,8 +343,12 @@ static int ct_create(struct pod *pod, qp_error **err)
 				goto fail;
 			continue;
 		}
-		r = console < 0 ? qp_error_set(err, QP_E_GENERIC, 0, "no console fd received")
-				: qp_console_send(pod->io.console_socket, console, err);
+		if (console < 0)
+			r = qp_error_set(err, QP_E_GENERIC, 0, "no console fd received");
+		else if (!pod->io.console_socket) /* run -t: the relay takes it */
+			r = qp_tty_relay_start(&pod->tty, steal_fd(&console), err);
+		else
+			r = qp_console_send(pod->io.console_socket, console, err);
 		if (console >= 0)
 			close(console);
 		if (r < 0)

@@ -18,7 +18,7 @@
 
 #include "host/caps.h"
 #include "host/cgroup/cgroup.h"
-#include "container/console.h"
+#include "host/console.h"
 #include "container/container.h"
 #include "container/seccomp.h"
 #include "container/sync.h"

@@ -423,7 +423,7 @@ static int exec_detached(struct pod *pod, const struct qp_process *proc, qp_erro
 		qp_error *e = NULL;
 		int status = 0;
 		signal(SIGPIPE, SIG_IGN);
-		if (vm_ctl_exec(pod->dirfd, proc, fd, &status, &e) < 0) {
+		if (vm_ctl_exec(pod->dirfd, proc, pod->io.console_socket, fd, &status, &e) < 0) {
 			qp_report_err(fd, e, "exec failed"); /* unread once started */
 			_exit(e && e->code == QP_E_EXEC ? (e->errnum == ENOENT ? 127 : 126) : 125);
 		}
@@ -452,7 +452,7 @@ static int vm_exec(struct pod *pod, const struct qp_process *proc, int *status, 
 		*status = 0;
 		return exec_detached(pod, proc, err);
 	}
-	return vm_ctl_exec(pod->dirfd, proc, -1, status, err);
+	return vm_ctl_exec(pod->dirfd, proc, pod->io.console_socket, -1, status, err);
 }
 
 static int vm_pids(struct pod *pod, pid_t **pids, size_t *n, qp_error **err)

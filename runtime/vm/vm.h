@@ -144,10 +144,12 @@ int vm_cgroup_entry_open(struct pod *pod, struct qp_cgroup_entry *e, qp_error **
 int vm_ctl_call(int dirfd, const struct qp_msg *req, struct qp_msg *reply, char **text,
 		int timeout_ms, qp_error **err);
 /* Run proc in the pod: its output goes to our stdout/stderr, *status gets
- * its exit code.  started_fd >= 0: "ok started" (util/report.h) is written
- * to it, and it is closed, once the guest has started the process. */
-int vm_ctl_exec(int dirfd, const struct qp_process *proc, int started_fd, int *status,
-		qp_error **err);
+ * its exit code.  With proc->terminal: on a pty whose master goes to the
+ * unix socket at console (runc's protocol), its input and size relayed.
+ * started_fd >= 0: "ok started" (util/report.h) is written to it, and it is
+ * closed, once the guest has started the process. */
+int vm_ctl_exec(int dirfd, const struct qp_process *proc, const char *console, int started_fd,
+		int *status, qp_error **err);
 
 /* The VM's RAM for a spec: its memory limit (rounded up to MiB, within
  * bounds), 256 MiB without one (mon_boot.c). */

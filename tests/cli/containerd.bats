@@ -185,24 +185,15 @@ scenario_exec_tty() { # MODE: task exec -t (exec --tty --console-socket)
 	assert_eq "$(task_status "$ID")" RUNNING "the task after exec -t"
 }
 
-# VM pods have no terminal yet (docs/containerd.md): ctr run -t / task exec
-# -t must fail with qpod's reason, and leave the pod as it was
-scenario_tty_refused() { # run|exec
-	need_mode vm
-	if [ "$1" = run ]; then
-		record_shim "$CD_NS" "$ID"
-		run timeout -k 5 60 script -qefc "ctr -a $CD_SOCK -n $CD_NS run --fifo-dir $CD_DIR/fifo --rm -t $(qpod_opts vm | tr '\n' ' ') \
-			$IMAGE $ID true" /dev/null </dev/null
-		[ "$status" -ne 0 ] || flunk "ctr run -t of a vm pod succeeded"
-		assert_contains "$output" "vm pods have no terminal support yet" "qpod's reason"
-	else
-		run_detached vm
-		run timeout -k 5 60 script -qefc "ctr -a $CD_SOCK -n $CD_NS task exec --fifo-dir $CD_DIR/fifo -t --exec-id t1 $ID true" \
-			/dev/null </dev/null
-		[ "$status" -ne 0 ] || flunk "ctr task exec -t into a vm pod succeeded"
-		assert_contains "$output" "not supported for vm pods" "qpod's reason"
-		assert_eq "$(task_status "$ID")" RUNNING "the task after the refused exec"
-	fi
+scenario_run_tty_session() { # MODE: ctr run -t of sh, typed at (ptyrun.py: the terminal ctr takes)
+	need_mode "$1"
+	record_shim "$CD_NS" "$ID"
+	tty_steps 'qp-ctr$ ' 33x101 3
+	# shellcheck disable=SC2046
+	run "$PTYRUN" --timeout 120 --size 24x80 "${TTY_STEPS[@]}" -- ctr -a "$CD_SOCK" -n "$CD_NS" run \
+		--fifo-dir "$CD_DIR/fifo" --rm -t --env 'PS1=qp-ctr$ ' $(qpod_opts "$1") "$IMAGE" "$ID" sh 3>&-
+	assert_status 3
+	assert_tty_session "$output" "24 80" "33 101"
 }
 
 scenario_kill_exited() { # MODE: the task exits by itself; kill, then delete
@@ -303,11 +294,13 @@ scenario_metrics() { # MODE: task metrics from the pod's cgroup
 	assert_eq "$("$QPOD" --root "$ROOT" spares list --format json)" "[]" "spares after the task"
 }
 
-@test "ctr run -t of a vm pod: refused with qpod's reason (no terminal for VM pods yet)" { scenario_tty_refused run; }
+@test "ctr run -t: the workload on a terminal (vm)" { scenario_run_tty vm; }
+@test "ctr run -t of sh: typed input, stty size follows a resize, ^C stops a sleep, exit 3 (container)" { scenario_run_tty_session container; }
+@test "ctr run -t of sh: typed input, stty size follows a resize, ^C stops a sleep, exit 3 (vm)" { scenario_run_tty_session vm; }
 @test "ctr run -d, task exec, task kill, task delete (container)" { scenario_detached container; }
 @test "ctr run -d, task exec, task kill, task delete (vm)" { scenario_detached vm; }
 @test "ctr task exec -t (container)" { scenario_exec_tty container; }
-@test "ctr task exec -t into a vm pod: refused with qpod's reason" { scenario_tty_refused exec; }
+@test "ctr task exec -t (vm)" { scenario_exec_tty vm; }
 @test "ctr: a task that exited by itself: kill, delete (container)" { scenario_kill_exited container; }
 @test "ctr: a task that exited by itself: kill, delete (vm)" { scenario_kill_exited vm; }
 @test "ctr task pause, resume (container)" { scenario_pause container; }

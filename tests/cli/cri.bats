@@ -18,7 +18,7 @@
 # (containerd config dump, python3-yaml) so that the documentation cannot
 # rot. The teardown of each test removes its pods through the CRI and
 # asserts that nothing of them is left; the last test stops containerd and
-# asserts that for the whole file.
+# asserts that for the whole file. tty: true (CreateContainer) in both modes.
 
 load helpers
 load containerd_helpers
@@ -407,6 +407,33 @@ scenario_stop_kill() { # HANDLER
 	assert_status 0
 }
 
+# tty: true (what kubectl run -t asks): the workload on a terminal, its
+# output in the container's log (ExecSync with a tty and the streaming
+# server's Exec/Attach are not driven: this client has no streaming)
+scenario_tty() { # HANDLER
+	local handler=$1
+	[ "$handler" = qpod-vm ] && need_vm
+	run_sandbox "$handler"
+	local cfg
+	cfg=$(container_config term CONTAINER sh -c '[ -t 0 ] && [ -t 1 ] && echo "on-a-tty $(tty)"; exit 5' | jq -c '.tty = true')
+	run --separate-stderr cri CreateContainer \
+		"{\"pod_sandbox_id\": \"$SANDBOX\", \"config\": $cfg, \"sandbox_config\": $POD_CONFIG}"
+	assert_status 0
+	CONTAINER=$(jq -r .container_id <<<"$output")
+	run --separate-stderr cri StartContainer "{\"container_id\": \"$CONTAINER\"}"
+	assert_status 0
+	wait_for 600 grep -Eq "stdout F on-a-tty /dev/pts/[0-9]+" "$TEST_DIR/logs/term.log"
+	wait_for 200 container_state_is "$CONTAINER" CONTAINER_EXITED
+	run --separate-stderr cri ContainerStatus "{\"container_id\": \"$CONTAINER\"}"
+	jq -e '.status.exit_code == 5' <<<"$output" >/dev/null || flunk "ContainerStatus: expected exit code 5:" "$output"
+	run --separate-stderr cri RemoveContainer "{\"container_id\": \"$CONTAINER\"}"
+	assert_status 0
+	run --separate-stderr cri StopPodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
+	assert_status 0
+	run --separate-stderr cri RemovePodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
+	assert_status 0
+}
+
 # ---- tests ---------------------------------------------------------------------------
 
 @test "cri: Version and Status through the runtime.v1 client" {
@@ -432,6 +459,8 @@ scenario_stop_kill() { # HANDLER
 @test "cri: the pod's hostname, /etc/hosts, /etc/resolv.conf in a container (qpod)" { scenario_pod_files qpod; }
 @test "cri: the pod's hostname, /etc/hosts, /etc/resolv.conf in a container (qpod-vm)" { scenario_pod_files qpod-vm; }
 @test "cri: StopContainer kills a container that ignores SIGTERM (qpod-vm)" { scenario_stop_kill qpod-vm; }
+@test "cri: tty: true: the workload on a terminal, its output in the log, its exit status (qpod)" { scenario_tty qpod; }
+@test "cri: tty: true: the workload on a terminal, its output in the log, its exit status (qpod-vm)" { scenario_tty qpod-vm; }
 
 @test "cri: shareProcessNamespace (pid = POD): the container sees the sandbox's processes" {
 	run_sandbox qpod POD

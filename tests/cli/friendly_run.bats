@@ -127,3 +127,7 @@ load helpers
 	run --separate-stderr qp run --rm --no-such-option "$ROOTFS" -- true
 	assert_qpod_error 125
 }
+
+@test "run -t: the workload on a terminal of its own, relayed to qpod's (raw meanwhile, restored after), its size followed" {
+	check_run_tty container
+}

@@ -354,3 +354,61 @@ lifecycle_under_subreaper() {
 	assert_status 0
 	assert_match "$output" 'cmd [0-9]+ exit 0' "the lifecycle commands succeeded"
 }
+
+# ---- terminals (ptyrun.py drives them) ----
+
+PTYRUN=$BATS_TEST_DIRNAME/ptyrun.py
+
+# tty_steps PROMPT ROWSxCOLS CODE: the session both kinds of terminal get, in
+# TTY_STEPS (ptyrun.py's steps): the size and the tty's name, a resize to
+# ROWSxCOLS seen by stty, ^C stopping a foreground sleep, exit CODE
+tty_steps() {
+	local p=$1 size=$2 code=$3
+	# (what is waited for is never what is typed: the typed echo would match)
+	TTY_STEPS=(--send-after "$p" 'stty size; tty && echo stdin-is""-a-tty\r'
+		--resize-after 'stdin-is-a-tty' "$size"
+		--send-after "$p" 'sleep 1; stty size\r'
+		--send-after "${size/x/ }" 'sh -c "echo sl""eeping; exec sleep 600"\r'
+		--send-after 'sleeping' '\x03'
+		--send-after "$p" "echo survived-\$((40+2)); exit $code\r")
+}
+
+# assert_tty_session OUTPUT FIRST_SIZE RESIZED (as "ROWS COLS")
+assert_tty_session() {
+	local out
+	out=$(tr -d '\r' <<<"$1")
+	assert_contains "$out" "$2" "the first size"
+	assert_match "$out" '/dev/pts/[0-9]+' "a terminal in the guest"
+	assert_contains "$out" "stdin-is-a-tty" "stdin is the terminal"
+	assert_contains "$out" "$3" "the size after the resize"
+	assert_contains "$out" "survived-42" "the shell survived ^C"
+}
+
+# check_run_tty MODE: `qpod run -t --mode MODE` on a pty: the session of
+# tty_steps, the terminal restored after, and the refusals
+check_run_tty() {
+	local mode=$1
+	tty_steps 'qp-run$ ' 35x110 3
+	# after qpod, the same terminal's settings: canonical and echoing again
+	run "$PTYRUN" --timeout 120 --size 25x85 "${TTY_STEPS[@]}" -- sh -c '
+		"$1" --root "$2" run -t --rm --mode "$4" -e "PS1=qp-run\$ " "$3" -- sh
+		code=$?
+		stty -a | tr " " "\n" | grep -x -e icanon -e echo -e -icanon -e -echo
+		exit $code' _ "$QPOD" "$ROOT" "$ROOTFS" "$mode"
+	assert_status 3
+	assert_tty_session "$output" "25 85" "35 110"
+	local after
+	after=$(tail -n 2 <<<"$output" | tr -d '\r' | sort | tr '\n' ' ')
+	assert_eq "$after" "echo icanon " "the terminal restored"
+	# refused where it cannot be: no terminal, a detached run, a bundle
+	run --separate-stderr qp run -t --mode "$mode" "$ROOTFS" -- true </dev/null
+	assert_qpod_error 125
+	assert_contains "$stderr" "terminal"
+	run --separate-stderr qp run -t -d --mode "$mode" "$ROOTFS" -- true
+	assert_qpod_error 125
+	assert_contains "$stderr" "--tty needs a foreground run"
+	make_bundle "$BUNDLE" ".annotations[\"qpod.mode\"] = \"$mode\""
+	run --separate-stderr qp run -t --bundle "$BUNDLE" "$ID"
+	assert_qpod_error 125
+	assert_contains "$stderr" "ROOTFS form"
+}

@@ -44,7 +44,6 @@
 # shellcheck disable=SC2016,SC2154,SC2012 # single quotes are for the pod's shell; bats sets $stderr
 load helpers
 
-PTYRUN=$BATS_TEST_DIRNAME/ptyrun.py
 IMAGE=localhost/qpod-busybox:test
 PODMAN_RUNTIME=${QPOD_PODMAN_RUNTIME:-$QPOD}
 
@@ -452,10 +451,25 @@ vm_test() {
 	assert_eq "$output" exec-in-vm "exec stdout"
 }
 
-@test "vm pod: podman run -it is refused with qpod's reason (no terminal for VM pods yet)" {
+@test "vm pod: podman run -it: a prompt, ^C stops a foreground sleep and the shell survives, exit 4" {
 	vm_test
-	run "$PTYRUN" --timeout 60 --size 30x100 -- "${PM[@]}" run -it --rm --network none \
-		--cgroup-parent "/$CGPARENT" --annotation qpod.mode=vm "$IMAGE" sh 3>&-
-	[ "$status" -ne 0 ] || flunk "podman run -it of a vm pod succeeded"
-	assert_contains "$output" "vm pods have no terminal support yet" "qpod's reason reaches the user"
+	run "$PTYRUN" --timeout 120 --size 30x100 --send-after '# ' 'tty; stty size\r' \
+		--send-after '30 100' 'sh -c "echo sl""eeping; exec sleep 600"\r' \
+		--send-after 'sleeping' '\x03' \
+		--send-after '# ' 'echo survived-$((40+2)); exit 4\r' \
+		-- "${PM[@]}" run -it --rm --network none --cgroup-parent "/$CGPARENT" --annotation qpod.mode=vm "$IMAGE" sh 3>&-
+	assert_status 4 || runtime_calls
+	output=${output//$'\r'/}
+	assert_match "$output" $'\n/dev/pts/[0-9]+\n30 100\n' "the guest's terminal and its size"
+	assert_contains "$output" survived-42 "the shell survived ^C"
+	assert_eq "$(pm ps -aq)" "" "containers after run -it --rm"
+}
+
+@test "vm pod: podman exec -it: a terminal in the VM for the exec'd process" {
+	vm_test
+	pm_run -d --name "$C" --annotation qpod.mode=vm "$IMAGE" sleep 1000 >/dev/null
+	run "$PTYRUN" --timeout 120 --size 30x100 -- "${PM[@]}" exec -it "$C" sh -c 'tty; stty size; exit 6' 3>&-
+	assert_status 6 || runtime_calls
+	output=${output//$'\r'/}
+	assert_match "$output" $'(^|\n)/dev/pts/[0-9]+\n30 100' "tty and size in exec -it"
 }

@@ -329,3 +329,17 @@ s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"take ../x
 	assert_status 0
 	assert_contains "$output" "Usage: qpod spares fill"
 }
+
+@test "spares: a pod with a terminal takes a spare (run -t): the same session as a cold boot's, and a take in its timeline" {
+	local qemu
+	qp spares fill --no-refill >/dev/null || flunk "fill"
+	qemu=$(spares_json | jq -r '.[0].qemu_pid')
+	tty_steps 'qp-spare$ ' 34x99 5
+	run "$PTYRUN" --timeout 120 --size 23x79 "${TTY_STEPS[@]}" -- \
+		"$QPOD" --root "$ROOT" run -t --rm --mode vm --timeline -e 'PS1=qp-spare$ ' "$ROOTFS" -- sh
+	assert_status 5
+	assert_tty_session "$output" "23 79" "34 99"
+	tr -d '\r' <<<"$output" | sed -n 's/^.*qpod-timeline: //p' | jq -e '.take > 0' >/dev/null ||
+		flunk "not a spare's timeline: $output"
+	gone "$qemu" || flunk "the spare's QEMU outlived its pod"
+}

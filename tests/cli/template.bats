@@ -324,3 +324,15 @@ other-file"
 	assert_qpod_error
 	assert_contains "$stderr" 'unexpected argument "extra"'
 }
+
+@test "a clone's terminal (run -t --boot template): the same session as a cold boot's" {
+	tty_steps 'qp-clone$ ' 36x100 4
+	run "$PTYRUN" --timeout 120 --size 26x90 "${TTY_STEPS[@]}" -- env QPOD_CACHE="$TCACHE" \
+		"$QPOD" --root "$ROOT" run -t --rm --mode vm --boot template --timeline -e 'PS1=qp-clone$ ' "$ROOTFS" -- sh
+	assert_status 4
+	assert_tty_session "$output" "26 90" "36 100"
+	# --timeline's line went to the terminal too: a clone's phases
+	local tl
+	tl=$(tr -d '\r' <<<"$output" | sed -n 's/^.*qpod-timeline: //p')
+	jq -e '.restore > 0 and (has("kernel") | not)' <<<"$tl" >/dev/null || flunk "not a clone: $tl"
+}

@@ -166,6 +166,45 @@ static void test_round_trip_simple(void **state)
 	in.u.credit.bytes = QP_PROTO_STDIN_WINDOW;
 	round_trip(&in, &out);
 	assert_int_equal(out.u.credit.bytes, QP_PROTO_STDIN_WINDOW);
+
+	in = (struct qp_msg){ .type = QP_MSG_WINSIZE };
+	in.u.winsize.id = 7, in.u.winsize.rows = 1, in.u.winsize.cols = 65535;
+	assert_int_equal(round_trip(&in, &out), QP_PROTO_HDR_SIZE + 8);
+	assert_int_equal(out.u.winsize.id, 7);
+	assert_int_equal(out.u.winsize.rows, 1);
+	assert_int_equal(out.u.winsize.cols, 65535);
+	/* a size of nothing is refused both ways */
+	in.u.winsize.rows = 0;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	in.u.winsize.rows = 1;
+	ssize_t n = qp_msg_encode(&in, frame, sizeof(frame), NULL);
+	assert_true(n > 0);
+	frame[QP_PROTO_HDR_SIZE + 6] = frame[QP_PROTO_HDR_SIZE + 7] = 0; /* cols 0 */
+	assert_fails(qp_msg_decode(frame, (size_t)n, &out, &store, err), QP_E_GUEST);
+
+	/* an exec's input and its credit */
+	in = (struct qp_msg){ .type = QP_MSG_EXEC_STDIN };
+	in.u.exec_stdin.id = 3, in.u.exec_stdin.data = (const uint8_t *)"ls\r", in.u.exec_stdin.len = 3;
+	assert_int_equal(round_trip(&in, &out), QP_PROTO_HDR_SIZE + 7);
+	assert_int_equal(out.u.exec_stdin.id, 3);
+	assert_int_equal(out.u.exec_stdin.len, 3);
+	assert_memory_equal(out.u.exec_stdin.data, "ls\r", 3);
+	in.u.exec_stdin.len = 0; /* its end */
+	round_trip(&in, &out);
+	assert_int_equal(out.u.exec_stdin.len, 0);
+	in.u.exec_stdin.id = 0;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	in = (struct qp_msg){ .type = QP_MSG_EXEC_CREDIT };
+	in.u.exec_credit.id = 3, in.u.exec_credit.bytes = QP_PROTO_STDIN_WINDOW;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.exec_credit.id, 3);
+	assert_int_equal(out.u.exec_credit.bytes, QP_PROTO_STDIN_WINDOW);
+	in.u.exec_credit.bytes = QP_PROTO_STDIN_WINDOW + 1;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	/* who sends them */
+	assert_int_equal(qp_msg_sender(QP_MSG_EXEC_CREDIT), QP_SENDER_GUEST);
+	assert_int_equal(qp_msg_sender(QP_MSG_EXEC_STDIN), QP_SENDER_HOST | QP_SENDER_CTL);
+	assert_int_equal(qp_msg_sender(QP_MSG_WINSIZE), QP_SENDER_HOST | QP_SENDER_CTL);
 }
 
 static void test_round_trip_run(void **state)
@@ -210,6 +249,19 @@ static void test_round_trip_run(void **state)
 	round_trip(&in, &out);
 	assert_int_equal(out.u.run.rootfs, QP_ROOTFS_9P_SUBDIR);
 	assert_string_equal(out.u.run.rootfs_tag, "rootfs");
+
+	/* a terminal and its first window size */
+	r->flags |= QP_RUN_F_TERMINAL;
+	r->rows = 24, r->cols = 80;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.run.flags & QP_RUN_F_TERMINAL, QP_RUN_F_TERMINAL);
+	assert_int_equal(out.u.run.rows, 24);
+	assert_int_equal(out.u.run.cols, 80);
+	/* a terminal needs stdin; a size needs a terminal */
+	r->flags &= ~(uint32_t)QP_RUN_F_STDIN;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	r->flags = QP_RUN_F_STDIN;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
 }
 
 static void test_run_max_entries(void **state)

@@ -3,6 +3,7 @@
  * monitor from another process.  The monitor is trusted no more than
  * necessary: its frames go through the same bounded decoder. */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "host/console.h"
 #include "util/io.h"
 #include "util/cleanup.h"
 #include "util/report.h"
@@ -79,18 +81,126 @@ out:
 	return r;
 }
 
-int vm_ctl_exec(int dirfd, const struct qp_process *proc, int started_fd, int *status,
-		qp_error **err)
+/* An exec in progress, as its client sees it. */
+struct ctl_exec {
+	int dirfd, started_fd;
+	int out_fd, err_fd;      /* where EXEC_OUT streams 1 and 2 go */
+	int tty;                 /* the terminal's slave, -1: none */
+	int in_fd;               /* the terminal's input to send, -1: none (or its end) */
+	uint32_t credit;         /* EXEC_STDIN the guest may still take */
+	uint16_t rows, cols;     /* the terminal's size last sent */
+	int *status;
+};
+
+/* One message of the monitor: 1 = the exec is over (*status set), 0 = go
+ * on, -1 = failed with *err. */
+static int exec_message(struct ctl_exec *x, const struct qp_msg *m, qp_error **err)
+{
+	switch (m->type) {
+	case QP_MSG_CTL_REPLY:
+		if (reply_status(m, err) == 0)
+			qp_error_set(err, QP_E_GUEST, 0, "the monitor ended the exec without a status");
+		return -1;
+	case QP_MSG_EXEC_STARTED:
+		/* running: the pod's lock is not held for the exec's
+		 * life, or a delete --force would wait for its end */
+		flock(x->dirfd, LOCK_UN);
+		if (x->started_fd >= 0) {
+			qp_report_ok(x->started_fd, "started");
+			close(x->started_fd);
+			x->started_fd = -1;
+		}
+		return 0;
+	case QP_MSG_EXEC_OUT:
+		qp_write_all(m->u.exec_out.stream == 1 ? x->out_fd : x->err_fd, m->u.exec_out.data,
+			     m->u.exec_out.len);
+		return 0;
+	case QP_MSG_EXEC_CREDIT:
+		if (x->credit + m->u.exec_credit.bytes > QP_PROTO_STDIN_WINDOW)
+			return qp_error_set(err, QP_E_GUEST, 0, "exec: more input credited than sent");
+		x->credit += m->u.exec_credit.bytes;
+		return 0;
+	case QP_MSG_EXEC_EXIT:
+		if (m->u.exec_exit.errnum) {
+			char text[QP_PROTO_MAX_TEXT + 1];
+			snprintf(text, sizeof(text), "%s", m->u.exec_exit.text ? m->u.exec_exit.text : "");
+			qp_error_set(err, QP_E_EXEC, 0, "%s", text);
+			if (err && *err)
+				(*err)->errnum = m->u.exec_exit.errnum;
+			return -1;
+		}
+		*x->status = m->u.exec_exit.code;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The terminal's input, within the credit (its end: an empty EXEC_STDIN). */
+static int exec_input(struct ctl_exec *x, struct qp_chan *ch, qp_error **err)
+{
+	static uint8_t buf[16384];
+	struct qp_msg m = { .type = QP_MSG_EXEC_STDIN };
+	ssize_t n = read(x->in_fd, buf, x->credit < sizeof(buf) ? x->credit : sizeof(buf));
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0)
+		x->in_fd = -1;
+	else
+		x->credit -= (uint32_t)n;
+	m.u.exec_stdin.id = 1; /* the monitor sets the guest's id */
+	m.u.exec_stdin.data = buf;
+	m.u.exec_stdin.len = n > 0 ? (uint32_t)n : 0;
+	return qp_chan_send(ch, &m, QP_VM_SEND_TIMEOUT_MS, err);
+}
+
+/* The terminal's size, when it changed, as WINSIZE. */
+static int exec_winsize(struct ctl_exec *x, struct qp_chan *ch, qp_error **err)
+{
+	struct qp_msg m = { .type = QP_MSG_WINSIZE };
+
+	if (qp_console_size_changed(x->out_fd, &x->rows, &x->cols) <= 0)
+		return 0;
+	m.u.winsize.id = 1;
+	m.u.winsize.rows = x->rows;
+	m.u.winsize.cols = x->cols;
+	return qp_chan_send(ch, &m, QP_VM_SEND_TIMEOUT_MS, err);
+}
+
+/* A terminal: the master to the console socket, the slave (raw: the
+ * guest's pty does the line discipline) our end of it. */
+static int exec_terminal(struct ctl_exec *x, const char *console, struct qp_run *r, qp_error **err)
+{
+	_cleanup_close_ int master = -1;
+	int slave = -1;
+
+	if (qp_console_pair(&master, &slave, err) < 0)
+		return -1;
+	x->tty = x->in_fd = x->out_fd = x->err_fd = slave;
+	if (qp_console_raw(slave, NULL, err) < 0 || qp_console_send(console, master, err) < 0)
+		return -1;
+	x->credit = QP_PROTO_STDIN_WINDOW;
+	r->flags |= QP_RUN_F_TERMINAL | QP_RUN_F_STDIN;
+	if (qp_console_size_changed(slave, &x->rows, &x->cols) > 0) {
+		r->rows = x->rows;
+		r->cols = x->cols;
+	}
+	return 0;
+}
+
+int vm_ctl_exec(int dirfd, const struct qp_process *proc, const char *console, int started_fd,
+		int *status, qp_error **err)
 {
 	_cleanup_close_ int fd = ctl_connect(dirfd, err);
+	struct ctl_exec x = { .dirfd = dirfd, .started_fd = started_fd, .out_fd = 1, .err_fd = 2,
+			      .tty = -1, .in_fd = -1, .status = status };
 	struct qp_msg m = { .type = QP_MSG_EXEC };
 	struct qp_chan *ch;
 	int r = -1;
 
 	if (fd < 0)
 		return -1;
-	if (proc->terminal)
-		return qp_error_set(err, QP_E_INVALID, 0, "exec with a terminal is not supported for vm pods");
 	if (!(ch = qp_chan_new(fd)))
 		return qp_fail(err, ENOMEM, "ctl");
 	vm_run_from_process(proc, &m.u.run);
@@ -98,53 +208,44 @@ int vm_ctl_exec(int dirfd, const struct qp_process *proc, int started_fd, int *s
 	m.u.run.rootfs = QP_ROOTFS_INITRAMFS;
 	m.u.run.rootfs_tag = "";
 	m.u.run.hostname = "";
+	if (proc->terminal && exec_terminal(&x, console, &m.u.run, err) < 0)
+		goto out;
 	if (qp_chan_send(ch, &m, QP_VM_SEND_TIMEOUT_MS, err) < 0)
 		goto out;
-	for (;;) {
-		/* no deadline on the process itself: it runs as long as it runs */
-		if (qp_chan_recv(ch, &m, 0x7fffffff, err) < 0) {
+	/* no deadline on the process itself: it runs as long as it runs; a
+	 * terminal's size is looked at every QP_CONSOLE_SIZE_POLL_MS */
+	while (r < 0) {
+		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+				       { .fd = x.credit ? x.in_fd : -1, .events = POLLIN } };
+		int k;
+		if (poll(p, 2, proc->terminal ? QP_CONSOLE_SIZE_POLL_MS : -1) < 0 && errno != EINTR) {
+			qp_fail(err, errno, "exec: poll");
+			goto out;
+		}
+		if ((p[1].revents && exec_input(&x, ch, err) < 0) ||
+		    (proc->terminal && exec_winsize(&x, ch, err) < 0))
+			goto out;
+		if (!p[0].revents)
+			continue;
+		if (qp_chan_fill(ch, err) < 0) {
 			qp_error_prefix(err, "exec: the pod's monitor went away");
 			goto out;
 		}
-		if (qp_msg_check_sender(&m, QP_SENDER_GUEST | QP_SENDER_CTL, err) < 0)
-			goto out;
-		switch (m.type) {
-		case QP_MSG_CTL_REPLY:
-			r = reply_status(&m, err);
-			if (r == 0)
-				qp_error_set(err, QP_E_GUEST, 0, "the monitor ended the exec without a status");
-			r = -1;
-			goto out;
-		case QP_MSG_EXEC_STARTED:
-			/* running: the pod's lock is not held for the exec's
-			 * life, or a delete --force would wait for its end */
-			flock(dirfd, LOCK_UN);
-			if (started_fd >= 0) {
-				qp_report_ok(started_fd, "started");
-				close(started_fd);
-				started_fd = -1;
-			}
-			break;
-		case QP_MSG_EXEC_OUT:
-			qp_write_all(m.u.exec_out.stream == 1 ? 1 : 2, m.u.exec_out.data, m.u.exec_out.len);
-			break;
-		case QP_MSG_EXEC_EXIT:
-			if (m.u.exec_exit.errnum) {
-				char text[QP_PROTO_MAX_TEXT + 1];
-				snprintf(text, sizeof(text), "%s", m.u.exec_exit.text ? m.u.exec_exit.text : "");
-				qp_error_set(err, QP_E_EXEC, 0, "%s", text);
-				if (err && *err)
-					(*err)->errnum = m.u.exec_exit.errnum;
+		while ((k = qp_chan_next(ch, &m, err)) > 0) {
+			if (qp_msg_check_sender(&m, QP_SENDER_GUEST | QP_SENDER_CTL, err) < 0 ||
+			    (k = exec_message(&x, &m, err)) < 0)
 				goto out;
+			if (k == 1) {
+				r = 0;
+				break;
 			}
-			*status = m.u.exec_exit.code;
-			r = 0;
-			goto out;
-		default:
-			break;
 		}
+		if (k < 0)
+			goto out;
 	}
 out:
+	if (x.tty >= 0)
+		close(x.tty);
 	qp_chan_free(ch);
 	return r;
 }

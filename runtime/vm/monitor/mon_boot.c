@@ -361,10 +361,8 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 		qp_error_set(err, QP_E_INVALID, 0, "--libvirt-uri (qpod.vm.libvirt.uri) needs --vm-backend libvirt");
 		goto fail;
 	}
-	if (spec->process.terminal) {
-		qp_error_set(err, QP_E_INVALID, 0, "vm pods have no terminal support yet");
+	if (mon_tty_setup(m, err) < 0)
 		goto fail;
-	}
 	if (vm_pick_accel(spec->opts.accel, &m->kvm, err) < 0 ||
 	    !(firmware = vm_find_firmware(spec->opts.firmware, err)) ||
 	    !(kernel = vm_find_kernel(err)) || !(init = vm_find_guest_init(err)) ||
@@ -578,6 +576,8 @@ int mon_send_run(struct vm_mon *m, char **argv, qp_error **err)
 		m->stdin_fd = 0;
 		m->stdin_credit = QP_PROTO_STDIN_WINDOW;
 	}
+	if (!m->run_sent)
+		mon_tty_run(m, r);
 	r->rootfs = m->spare ? QP_ROOTFS_9P_SUBDIR : QP_ROOTFS_9P;
 	r->rootfs_tag = VM_ROOTFS_TAG;
 	r->hostname = m->pod->spec->hostname ? m->pod->spec->hostname : m->uts_hostname;

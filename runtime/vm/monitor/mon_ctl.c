@@ -127,8 +127,28 @@ static void client_request(struct vm_mon *m, struct vm_client *c, struct qp_msg 
 			msg->u.run.id = ++m->next_exec ? m->next_exec : ++m->next_exec;
 			if (qp_chan_send(m->chan, msg, QP_VM_SEND_TIMEOUT_MS, &e) == 0) {
 				c->exec_id = msg->u.run.id;
+				c->stdin_credit = msg->u.run.flags & QP_RUN_F_STDIN ? QP_PROTO_STDIN_WINDOW : 0;
 				return;
 			}
+		}
+		break;
+	case QP_MSG_EXEC_STDIN:
+	case QP_MSG_WINSIZE:
+		/* the client's exec, whatever id it names; its input within its
+		 * credit (more would end the guest: the monitor checks) */
+		if (!c->exec_id)
+			qp_error_set(&e, QP_E_STATE, 0, "%s without an exec", qp_msg_type_name(msg->type));
+		else if (msg->type == QP_MSG_EXEC_STDIN && msg->u.exec_stdin.len > c->stdin_credit)
+			qp_error_set(&e, QP_E_INVALID, 0, "EXEC_STDIN beyond its credit");
+		else {
+			if (msg->type == QP_MSG_EXEC_STDIN) {
+				msg->u.exec_stdin.id = c->exec_id;
+				c->stdin_credit -= msg->u.exec_stdin.len;
+			} else {
+				msg->u.winsize.id = c->exec_id;
+			}
+			if (qp_chan_send(m->chan, msg, QP_VM_SEND_TIMEOUT_MS, &e) == 0)
+				return;
 		}
 		break;
 	default:

@@ -124,6 +124,15 @@ static int guest_message(struct vm_mon *m, const struct qp_msg *msg, qp_error **
 		if ((c = mon_exec_client(m, msg->u.exec_out.id)))
 			mon_client_send(c, msg);
 		return 0;
+	case QP_MSG_EXEC_CREDIT:
+		if ((c = mon_exec_client(m, msg->u.exec_credit.id))) {
+			if (c->stdin_credit + msg->u.exec_credit.bytes > QP_PROTO_STDIN_WINDOW)
+				return qp_error_set(err, QP_E_GUEST, 0,
+						    "the VM credited more EXEC_STDIN than it was sent");
+			c->stdin_credit += msg->u.exec_credit.bytes;
+			mon_client_send(c, msg);
+		}
+		return 0;
 	case QP_MSG_EXEC_EXIT:
 		if ((c = mon_exec_client(m, msg->u.exec_exit.id))) {
 			mon_client_send(c, msg);

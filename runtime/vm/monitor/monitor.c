@@ -313,6 +313,9 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 			}
 			timeout = left > 0 ? (int)left : 0;
 		}
+		int t = mon_tty_poll(m);
+		if (t >= 0 && (timeout < 0 || t < timeout))
+			timeout = t;
 		p[0] = (struct pollfd){ .fd = m->chan->broken ? -1 : m->chan->fd, .events = POLLIN };
 		p[1] = (struct pollfd){ .fd = m->qemu_pidfd, .events = POLLIN };
 		p[2] = (struct pollfd){ .fd = m->listen_fd, .events = POLLIN };
@@ -373,6 +376,7 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 		}
 	}
 	m->tl.ended = qp_now_ns();
+	mon_tty_restore(m);
 	write_stopped(m);
 	vm_tl_save(m->pod->dirfd, &m->tl);
 	/* clients still waiting learn the end */
@@ -425,6 +429,7 @@ void vm_mon_free(struct vm_mon *m)
 {
 	if (!m)
 		return;
+	mon_tty_restore(m);
 	if (m->qemu > 0 && !mon_qemu_gone(m)) {
 		mon_begin_stop(m);
 		qemu_stop(m, m->chan ? 1000 : 0);

@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <termios.h>
 
 #include "qboot/qpod_abi.h"
 #include "vm/timeline.h"
@@ -36,6 +37,7 @@
 struct vm_client {
 	struct qp_chan *ch;     /* NULL = free slot */
 	uint32_t exec_id;       /* its exec in the guest, 0 = none */
+	uint32_t stdin_credit;  /* EXEC_STDIN its exec may still take (protocol.h) */
 	bool want_start, want_meminfo;
 };
 
@@ -97,6 +99,11 @@ struct vm_mon {
 	 * guest may still take (protocol.h, STDIN_CREDIT) */
 	int stdin_fd;
 	uint32_t stdin_credit;
+	/* process.terminal: fd 0 and 1 are the terminal (mon_tty.c); the
+	 * size last sent; qpod's own terminal's settings to restore */
+	bool tty, tty_restore;
+	uint16_t tty_rows, tty_cols;
+	struct termios tty_saved;
 	/* a replace in progress (CTL_REPLACE) */
 	bool replacing;
 	struct vm_client *rep_client; /* NULL if it went away meanwhile */
@@ -127,6 +134,15 @@ int mon_send_run(struct vm_mon *m, char **argv, qp_error **err);
 /* Our stdin readable and credit left: send a chunk as STDIN (its end: an
  * empty STDIN).  -1 when the channel failed. */
 int mon_stdin_input(struct vm_mon *m, qp_error **err);
+
+/* the terminal (mon_tty.c).  setup: at boot, with process.terminal, the
+ * pty to --console-socket (or qpod's own, raw); run: RUN's terminal flag
+ * and first size; poll: a size change to the guest, returns the poll
+ * timeout it needs (-1: none); restore: qpod's terminal as it was. */
+int mon_tty_setup(struct vm_mon *m, qp_error **err);
+void mon_tty_run(struct vm_mon *m, struct qp_run *r);
+int mon_tty_poll(struct vm_mon *m);
+void mon_tty_restore(struct vm_mon *m);
 
 /* the firmware's markers (mon_fwmark.c).  open: the pipe, its write end
  * into o (the caller closes it once QEMU has it); wait: poll fd (-1: none)

@@ -1,4 +1,4 @@
-/* runtime/container/console.c — see console.h. */
+/* runtime/host/console.c — see console.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,24 +10,34 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "container/console.h"
+#include "host/console.h"
 #include "util/cleanup.h"
 #include "util/fdpass.h"
 
-int qp_console_setup(int *master, qp_error **err)
+int qp_console_pair(int *master, int *slave, qp_error **err)
 {
 	_cleanup_close_ int m = open("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	_cleanup_close_ int s = -1;
-	int unlock = 0;
+	int unlock = 0, s;
 
 	if (m < 0)
 		return qp_fail(err, errno, "open /dev/pts/ptmx");
 	if (ioctl(m, TIOCSPTLCK, &unlock) < 0)
 		return qp_fail(err, errno, "unlock pty");
 	/* TIOCGPTPEER opens the slave without a path lookup */
-	s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY);
+	s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (s < 0)
 		return qp_fail(err, errno, "open pty slave");
+	*slave = s;
+	*master = steal_fd(&m);
+	return 0;
+}
+
+int qp_console_setup(int *master, qp_error **err)
+{
+	_cleanup_close_ int m = -1, s = -1;
+
+	if (qp_console_pair(&m, &s, err) < 0)
+		return -1;
 	for (int fd = 0; fd < 3; fd++)
 		if (dup2(s, fd) < 0)
 			return qp_fail(err, errno, "dup pty slave");
@@ -70,4 +80,31 @@ int qp_console_send(const char *socket_path, int master, qp_error **err)
 	if (s < 0)
 		return -1;
 	return qp_console_send_fd(s, master, err);
+}
+
+int qp_console_raw(int fd, struct termios *saved, qp_error **err)
+{
+	struct termios t;
+
+	if (tcgetattr(fd, &t) < 0)
+		return qp_fail(err, errno, "read the terminal's settings");
+	if (saved)
+		*saved = t;
+	cfmakeraw(&t);
+	if (tcsetattr(fd, TCSANOW, &t) < 0)
+		return qp_fail(err, errno, "make the terminal raw");
+	return 0;
+}
+
+int qp_console_size_changed(int fd, uint16_t *rows, uint16_t *cols)
+{
+	struct winsize ws;
+
+	if (ioctl(fd, TIOCGWINSZ, &ws) < 0)
+		return -1;
+	if (!ws.ws_row || !ws.ws_col || (ws.ws_row == *rows && ws.ws_col == *cols))
+		return 0;
+	*rows = ws.ws_row;
+	*cols = ws.ws_col;
+	return 1;
 }
