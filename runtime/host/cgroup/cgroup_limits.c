@@ -199,11 +199,14 @@ static int cpu_v1(int fd, const struct qp_resources *res, qp_error **err)
 	return 0;
 }
 
+static bool wants_cpu(const struct qp_resources *res)
+{
+	return (res->has_cpu_shares && res->cpu_shares > 0) || res->has_cpu_quota || res->has_cpu_period;
+}
+
 static int set_cpu(const struct qp_cg_leaves *l, const struct qp_resources *res, qp_error **err)
 {
-	bool shares = res->has_cpu_shares && res->cpu_shares > 0;
-
-	if (!shares && !res->has_cpu_quota && !res->has_cpu_period)
+	if (!wants_cpu(res))
 		return 0;
 	if (qp_cg_need(l, QP_CG_CPU, "a cpu limit", err) < 0)
 		return -1;
@@ -236,15 +239,27 @@ static int set_unified(const struct qp_cg_leaves *l, const struct qp_resources *
 	return 0;
 }
 
+/* Every controller a setting needs is there, before anything is written:
+ * a refused create or update leaves the cgroup as it was (the v2 guest
+ * showed memory.max written before a cpuset that could not be). */
+static int need_controllers(const struct qp_cg_leaves *l, const struct qp_resources *res, qp_error **err)
+{
+	if (wants_cpu(res) && qp_cg_need(l, QP_CG_CPU, "a cpu limit", err) < 0)
+		return -1;
+	if ((res->cpuset_cpus || res->cpuset_mems) && qp_cg_need(l, QP_CG_CPUSET, "a cpuset", err) < 0)
+		return -1;
+	if (res->has_pids_limit && qp_cg_need(l, QP_CG_PIDS, "a pids limit", err) < 0)
+		return -1;
+	return 0;
+}
+
 int qp_cg_set_limits(const struct qp_cg_leaves *l, const struct qp_resources *res, qp_error **err)
 {
 	char buf[32];
 
 	if (!res)
 		return 0;
-	if (set_memory(l, res, err) < 0 || set_cpu(l, res, err) < 0)
-		return -1;
-	if ((res->cpuset_cpus || res->cpuset_mems) && qp_cg_need(l, QP_CG_CPUSET, "a cpuset", err) < 0)
+	if (need_controllers(l, res, err) < 0 || set_memory(l, res, err) < 0 || set_cpu(l, res, err) < 0)
 		return -1;
 	if (res->cpuset_cpus && qp_cg_write(l->fd[QP_CG_CPUSET], "cpuset.cpus", res->cpuset_cpus, err) < 0)
 		return -1;
@@ -252,8 +267,7 @@ int qp_cg_set_limits(const struct qp_cg_leaves *l, const struct qp_resources *re
 		return -1;
 	if (res->has_pids_limit) {
 		int64_t lim = res->pids_limit > 0 ? res->pids_limit : -1;
-		if (qp_cg_need(l, QP_CG_PIDS, "a pids limit", err) < 0 ||
-		    qp_cg_write(l->fd[QP_CG_PIDS], "pids.max",
+		if (qp_cg_write(l->fd[QP_CG_PIDS], "pids.max",
 				qp_cgroup_limit_str(lim, "max", buf, sizeof(buf)), err) < 0)
 			return -1;
 	}
