@@ -95,6 +95,24 @@ void gi_fatal_err(uint32_t code, qp_error *e)
 	gi_fatal(code, 0, "%s", e && e->msg ? e->msg : "unknown error");
 }
 
+void gi_close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+ssize_t gi_read_chunk(int *fd, void *buf, size_t size)
+{
+	ssize_t n = read(*fd, buf, size);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n <= 0)
+		gi_close_fd(fd);
+	return n > 0 ? n : 0;
+}
+
 void gi_send_or_die(const struct qp_msg *m)
 {
 	qp_error *err = NULL;

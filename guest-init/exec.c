@@ -38,13 +38,6 @@ static struct gi_inbuf exec_in[GI_MAX_EXECS];
 
 #define FREE_SLOT ((struct gi_exec){ .out_r = -1, .err_r = -1, .rep_r = -1, .in_w = -1, .pty = -1 })
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 static void send_exit(uint32_t id, int code, int errnum, const char *text)
 {
 	struct qp_msg m = { .type = QP_MSG_EXEC_EXIT };
@@ -162,12 +155,12 @@ void gi_exec_start(const struct qp_run *r)
 	out[0] = errp[0] = rep[0] = in[1] = pty = -1;
 out:
 	for (int i = 0; i < 2; i++) {
-		close_fd(&in[i]);
-		close_fd(&out[i]);
-		close_fd(&errp[i]);
-		close_fd(&rep[i]);
+		gi_close_fd(&in[i]);
+		gi_close_fd(&out[i]);
+		gi_close_fd(&errp[i]);
+		gi_close_fd(&rep[i]);
 	}
-	close_fd(&pty);
+	gi_close_fd(&pty);
 }
 
 int gi_exec_pollfds(struct pollfd *p)
@@ -195,14 +188,10 @@ static void relay_out(struct gi_exec *e, int *fd, uint8_t stream)
 {
 	static uint8_t buf[QP_PROTO_MAX_PAYLOAD - 5];
 	struct qp_msg m = { .type = QP_MSG_EXEC_OUT };
-	ssize_t n = read(*fd, buf, sizeof(buf));
+	ssize_t n = gi_read_chunk(fd, buf, sizeof(buf));
 
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	if (n <= 0)
 		return;
-	if (n <= 0) {
-		close_fd(fd);
-		return;
-	}
 	m.u.exec_out.id = e->id;
 	m.u.exec_out.stream = stream;
 	m.u.exec_out.data = buf;
@@ -217,7 +206,7 @@ static void read_report(struct gi_exec *e)
 
 	if (r < 0)
 		return;
-	close_fd(&e->rep_r);
+	gi_close_fd(&e->rep_r);
 	if (r == 0) {
 		struct qp_msg m = { .type = QP_MSG_EXEC_STARTED };
 		m.u.exec_started.id = e->id;
@@ -246,10 +235,10 @@ void gi_exec_handle(const struct pollfd *p)
 		 * its drain time is up: a leftover child may hold the pipes) */
 		if (e->exited && e->rep_r < 0 &&
 		    ((e->out_r < 0 && e->err_r < 0) || now >= e->drain_deadline)) {
-			close_fd(&e->out_r);
-			close_fd(&e->err_r);
-			close_fd(&e->in_w);
-			close_fd(&e->pty);
+			gi_close_fd(&e->out_r);
+			gi_close_fd(&e->err_r);
+			gi_close_fd(&e->in_w);
+			gi_close_fd(&e->pty);
 			send_exit(e->id, e->code, e->errnum, e->text);
 			*e = FREE_SLOT;
 		}

@@ -26,6 +26,13 @@ extern int gi_chan_ready;
 uint64_t gi_boot_ns(void); /* CLOCK_BOOTTIME in ns */
 int64_t gi_mono_ms(void);  /* CLOCK_MONOTONIC in ms */
 
+/* Close *fd if open; *fd = -1. */
+void gi_close_fd(int *fd);
+/* One read of a relayed output fd: > 0 bytes read; 0 when there is
+ * nothing now (EINTR, EAGAIN) or the fd ended (EOF or an error: *fd is
+ * closed and -1). */
+ssize_t gi_read_chunk(int *fd, void *buf, size_t size);
+
 /* Send one message (thread-safe); the error-returning and the fatal form. */
 int gi_send(const struct qp_msg *m, qp_error **err);
 void gi_send_or_die(const struct qp_msg *m);

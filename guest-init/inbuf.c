@@ -8,13 +8,6 @@
 
 #include "guest-init/guest.h"
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 static void credit(const struct gi_inbuf *b, size_t n)
 {
 	struct qp_msg c = { .type = b->id ? QP_MSG_EXEC_CREDIT : QP_MSG_STDIN_CREDIT };
@@ -43,7 +36,7 @@ void gi_inbuf_flush(struct gi_inbuf *b, int *fd)
 		 * what comes later is dropped, and credited as passed on */
 		credit(b, b->len - b->off);
 		b->off = b->len = 0;
-		close_fd(fd);
+		gi_close_fd(fd);
 		return;
 	}
 	b->off += (size_t)n;
@@ -51,7 +44,7 @@ void gi_inbuf_flush(struct gi_inbuf *b, int *fd)
 	if (b->off == b->len) {
 		b->off = b->len = 0;
 		if (b->eof)
-			close_fd(fd);
+			gi_close_fd(fd);
 	}
 }
 
@@ -60,7 +53,7 @@ void gi_inbuf_put(struct gi_inbuf *b, int *fd, const uint8_t *data, uint32_t len
 	if (len == 0) {
 		b->eof = 1;
 		if (b->len == 0)
-			close_fd(fd);
+			gi_close_fd(fd);
 	} else if (*fd < 0) {
 		credit(b, len); /* the process closed its stdin */
 	} else {

@@ -46,13 +46,6 @@ static void exec_workload(void *arg)
 		      w->err_w, w->exec_w);
 }
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 static void post_event(struct workload *w, int kind, int a, int b)
 {
 	struct event ev = { kind, a, b };
@@ -67,10 +60,10 @@ static void on_spawn(pid_t pid, void *arg)
 
 	w->spawn_ns = gi_boot_ns();
 	/* the parent keeps only its ends, so EOFs arrive */
-	close_fd(&w->stdin_r);
-	close_fd(&w->out_w);
-	close_fd(&w->err_w);
-	close_fd(&w->exec_w);
+	gi_close_fd(&w->stdin_r);
+	gi_close_fd(&w->out_w);
+	gi_close_fd(&w->err_w);
+	gi_close_fd(&w->exec_w);
 	post_event(w, EV_SPAWNED, pid, 0);
 }
 
@@ -107,14 +100,10 @@ static void relay_output(int *fd, uint16_t type)
 {
 	static uint8_t buf[QP_PROTO_MAX_PAYLOAD];
 	struct qp_msg m = { .type = type };
-	ssize_t n = read(*fd, buf, sizeof(buf));
+	ssize_t n = gi_read_chunk(fd, buf, sizeof(buf));
 
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	if (n <= 0)
 		return;
-	if (n <= 0) {
-		close_fd(fd);
-		return;
-	}
 	m.u.data.data = buf;
 	m.u.data.len = (uint32_t)n;
 	gi_send_or_die(&m);
@@ -139,7 +128,7 @@ static void relay_exec(struct relay *rl)
 
 	if (r < 0)
 		return;
-	close_fd(&w->exec_r);
+	gi_close_fd(&w->exec_r);
 	if (r != 0) {
 		gi_send_error(QP_PERR_EXEC, errnum, "%s", text);
 		return;
@@ -245,8 +234,8 @@ static void *relay_main(void *arg)
 			struct qp_msg ex = { .type = QP_MSG_EXIT };
 			ex.u.exit.code = rl->exit_code;
 			ex.u.exit.exit_ns = gi_boot_ns();
-			close_fd(&w->out_r);
-			close_fd(&w->err_r);
+			gi_close_fd(&w->out_r);
+			gi_close_fd(&w->err_r);
 			gi_send_or_die(&ex);
 			rl->exit_sent = 1;
 			if (!(w->run.flags & QP_RUN_F_WAIT_SHUTDOWN))
@@ -399,11 +388,11 @@ void gi_supervise(const struct qp_run *first)
 	/* replace: the next RUN runs in the same root, network and hostname */
 	while (rl.next) {
 		struct qp_run next = rl.next_run;
-		close_fd(&wl.stdin_w);
-		close_fd(&wl.pty);
-		close_fd(&wl.ev_r);
-		close_fd(&wl.ev_w);
-		close_fd(&wl.null_fd);
+		gi_close_fd(&wl.stdin_w);
+		gi_close_fd(&wl.pty);
+		gi_close_fd(&wl.ev_r);
+		gi_close_fd(&wl.ev_w);
+		gi_close_fd(&wl.null_fd);
 		memset(&rl, 0, sizeof(rl));
 		next.rootfs = wl.run.rootfs;
 		next.rootfs_tag = wl.run.rootfs_tag;

@@ -285,6 +285,17 @@ exec_sync() { # ID TIMEOUT ARGS...: ExecSync; the response JSON
 
 now_ms() { date +%s%3N; }
 
+# RemoveContainer $CONTAINER, StopPodSandbox and RemovePodSandbox $SANDBOX,
+# each answered without error
+remove_container_and_sandbox() {
+	run --separate-stderr cri RemoveContainer "{\"container_id\": \"$CONTAINER\"}"
+	assert_status 0
+	run --separate-stderr cri StopPodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
+	assert_status 0
+	run --separate-stderr cri RemovePodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
+	assert_status 0
+}
+
 # ---- scenarios ---------------------------------------------------------------------
 
 # the whole lifecycle with a workload that ends on SIGTERM with status 7
@@ -399,12 +410,7 @@ scenario_stop_kill() { # HANDLER
 	run --separate-stderr cri ContainerStatus "{\"container_id\": \"$CONTAINER\"}"
 	jq -e '.status.state == "CONTAINER_EXITED" and .status.exit_code == 137' <<<"$output" >/dev/null ||
 		flunk "ContainerStatus after StopContainer: expected exited with 137 (SIGKILL):" "$output"
-	run --separate-stderr cri RemoveContainer "{\"container_id\": \"$CONTAINER\"}"
-	assert_status 0
-	run --separate-stderr cri StopPodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
-	assert_status 0
-	run --separate-stderr cri RemovePodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
-	assert_status 0
+	remove_container_and_sandbox
 }
 
 # tty: true (what kubectl run -t asks): the workload on a terminal, its
@@ -426,12 +432,7 @@ scenario_tty() { # HANDLER
 	wait_for 200 container_state_is "$CONTAINER" CONTAINER_EXITED
 	run --separate-stderr cri ContainerStatus "{\"container_id\": \"$CONTAINER\"}"
 	jq -e '.status.exit_code == 5' <<<"$output" >/dev/null || flunk "ContainerStatus: expected exit code 5:" "$output"
-	run --separate-stderr cri RemoveContainer "{\"container_id\": \"$CONTAINER\"}"
-	assert_status 0
-	run --separate-stderr cri StopPodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
-	assert_status 0
-	run --separate-stderr cri RemovePodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
-	assert_status 0
+	remove_container_and_sandbox
 }
 
 # ---- tests ---------------------------------------------------------------------------

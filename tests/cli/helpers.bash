@@ -335,6 +335,13 @@ vm_env() {
 	esac
 }
 
+# setup of a file whose every test runs VM pods: setup() { setup_vm; }
+setup_vm() {
+	need_vm
+	setup_common
+	vm_env
+}
+
 need_vm() {
 	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
 	[ -f "$VM_KERNEL" ] || skip "no guest kernel at $VM_KERNEL (run kernel-config/build.sh)"

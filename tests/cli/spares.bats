@@ -8,11 +8,7 @@
 
 load helpers
 
-setup() {
-	need_vm
-	setup_common
-	vm_env
-}
+setup() { setup_vm; }
 
 teardown() {
 	[ -z "${TEST_DIR:-}" ] || [ ! -d "$ROOT" ] || qp spares drain >/dev/null 2>&1 || true

@@ -12,11 +12,7 @@ load helpers
 
 FAKE_QEMU=$BATS_TEST_DIRNAME/fake-qemu.py
 
-setup() {
-	need_vm
-	setup_common
-	vm_env
-}
+setup() { setup_vm; }
 
 teardown() {
 	teardown_common

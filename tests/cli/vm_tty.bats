@@ -7,15 +7,7 @@
 
 load helpers
 
-setup() {
-	need_vm
-	setup_common
-	vm_env
-}
-
-teardown() {
-	teardown_common
-}
+setup() { setup_vm; }
 
 tty_bundle() { # a VM pod running sh on a terminal
 	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = true | .process.args = ["sh"] | .process.env += ["PS1=qp-prompt$ "]'
