@@ -11,6 +11,7 @@
 #ifndef QPOD_CHANNEL_H
 #define QPOD_CHANNEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -28,15 +29,17 @@ const char *qp_msg_type_name(uint16_t type);
 int qp_msg_sender(uint16_t type);
 
 /* One entry of RUN's mounts (protocol.h), parsed and checked. */
-enum qp_run_mount_kind { QP_RM_9P, QP_RM_9PFILE, QP_RM_TMPFS };
+enum qp_run_mount_kind { QP_RM_9P, QP_RM_9PFILE, QP_RM_TMPFS, QP_RM_POD, QP_RM_PODSHARE };
 struct qp_run_mount {
 	enum qp_run_mount_kind kind;
 	char tag[QP_PROTO_MAX_TAG + 1]; /* 9p, 9pfile */
-	char name[256];                 /* 9pfile: the file in the share */
+	char name[256];                 /* 9pfile: the file in the share; pod: the path in the pod share */
 	char data[256];                 /* tmpfs options */
 	char dest[1024];
 	unsigned long flags;            /* MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC */
 };
+/* A name of one path component in the pod share (a container's directory). */
+bool qp_proto_dir_name_ok(const char *name);
 /* 0 and *out (may be NULL: just check), or -1 if malformed. */
 int qp_run_mount_parse(const char *entry, struct qp_run_mount *out);
 /* The entry for m into buf; -1 if it does not fit or m is not valid. */

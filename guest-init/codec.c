@@ -31,7 +31,7 @@ static const char *const type_names[] = {
 	[QP_MSG_CTL_RESUME] = "CTL_RESUME", [QP_MSG_CLONE] = "CLONE",
 	[QP_MSG_WARM] = "WARM", [QP_MSG_STDIN_CREDIT] = "STDIN_CREDIT",
 	[QP_MSG_WINSIZE] = "WINSIZE", [QP_MSG_EXEC_STDIN] = "EXEC_STDIN",
-	[QP_MSG_EXEC_CREDIT] = "EXEC_CREDIT",
+	[QP_MSG_EXEC_CREDIT] = "EXEC_CREDIT", [QP_MSG_EXEC_SIGNAL] = "EXEC_SIGNAL",
 };
 
 static const unsigned char senders[] = {
@@ -50,6 +50,7 @@ static const unsigned char senders[] = {
 	[QP_MSG_WARM] = QP_SENDER_HOST, [QP_MSG_STDIN_CREDIT] = QP_SENDER_GUEST,
 	[QP_MSG_WINSIZE] = QP_SENDER_HOST | QP_SENDER_CTL,
 	[QP_MSG_EXEC_STDIN] = QP_SENDER_HOST | QP_SENDER_CTL, [QP_MSG_EXEC_CREDIT] = QP_SENDER_GUEST,
+	[QP_MSG_EXEC_SIGNAL] = QP_SENDER_HOST | QP_SENDER_CTL,
 };
 
 uint32_t qp_seed_check(const uint8_t seed[QP_PROTO_SEED_SIZE])
@@ -96,6 +97,66 @@ static int invalid(qp_error **err, int code, const struct qp_msg *m, const char 
 			    qp_msg_type_name(m->type), buf);
 }
 
+/* A container's directory in the pod share: one path component. */
+bool qp_proto_dir_name_ok(const char *n)
+{
+	size_t len = n ? strlen(n) : 0;
+
+	if (!len || len > QP_PROTO_MAX_TAG || !strcmp(n, ".") || !strcmp(n, ".."))
+		return false;
+	for (const char *p = n; *p; p++)
+		if (*p == '/' || (unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f)
+			return false;
+	return true;
+}
+
+/* A cgroup entry "FILE=VALUE" (protocol.h). */
+static bool cgroup_entry_ok(const char *e)
+{
+	static const char *const files[] = { "memory.max=", "memory.swap.max=", "pids.max=", "cpu.max=",
+					     "cpu.weight=" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		size_t k = strlen(files[i]), n;
+		if (strncmp(e, files[i], k))
+			continue;
+		n = strlen(e + k);
+		if (n < 1 || n > 64)
+			return false;
+		for (const char *p = e + k; *p; p++)
+			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f || *p == '/')
+				return false;
+		return true;
+	}
+	return false;
+}
+
+/* RUN's and EXEC's mount kinds: pod only in a container's EXEC, podshare
+ * only in RUN. */
+static int validate_run_extras(const struct qp_run *r, int code, const struct qp_msg *m, qp_error **err)
+{
+	bool container = r->flags & QP_RUN_F_CONTAINER;
+
+	if ((r->flags & QP_RUN_F_NEW_NS) && !container)
+		return invalid(err, code, m, "namespace flags without a container");
+	if (r->cgroupc > QP_PROTO_MAX_CGROUP || (r->cgroupc && !container))
+		return invalid(err, code, m, "cgroup entries without a container");
+	for (uint32_t i = 0; i < r->cgroupc; i++)
+		if (!r->cgroup || !r->cgroup[i] || !cgroup_entry_ok(r->cgroup[i]))
+			return invalid(err, code, m, "cgroup[%u] is not a known FILE=VALUE", i);
+	for (uint32_t i = 0; i < r->mountc; i++) {
+		struct qp_run_mount rm;
+		if (qp_run_mount_parse(r->mounts[i], &rm) < 0)
+			continue; /* validate_run names it */
+		if ((rm.kind == QP_RM_POD) != container && rm.kind != QP_RM_TMPFS)
+			return invalid(err, code, m, "mounts[%u]: a pod mount only in a container", i);
+		if (container && rm.kind != QP_RM_POD && rm.kind != QP_RM_TMPFS)
+			return invalid(err, code, m, "mounts[%u]: a container takes tmpfs and pod mounts", i);
+		if (rm.kind == QP_RM_PODSHARE && m->type != QP_MSG_RUN)
+			return invalid(err, code, m, "mounts[%u]: the pod share only in RUN", i);
+	}
+	return 0;
+}
+
 static int validate_run(const struct qp_run *r, int code, const struct qp_msg *m, qp_error **err)
 {
 	static const uint8_t zero[4];
@@ -140,7 +201,7 @@ static int validate_run(const struct qp_run *r, int code, const struct qp_msg *m
 		return invalid(err, code, m, "a terminal without stdin");
 	if (!(r->flags & QP_RUN_F_TERMINAL) && (r->rows || r->cols))
 		return invalid(err, code, m, "a window size without a terminal");
-	return 0;
+	return validate_run_extras(r, code, m, err);
 }
 
 /* Semantic checks of a message whose strings are NUL-terminated. */
@@ -148,17 +209,34 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 {
 	switch (m->type) {
 	case QP_MSG_RUN:
+		if (m->u.run.flags & (QP_RUN_F_CONTAINER | QP_RUN_F_JOIN))
+			return invalid(err, code, m, "a container or join flag in RUN");
 		return validate_run(&m->u.run, code, m, err);
 	case QP_MSG_EXEC: {
 		static const uint8_t zero[6];
 		const struct qp_run *r = &m->u.run;
+		bool container = r->flags & QP_RUN_F_CONTAINER, join = r->flags & QP_RUN_F_JOIN;
 		if (r->id == 0)
 			return invalid(err, code, m, "id 0");
-		if (r->rootfs != QP_ROOTFS_INITRAMFS || r->prefix || memcmp(r->mac, zero, 6) ||
-		    memcmp(r->ip, zero, 4) || r->mountc)
-			return invalid(err, code, m, "an exec cannot set the rootfs, mounts or the network");
+		if (r->prefix || memcmp(r->mac, zero, 6) || memcmp(r->ip, zero, 4))
+			return invalid(err, code, m, "an exec cannot set the network");
+		if (container && join)
+			return invalid(err, code, m, "a container that joins a container");
+		if (container || join) {
+			if (r->rootfs != QP_ROOTFS_9P_SUBDIR || !qp_proto_dir_name_ok(r->rootfs_tag))
+				return invalid(err, code, m, "a container names its directory in the pod share");
+			if (join && r->mountc)
+				return invalid(err, code, m, "a join cannot set mounts");
+		} else if (r->rootfs != QP_ROOTFS_INITRAMFS || r->mountc) {
+			return invalid(err, code, m, "an exec cannot set the rootfs or mounts");
+		}
 		return validate_run(r, code, m, err);
 	}
+	case QP_MSG_EXEC_SIGNAL:
+		if (m->u.exec_signal.id == 0 || m->u.exec_signal.signo < 1 ||
+		    m->u.exec_signal.signo > QP_PROTO_MAX_SIGNAL)
+			return invalid(err, code, m, "id 0 or signal %u out of range", m->u.exec_signal.signo);
+		return 0;
 	case QP_MSG_EXEC_STARTED:
 		if (m->u.exec_started.id == 0 || m->u.exec_started.pid == 0 ||
 		    m->u.exec_started.pid > INT32_MAX)
@@ -357,6 +435,11 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 		put_strv(w, r->mounts, r->mountc);
 		put_u16(w, r->rows);
 		put_u16(w, r->cols);
+		put_strv(w, r->cgroup, r->cgroupc);
+		break;
+	case QP_MSG_EXEC_SIGNAL:
+		put_u32(w, m->u.exec_signal.id);
+		put_u32(w, m->u.exec_signal.signo);
 		break;
 	case QP_MSG_STARTED:
 		put_u32(w, m->u.started.pid);
@@ -622,11 +705,13 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 		    get_bytes(r, run->gateway, 4, "gateway", err) < 0 ||
 		    get_bytes(r, run->mac, 6, "mac", err) < 0 ||
 		    get_strv_max(r, r->st->mounts, &run->mountc, QP_PROTO_MAX_MOUNTS, "mounts", err) < 0 ||
-		    get_u16(r, &run->rows, "rows", err) < 0 || get_u16(r, &run->cols, "cols", err) < 0)
+		    get_u16(r, &run->rows, "rows", err) < 0 || get_u16(r, &run->cols, "cols", err) < 0 ||
+		    get_strv_max(r, r->st->cgroup, &run->cgroupc, QP_PROTO_MAX_CGROUP, "cgroup", err) < 0)
 			return -1;
 		run->argv = r->st->argv;
 		run->env = r->st->env;
 		run->mounts = r->st->mounts;
+		run->cgroup = r->st->cgroup;
 		return 0;
 	case QP_MSG_STARTED:
 		return get_u32(r, &m->u.started.pid, "pid", err) < 0 ||
@@ -655,6 +740,9 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 			return -1;
 		r->off = r->len;
 		return 0;
+	case QP_MSG_EXEC_SIGNAL:
+		return get_u32(r, &m->u.exec_signal.id, "id", err) < 0 ||
+		       get_u32(r, &m->u.exec_signal.signo, "signo", err) < 0 ? -1 : 0;
 	case QP_MSG_EXEC_CREDIT:
 		return get_u32(r, &m->u.exec_credit.id, "id", err) < 0 ||
 		       get_u32(r, &m->u.exec_credit.bytes, "bytes", err) < 0 ? -1 : 0;

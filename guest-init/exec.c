@@ -6,6 +6,7 @@
  * At most GI_MAX_EXECS run at once; each keeps a copy of its EXEC strings
  * only until it has exec'd (the child uses them), so memory is bounded. */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ struct gi_exec {
 	int exited, code, errnum;
 	int64_t drain_deadline;
 	char argv0[128], cwd[128]; /* for the error text (bounded copies) */
+	char ctr[QP_PROTO_MAX_TAG + 1]; /* CONTAINER: its name (its cgroup's), else "" */
 	char text[256];
 };
 
@@ -75,9 +77,21 @@ fail:
 	_exit(rep.step == GI_STEP_EXEC && (rep.errnum == ENOENT || rep.errnum == ENOTDIR) ? 127 : 126);
 }
 
+void gi_exec_ctr_child(const struct qp_run *r, struct gi_ctr *c, int in, int out, int err, int rep_w)
+{
+	if (gi_ctr_enter(r, c) < 0) {
+		struct gi_exec_report rep = { GI_STEP_CONTAINER, errno };
+		if (write(rep_w, &rep, sizeof(rep)) < 0)
+			_exit(127);
+		_exit(126);
+	}
+	gi_exec_child(r, in, out, err, rep_w);
+}
+
 int gi_exec_report_read(int fd, const struct qp_run *r, int *errnum, char *text, size_t size)
 {
-	static const char *const steps[] = { "", "set up stdio", "set uid/gid", "chdir", "exec" };
+	static const char *const steps[] = { "", "set up stdio", "set uid/gid", "chdir", "exec",
+					     "enter the container for" };
 	struct gi_exec_report rep;
 	char shown[QP_SHOWN_MAX];
 	ssize_t n = read(fd, &rep, sizeof(rep));
@@ -86,7 +100,7 @@ int gi_exec_report_read(int fd, const struct qp_run *r, int *errnum, char *text,
 		return -1;
 	if (n == 0)
 		return 0;
-	if (n != sizeof(rep) || rep.step < GI_STEP_STDIO || rep.step > GI_STEP_EXEC) {
+	if (n != sizeof(rep) || rep.step < GI_STEP_STDIO || rep.step > GI_STEP_CONTAINER) {
 		*errnum = EIO;
 		snprintf(text, size, "setup of the process failed");
 		return 1;
@@ -110,13 +124,50 @@ static int exec_stdio(const struct qp_run *r, int in[2], int out[2], int errp[2]
 	return (in[0] = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0 ? -1 : 0;
 }
 
+/* The running container named name, or NULL. */
+static struct gi_exec *container_named(const char *name)
+{
+	for (int i = 0; i < GI_MAX_EXECS; i++)
+		if (execs[i].id && !execs[i].exited && !strcmp(execs[i].ctr, name))
+			return &execs[i];
+	return NULL;
+}
+
+/* CONTAINER and JOIN: what the child needs, or EXEC_EXIT and -1. */
+static int prepare_container(const struct qp_run *r, struct gi_ctr *c)
+{
+	struct gi_exec *target = NULL;
+	char why[200];
+
+	if (!(r->flags & (QP_RUN_F_CONTAINER | QP_RUN_F_JOIN)))
+		return 0;
+	target = container_named(r->rootfs_tag);
+	if ((r->flags & QP_RUN_F_CONTAINER) && target) {
+		send_exit(r->id, 126, EEXIST, "a container of this name is running");
+		return -1;
+	}
+	if ((r->flags & QP_RUN_F_JOIN) && !target) {
+		send_exit(r->id, 126, ESRCH, "no container of this name is running");
+		return -1;
+	}
+	if (gi_ctr_prepare(r, target ? target->pid : 0, c, why, sizeof(why)) < 0) {
+		int e = errno;
+		send_exit(r->id, 126, e ? e : EIO, why);
+		return -1;
+	}
+	return 0;
+}
+
 void gi_exec_start(const struct qp_run *r)
 {
 	struct gi_exec *e = NULL;
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, errp[2] = { -1, -1 }, rep[2] = { -1, -1 };
 	int pty = -1, slot = -1;
+	bool ctr = r->flags & (QP_RUN_F_CONTAINER | QP_RUN_F_JOIN);
+	struct gi_ctr c;
 	pid_t pid;
 
+	gi_ctr_init(&c);
 	for (int i = 0; i < GI_MAX_EXECS; i++) {
 		if (execs[i].id == r->id) {
 			send_exit(r->id, 126, EEXIST, "an exec with this id is running");
@@ -135,14 +186,23 @@ void gi_exec_start(const struct qp_run *r)
 		send_exit(r->id, 126, err, r->flags & QP_RUN_F_TERMINAL ? "open a pty" : "pipe");
 		goto out;
 	}
-	pid = fork();
+	if (prepare_container(r, &c) < 0)
+		goto out;
+	pid = ctr ? gi_ctr_fork(r, &c) : fork();
 	if (pid < 0) {
 		send_exit(r->id, 126, errno, "fork");
+		if (r->flags & QP_RUN_F_CONTAINER)
+			gi_ctr_end(r->rootfs_tag);
 		goto out;
 	}
-	if (pid == 0)
+	if (pid == 0) {
+		if (ctr)
+			gi_exec_ctr_child(r, &c, in[0], out[1], errp[1], rep[1]);
 		gi_exec_child(r, in[0], out[1], errp[1], rep[1]);
+	}
 	*e = FREE_SLOT;
+	if (r->flags & QP_RUN_F_CONTAINER)
+		snprintf(e->ctr, sizeof(e->ctr), "%s", r->rootfs_tag);
 	e->id = r->id, e->pid = pid, e->code = -1;
 	e->out_r = out[0], e->err_r = errp[0], e->rep_r = rep[0];
 	e->in_w = in[1], e->pty = pty;
@@ -161,6 +221,7 @@ out:
 		gi_close_fd(&rep[i]);
 	}
 	gi_close_fd(&pty);
+	gi_ctr_close(&c);
 }
 
 int gi_exec_pollfds(struct pollfd *p)
@@ -239,6 +300,8 @@ void gi_exec_handle(const struct pollfd *p)
 			gi_close_fd(&e->err_r);
 			gi_close_fd(&e->in_w);
 			gi_close_fd(&e->pty);
+			if (e->ctr[0])
+				gi_ctr_end(e->ctr);
 			send_exit(e->id, e->code, e->errnum, e->text);
 			*e = FREE_SLOT;
 		}
@@ -277,6 +340,17 @@ void gi_exec_winsize(const struct qp_msg *m)
 		gi_send_error(QP_PERR_STATE, 0, "WINSIZE: no exec %u", m->u.winsize.id);
 	else
 		gi_pty_winsize(e->pty, m->u.winsize.rows, m->u.winsize.cols);
+}
+
+/* A signal for an exec that already ended (its EXEC_EXIT on its way) is
+ * the race every kill has with an exit: nothing to do. */
+void gi_exec_signal(const struct qp_msg *m)
+{
+	int i;
+	struct gi_exec *e = exec_by_id(m->u.exec_signal.id, &i);
+
+	if (e && !e->exited)
+		kill(e->pid, (int)m->u.exec_signal.signo);
 }
 
 void gi_exec_stdin(const struct qp_msg *m)

@@ -65,6 +65,8 @@ void gi_mount_cgroup2(void);  /* /sys/fs/cgroup, every controller enabled */
 void gi_enter_rootfs(const struct qp_run *r);
 /* RUN's own mounts, inside the new root. */
 void gi_apply_mounts(const struct qp_run *r);
+/* The pod share (RUN's podshare mount), O_PATH; -1 when the pod has none. */
+extern int gi_pod_share_fd;
 
 /* ---- net.c ---- */
 
@@ -110,9 +112,11 @@ void gi_pty_winsize(int master, uint16_t rows, uint16_t cols);
 
 /* ---- exec.c: starting processes (the workload and EXECs) ---- */
 
+struct gi_ctr; /* container.c */
+
 /* How the forked child of a process failed: written to a close-on-exec
  * pipe, so EOF alone means the exec worked. */
-enum { GI_STEP_STDIO = 1, GI_STEP_IDS, GI_STEP_CWD, GI_STEP_EXEC };
+enum { GI_STEP_STDIO = 1, GI_STEP_IDS, GI_STEP_CWD, GI_STEP_EXEC, GI_STEP_CONTAINER };
 struct gi_exec_report {
 	int step, errnum;
 };
@@ -123,9 +127,35 @@ struct gi_exec_report {
  * failed step goes to rep_w; then it exits 127 (not found) or 126. */
 __attribute__((noreturn)) void gi_exec_child(const struct qp_run *r, int in, int out, int err,
 					     int rep_w);
+/* The same, for a container's process: c entered first (gi_ctr_enter). */
+__attribute__((noreturn)) void gi_exec_ctr_child(const struct qp_run *r, struct gi_ctr *c, int in, int out,
+						 int err, int rep_w);
 /* Read the report pipe: 0 = exec'd (EOF), 1 = failed (*errnum and a
  * one-line text naming the step and r's command or cwd), -1 = EINTR. */
 int gi_exec_report_read(int fd, const struct qp_run *r, int *errnum, char *text, size_t size);
+
+/* ---- container.c: the pod's containers (EXEC with CONTAINER or JOIN) ---- */
+
+#define GI_CTR_TREES (1 + QP_PROTO_MAX_MOUNTS) /* the root, then one per mount */
+#define GI_CTR_NS 5
+struct gi_ctr {
+	int trees[GI_CTR_TREES]; /* detached copies from the pod share (-1: none) */
+	int cg;                  /* the container's cgroup directory */
+	int ns[GI_CTR_NS];       /* JOIN: the container's ipc, uts, net, cgroup, mnt */
+	int pidns, self_pidns;   /* JOIN: its PID namespace; ours, to set back */
+};
+void gi_ctr_init(struct gi_ctr *c);
+void gi_ctr_close(struct gi_ctr *c);
+/* In the relay thread: what the child needs (join_pid: JOIN's container's
+ * process); -1 with errno and why. */
+int gi_ctr_prepare(const struct qp_run *r, pid_t join_pid, struct gi_ctr *c, char *why, size_t n);
+/* fork(), the child in the PID namespace r asks for. */
+pid_t gi_ctr_fork(const struct qp_run *r, struct gi_ctr *c);
+/* In the child: the container's root and namespaces (or join them); -1
+ * with errno. */
+int gi_ctr_enter(const struct qp_run *r, struct gi_ctr *c);
+/* A container ended: what is left in its cgroup killed, the cgroup removed. */
+void gi_ctr_end(const char *name);
 
 /* ---- exec.c: extra processes in the pod (EXEC messages) ---- */
 
@@ -143,8 +173,9 @@ void gi_exec_handle(const struct pollfd *p);
 /* tinyinit reaped pid (not the workload): if it is an exec, note its code.
  * Called from the relay thread (through the event pipe). */
 void gi_exec_reaped(pid_t pid, int code);
-/* WINSIZE and EXEC_STDIN for an exec (its id != 0). */
+/* WINSIZE, EXEC_SIGNAL and EXEC_STDIN for an exec (its id != 0). */
 void gi_exec_winsize(const struct qp_msg *m);
+void gi_exec_signal(const struct qp_msg *m);
 void gi_exec_stdin(const struct qp_msg *m);
 
 #endif

@@ -84,12 +84,36 @@ static void mount_share_subdir(const char *tag, unsigned long ro)
 		die("unmount " SHARE);
 }
 
+int gi_pod_share_fd = -1;
+
+/* RUN's podshare entry: the pod share mounted in the initramfs, where the
+ * workload's root will cover it; guest-init keeps a descriptor of it, so
+ * the pod's containers take their roots from it (container.c) while no
+ * process of the pod can reach it by a path. */
+static void mount_pod_share(const struct qp_run *r)
+{
+	for (uint32_t i = 0; i < r->mountc; i++) {
+		struct qp_run_mount m;
+		if (qp_run_mount_parse(r->mounts[i], &m) < 0 || m.kind != QP_RM_PODSHARE)
+			continue;
+		make_dir(QP_PROTO_POD_DEST);
+		if (mount(m.tag, QP_PROTO_POD_DEST, "9p", MS_NOSUID | MS_NODEV, NINEP_OPTS) < 0)
+			die("mount the pod share (9p tag \"%s\")", m.tag);
+		gi_pod_share_fd = open(QP_PROTO_POD_DEST, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (gi_pod_share_fd < 0)
+			die("open the pod share");
+		return;
+	}
+}
+
 /* The workload's root: the 9p share (or its subdirectory), entered
  * switch_root style (the initramfs cannot be pivot_root'ed away), or the
  * initramfs itself. */
 void gi_enter_rootfs(const struct qp_run *r)
 {
 	static const char *const moved[] = { "/dev", "/proc", "/sys" };
+
+	mount_pod_share(r);
 
 	if (r->rootfs == QP_ROOTFS_9P || r->rootfs == QP_ROOTFS_9P_SUBDIR) {
 		unsigned long ro = r->flags & QP_RUN_F_ROOTFS_RO ? MS_RDONLY : 0;
@@ -147,7 +171,9 @@ void gi_apply_mounts(const struct qp_run *r)
 		if (qp_run_mount_parse(r->mounts[i], &m) < 0)
 			gi_fatal(QP_PERR_PROTOCOL, 0, "mounts[%u] is malformed", i);
 		fl = m.flags & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY);
-		if (m.kind == QP_RM_TMPFS) {
+		if (m.kind == QP_RM_PODSHARE) {
+			continue; /* mounted aside (mount_pod_share) */
+		} else if (m.kind == QP_RM_TMPFS) {
 			make_dirs(m.dest);
 			if (mount("tmpfs", m.dest, "tmpfs", fl, m.data[0] ? m.data : NULL) < 0)
 				die("mount tmpfs on \"%s\"", m.dest);

@@ -48,9 +48,22 @@
  *                    tmpfs   SOURCE the tmpfs options ("size=1m,mode=755" or "")
  *                  DEST absolute, without ".." or tabs; FLAGS a comma list
  *                  of ro, nosuid, nodev, noexec (or ""),
+ *                    pod     SOURCE a path relative to the pod share (below),
+ *                            of 1..3 components without "." or "..": that
+ *                            directory or file bound on DEST (CONTAINER
+ *                            EXECs only)
+ *                    podshare SOURCE a 9p tag, DEST QP_PROTO_POD_DEST: the
+ *                            pod share, mounted aside (outside the
+ *                            workload's root) before the root is entered,
+ *                            for the pod's containers (RUN only)
  *                  u16 rows, u16 cols (the terminal's first window size,
  *                  with QP_RUN_F_TERMINAL; 0 0 = the pty's default; without
- *                  the flag both must be 0)
+ *                  the flag both must be 0),
+ *                  strv cgroup (<= QP_PROTO_MAX_CGROUP; CONTAINER only, else
+ *                  none), each "FILE=VALUE": a limit written to the
+ *                  container's own cgroup in the guest; FILE one of
+ *                  memory.max, memory.swap.max, pids.max, cpu.max,
+ *                  cpu.weight, VALUE 1..64 printable bytes
  *                  With QP_RUN_F_TERMINAL (needs QP_RUN_F_STDIN) the process
  *                  runs on a pty of the guest's, as session leader with it
  *                  as its controlling terminal; STDOUT carries the pty's
@@ -87,6 +100,22 @@
  *                  and network as they are.  stdin is /dev/null, or with
  *                  QP_RUN_F_STDIN comes from EXEC_STDIN; QP_RUN_F_TERMINAL
  *                  as for RUN (its output is EXEC_OUT stream 1).
+ *                  With QP_RUN_F_CONTAINER the process is a container of
+ *                  the pod (one VM per pod): rootfs is 9P_SUBDIR and
+ *                  rootfs_tag the container's directory in the pod share
+ *                  (one path component); its root is that directory's
+ *                  root/, in a mount namespace of its own (/proc, /sys,
+ *                  /dev and a /tmp tmpfs as a pod's, then its own mounts:
+ *                  tmpfs and pod kinds), hostname set when NEW_UTS, a
+ *                  cgroup of its own named rootfs_tag with the cgroup
+ *                  entries, the NEW_* namespaces of its own, the others
+ *                  the pod's.  A container's end kills what is left in
+ *                  its cgroup.  With QP_RUN_F_JOIN (not with CONTAINER)
+ *                  the process joins the running container rootfs_tag:
+ *                  its mount, PID, IPC, UTS, network and cgroup
+ *                  namespaces and its cgroup.
+ *   EXEC_SIGNAL H  u32 id, u32 signo (1..QP_PROTO_MAX_SIGNAL): to that
+ *                  exec's process (a container's: its init)
  *   EXEC_STDIN  H  u32 id, raw bytes; no bytes means end of input.  The
  *                  STDIN window per exec, credited back by EXEC_CREDIT
  *   EXEC_CREDIT G  u32 id, u32 bytes (1..QP_PROTO_STDIN_WINDOW): as
@@ -113,7 +142,8 @@
  * Local control messages (CTL: between qpod processes on the host and the
  * pod's monitor over ctl.sock, never to or from a guest; the monitor accepts
  * from a client CTL_START, CTL_PAUSE, CTL_RESUME, SIGNAL, EXEC, MEMINFO_REQ
- * and SHUTDOWN, and for the client's exec EXEC_STDIN and WINSIZE (their id
+ * and SHUTDOWN, and for the client's exec EXEC_STDIN, EXEC_SIGNAL and
+ * WINSIZE (their id
  * is the monitor's to set), and answers with CTL_REPLY, MEMINFO, or the
  * EXEC_* of that client's exec, EXEC_CREDIT included):
  *   CTL_START   C  empty: send the pod's RUN (OCI start)
@@ -150,7 +180,7 @@
 #include <stdint.h>
 
 #define QP_PROTO_MAGIC 0x444f5051u /* bytes 'Q' 'P' 'O' 'D' */
-#define QP_PROTO_VERSION 4
+#define QP_PROTO_VERSION 5
 #define QP_PROTO_HDR_SIZE 12
 #define QP_PROTO_MAX_PAYLOAD 65536
 #define QP_PROTO_FRAME_MAX (QP_PROTO_HDR_SIZE + QP_PROTO_MAX_PAYLOAD)
@@ -160,6 +190,8 @@
 #define QP_PROTO_MAX_HOSTNAME 64
 #define QP_PROTO_MAX_SIGNAL 64
 #define QP_PROTO_MAX_MOUNTS 16 /* RUN mounts */
+#define QP_PROTO_MAX_CGROUP 8  /* RUN cgroup entries (a container's limits) */
+#define QP_PROTO_POD_DEST "/.pod" /* a podshare entry's DEST (mounted aside) */
 #define QP_PROTO_PORT_NAME "qpod.0" /* virtio-serial port name */
 #define QP_PROTO_SEED_SIZE 32 /* CLONE's RNG seed, bytes */
 
@@ -199,7 +231,8 @@ enum qp_msg_type {
 	QP_MSG_WINSIZE = 25,
 	QP_MSG_EXEC_STDIN = 26,
 	QP_MSG_EXEC_CREDIT = 27,
-	QP_MSG_TYPE_MAX = QP_MSG_EXEC_CREDIT,
+	QP_MSG_EXEC_SIGNAL = 28,
+	QP_MSG_TYPE_MAX = QP_MSG_EXEC_SIGNAL,
 };
 
 /* who may send a type: a receiver refuses a message from the wrong side
@@ -212,7 +245,16 @@ enum {
 	QP_RUN_F_ROOTFS_RO = 1u << 1,     /* mount the 9p rootfs read-only */
 	QP_RUN_F_WAIT_SHUTDOWN = 1u << 2, /* after EXIT keep serving until SHUTDOWN */
 	QP_RUN_F_TERMINAL = 1u << 3,      /* a pty of the guest's as stdio (needs STDIN) */
-	QP_RUN_F_ALL = (1u << 4) - 1,
+	QP_RUN_F_CONTAINER = 1u << 4,     /* EXEC: a container of the pod (its own root) */
+	QP_RUN_F_NEW_PID = 1u << 5,       /* CONTAINER: a PID namespace of its own */
+	QP_RUN_F_NEW_IPC = 1u << 6,       /* CONTAINER: an IPC namespace of its own */
+	QP_RUN_F_NEW_UTS = 1u << 7,       /* CONTAINER: a UTS namespace (hostname) of its own */
+	QP_RUN_F_NEW_NET = 1u << 8,       /* CONTAINER: a network namespace of its own */
+	QP_RUN_F_NEW_CGROUP = 1u << 9,    /* CONTAINER: a cgroup namespace of its own */
+	QP_RUN_F_JOIN = 1u << 10,         /* EXEC: into the running container rootfs_tag */
+	QP_RUN_F_ALL = (1u << 11) - 1,
+	QP_RUN_F_NEW_NS = QP_RUN_F_NEW_PID | QP_RUN_F_NEW_IPC | QP_RUN_F_NEW_UTS | QP_RUN_F_NEW_NET |
+			  QP_RUN_F_NEW_CGROUP,
 };
 
 enum qp_rootfs {
@@ -259,6 +301,8 @@ struct qp_run {
 	uint32_t mountc;
 	const char *const *mounts; /* "KIND\tSOURCE\tDEST\tFLAGS", NULL-terminated */
 	uint16_t rows, cols;       /* QP_RUN_F_TERMINAL's first window size */
+	uint32_t cgroupc;
+	const char *const *cgroup; /* "FILE=VALUE", NULL-terminated */
 };
 
 /* A message, decoded or to be encoded.  Decoded pointers point into a
@@ -339,6 +383,9 @@ struct qp_msg {
 		struct {
 			uint32_t id, bytes;
 		} exec_credit;
+		struct {
+			uint32_t id, signo;
+		} exec_signal;
 	} u;
 };
 
@@ -350,6 +397,7 @@ struct qp_msg_store {
 	const char *argv[QP_PROTO_MAX_STRV + 1];
 	const char *env[QP_PROTO_MAX_STRV + 1];
 	const char *mounts[QP_PROTO_MAX_MOUNTS + 1];
+	const char *cgroup[QP_PROTO_MAX_CGROUP + 1];
 };
 
 #endif

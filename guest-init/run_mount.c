@@ -81,6 +81,24 @@ int qp_run_mount_parse(const char *entry, struct qp_run_mount *out)
 		*slash = '\0';
 		snprintf(m.tag, sizeof(m.tag), "%s", f[1]);
 		snprintf(m.name, sizeof(m.name), "%s", slash + 1);
+	} else if (!strcmp(f[0], "pod")) {
+		/* 1..3 components, each a plain name */
+		char path[256], *save2 = NULL;
+		int k = 0;
+		m.kind = QP_RM_POD;
+		if (strlen(f[1]) >= sizeof(path) || strstr(f[1], "//") || f[1][0] == '/' || !f[1][0] ||
+		    f[1][strlen(f[1]) - 1] == '/')
+			return -1;
+		snprintf(m.name, sizeof(m.name), "%s", f[1]);
+		strcpy(path, f[1]);
+		for (char *c = strtok_r(path, "/", &save2); c; c = strtok_r(NULL, "/", &save2))
+			if (++k > 3 || !qp_proto_dir_name_ok(c))
+				return -1;
+	} else if (!strcmp(f[0], "podshare")) {
+		m.kind = QP_RM_PODSHARE;
+		if (!rm_tag_ok(f[1], strlen(f[1])) || strcmp(f[2], QP_PROTO_POD_DEST) || m.flags)
+			return -1;
+		snprintf(m.tag, sizeof(m.tag), "%s", f[1]);
 	} else if (!strcmp(f[0], "tmpfs")) {
 		m.kind = QP_RM_TMPFS;
 		if (strlen(f[1]) >= sizeof(m.data) || strchr(f[1], '\t'))
@@ -103,13 +121,17 @@ int qp_run_mount_format(const struct qp_run_mount *m, char *buf, size_t size)
 	for (size_t k = 0; k < sizeof(rm_flags) / sizeof(rm_flags[0]); k++)
 		if (m->flags & rm_flags[k].flag)
 			fl += (size_t)snprintf(flags + fl, sizeof(flags) - fl, "%s%s", fl ? "," : "", rm_flags[k].name);
+	static const char *const kinds[] = { [QP_RM_9P] = "9p", [QP_RM_9PFILE] = "9pfile", [QP_RM_TMPFS] = "tmpfs",
+					     [QP_RM_POD] = "pod", [QP_RM_PODSHARE] = "podshare" };
 	if (m->kind == QP_RM_9PFILE)
 		snprintf(src, sizeof(src), "%s/%s", m->tag, m->name);
+	else if (m->kind == QP_RM_POD)
+		snprintf(src, sizeof(src), "%s", m->name);
 	else
 		snprintf(src, sizeof(src), "%s", m->kind == QP_RM_TMPFS ? m->data : m->tag);
-	n = snprintf(buf, size, "%s\t%s\t%s\t%s",
-		     m->kind == QP_RM_9P ? "9p" : m->kind == QP_RM_9PFILE ? "9pfile" : "tmpfs", src, m->dest,
-		     flags);
+	if ((unsigned)m->kind >= sizeof(kinds) / sizeof(kinds[0]))
+		return -1;
+	n = snprintf(buf, size, "%s\t%s\t%s\t%s", kinds[m->kind], src, m->dest, flags);
 	if (n < 0 || (size_t)n >= size)
 		return -1;
 	return qp_run_mount_parse(buf, NULL);

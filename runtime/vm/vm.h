@@ -150,6 +150,20 @@ int vm_ctl_call(int dirfd, const struct qp_msg *req, struct qp_msg *reply, char 
  * closed, once the guest has started the process. */
 int vm_ctl_exec(int dirfd, const struct qp_process *proc, const char *console, int started_fd,
 		int *status, qp_error **err);
+/* vm_ctl_exec with more: a container of the pod, or a join of one
+ * (protocol.h; member/), and a descriptor served beside the exec. */
+struct vm_exec_opts {
+	const char *console;     /* proc->terminal: the console socket, or ... */
+	int tty;                 /* ... a terminal's slave made already (-1: none) */
+	int started_fd;
+	const struct qp_run *ctr; /* NULL, or the fields of a CONTAINER or JOIN
+				   * exec: flags, rootfs_tag, hostname, mounts, cgroup */
+	int extra_fd;            /* -1, or polled: extra() when readable */
+	int (*extra)(void *ctx, struct qp_chan *ch, qp_error **err);
+	void *ctx;
+};
+int vm_ctl_exec_opts(int dirfd, const struct qp_process *proc, const struct vm_exec_opts *o, int *status,
+		     qp_error **err);
 
 /* The VM's RAM for a spec: its memory limit (rounded up to MiB, within
  * bounds), 256 MiB without one (mon_boot.c). */

@@ -168,17 +168,12 @@ static int exec_winsize(struct ctl_exec *x, struct qp_chan *ch, qp_error **err)
 	return qp_chan_send(ch, &m, QP_VM_SEND_TIMEOUT_MS, err);
 }
 
-/* A terminal: the master to the console socket, the slave (raw: the
- * guest's pty does the line discipline) our end of it. */
-static int exec_terminal(struct ctl_exec *x, const char *console, struct qp_run *r, qp_error **err)
+/* A terminal whose master went to the client already (a container's, at
+ * create): the slave is ours (and closed with the exec). */
+static int exec_tty(struct ctl_exec *x, int slave, struct qp_run *r, qp_error **err)
 {
-	_cleanup_close_ int master = -1;
-	int slave = -1;
-
-	if (qp_console_pair(&master, &slave, err) < 0)
-		return -1;
 	x->tty = x->in_fd = x->out_fd = x->err_fd = slave;
-	if (qp_console_raw(slave, NULL, err) < 0 || qp_console_send(console, master, err) < 0)
+	if (qp_console_raw(slave, NULL, err) < 0)
 		return -1;
 	x->credit = QP_PROTO_STDIN_WINDOW;
 	r->flags |= QP_RUN_F_TERMINAL | QP_RUN_F_STDIN;
@@ -189,11 +184,46 @@ static int exec_terminal(struct ctl_exec *x, const char *console, struct qp_run 
 	return 0;
 }
 
+/* A terminal: the master to the console socket, the slave (raw: the
+ * guest's pty does the line discipline) our end of it. */
+static int exec_terminal(struct ctl_exec *x, const char *console, struct qp_run *r, qp_error **err)
+{
+	_cleanup_close_ int master = -1;
+	int slave = -1;
+
+	if (qp_console_pair(&master, &slave, err) < 0)
+		return -1;
+	if (exec_tty(x, slave, r, err) < 0)
+		return -1;
+	return qp_console_send(console, master, err);
+}
+
+/* The container's or join's own fields over what proc gave. */
+static void exec_container_fields(struct qp_run *r, const struct qp_run *c)
+{
+	r->flags |= c->flags;
+	r->rootfs = QP_ROOTFS_9P_SUBDIR;
+	r->rootfs_tag = c->rootfs_tag;
+	r->hostname = c->hostname ? c->hostname : "";
+	r->mounts = c->mounts;
+	r->mountc = c->mountc;
+	r->cgroup = c->cgroup;
+	r->cgroupc = c->cgroupc;
+}
+
 int vm_ctl_exec(int dirfd, const struct qp_process *proc, const char *console, int started_fd,
 		int *status, qp_error **err)
 {
+	struct vm_exec_opts o = { .console = console, .tty = -1, .started_fd = started_fd, .extra_fd = -1 };
+
+	return vm_ctl_exec_opts(dirfd, proc, &o, status, err);
+}
+
+int vm_ctl_exec_opts(int dirfd, const struct qp_process *proc, const struct vm_exec_opts *o, int *status,
+		     qp_error **err)
+{
 	_cleanup_close_ int fd = ctl_connect(dirfd, err);
-	struct ctl_exec x = { .dirfd = dirfd, .started_fd = started_fd, .out_fd = 1, .err_fd = 2,
+	struct ctl_exec x = { .dirfd = dirfd, .started_fd = o->started_fd, .out_fd = 1, .err_fd = 2,
 			      .tty = -1, .in_fd = -1, .status = status };
 	struct qp_msg m = { .type = QP_MSG_EXEC };
 	struct qp_chan *ch;
@@ -208,22 +238,28 @@ int vm_ctl_exec(int dirfd, const struct qp_process *proc, const char *console, i
 	m.u.run.rootfs = QP_ROOTFS_INITRAMFS;
 	m.u.run.rootfs_tag = "";
 	m.u.run.hostname = "";
-	if (proc->terminal && exec_terminal(&x, console, &m.u.run, err) < 0)
+	if (o->ctr)
+		exec_container_fields(&m.u.run, o->ctr);
+	if (proc->terminal && o->tty >= 0 && exec_tty(&x, o->tty, &m.u.run, err) < 0)
+		goto out;
+	if (proc->terminal && o->tty < 0 && exec_terminal(&x, o->console, &m.u.run, err) < 0)
 		goto out;
 	if (qp_chan_send(ch, &m, QP_VM_SEND_TIMEOUT_MS, err) < 0)
 		goto out;
 	/* no deadline on the process itself: it runs as long as it runs; a
 	 * terminal's size is looked at every QP_CONSOLE_SIZE_POLL_MS */
 	while (r < 0) {
-		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
-				       { .fd = x.credit ? x.in_fd : -1, .events = POLLIN } };
+		struct pollfd p[3] = { { .fd = fd, .events = POLLIN },
+				       { .fd = x.credit ? x.in_fd : -1, .events = POLLIN },
+				       { .fd = o->extra_fd, .events = POLLIN } };
 		int k;
-		if (poll(p, 2, proc->terminal ? QP_CONSOLE_SIZE_POLL_MS : -1) < 0 && errno != EINTR) {
+		if (poll(p, 3, proc->terminal ? QP_CONSOLE_SIZE_POLL_MS : -1) < 0 && errno != EINTR) {
 			qp_fail(err, errno, "exec: poll");
 			goto out;
 		}
 		if ((p[1].revents && exec_input(&x, ch, err) < 0) ||
-		    (proc->terminal && exec_winsize(&x, ch, err) < 0))
+		    (proc->terminal && exec_winsize(&x, ch, err) < 0) ||
+		    (p[2].revents && o->extra(o->ctx, ch, err) < 0))
 			goto out;
 		if (!p[0].revents)
 			continue;

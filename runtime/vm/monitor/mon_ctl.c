@@ -127,12 +127,14 @@ static void client_request(struct vm_mon *m, struct vm_client *c, struct qp_msg 
 			msg->u.run.id = ++m->next_exec ? m->next_exec : ++m->next_exec;
 			if (qp_chan_send(m->chan, msg, QP_VM_SEND_TIMEOUT_MS, &e) == 0) {
 				c->exec_id = msg->u.run.id;
+				c->container = msg->u.run.flags & QP_RUN_F_CONTAINER;
 				c->stdin_credit = msg->u.run.flags & QP_RUN_F_STDIN ? QP_PROTO_STDIN_WINDOW : 0;
 				return;
 			}
 		}
 		break;
 	case QP_MSG_EXEC_STDIN:
+	case QP_MSG_EXEC_SIGNAL:
 	case QP_MSG_WINSIZE:
 		/* the client's exec, whatever id it names; its input within its
 		 * credit (more would end the guest: the monitor checks) */
@@ -144,6 +146,8 @@ static void client_request(struct vm_mon *m, struct vm_client *c, struct qp_msg 
 			if (msg->type == QP_MSG_EXEC_STDIN) {
 				msg->u.exec_stdin.id = c->exec_id;
 				c->stdin_credit -= msg->u.exec_stdin.len;
+			} else if (msg->type == QP_MSG_EXEC_SIGNAL) {
+				msg->u.exec_signal.id = c->exec_id;
 			} else {
 				msg->u.winsize.id = c->exec_id;
 			}
@@ -172,6 +176,14 @@ void mon_client_input(struct vm_mon *m, struct vm_client *c)
 		qp_error_free(&e);
 		if (m->rep_client == c)
 			m->rep_client = NULL;
+		/* a container's host process is gone (killed, or its client's
+		 * delete): the container goes too, as runc's would */
+		if (c->container && c->exec_id && !m->exited) {
+			struct qp_msg kill_msg = { .type = QP_MSG_EXEC_SIGNAL };
+			kill_msg.u.exec_signal.id = c->exec_id;
+			kill_msg.u.exec_signal.signo = SIGKILL;
+			qp_chan_send(m->chan, &kill_msg, QP_VM_SEND_TIMEOUT_MS, NULL);
+		}
 		mon_client_close(c);
 		return;
 	}

@@ -39,6 +39,8 @@ struct vm_client {
 	uint32_t exec_id;       /* its exec in the guest, 0 = none */
 	uint32_t stdin_credit;  /* EXEC_STDIN its exec may still take (protocol.h) */
 	bool want_start, want_meminfo;
+	bool container;         /* its exec is a container of the pod: it ends with
+				 * the client (the container's host process) */
 };
 
 struct vm_lv;
