@@ -15,6 +15,13 @@ const struct pod_driver *driver_for_mode(enum qp_mode mode, qp_error **err)
 	}
 }
 
+const struct pod_driver *driver_for_pod(enum qp_mode mode, const char *in_pod, qp_error **err)
+{
+	if (in_pod && mode == QP_MODE_VM)
+		return &qp_vm_member_driver;
+	return driver_for_mode(mode, err);
+}
+
 const struct pod_driver *driver_by_name(const char *mode, qp_error **err)
 {
 	enum qp_mode m;

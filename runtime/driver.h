@@ -103,9 +103,14 @@ struct pod_driver {
 
 extern const struct pod_driver qp_container_driver;
 extern const struct pod_driver qp_vm_driver;
+/* a container inside a vm pod's VM (one VM per pod: vm/member/) */
+extern const struct pod_driver qp_vm_member_driver;
 
 /* NULL (with an error) if the mode's driver is not built or not usable. */
 const struct pod_driver *driver_for_mode(enum qp_mode mode, qp_error **err);
+/* The driver of a pod: the member driver for a container inside a vm
+ * pod's VM (in_pod: its pod's ID, NULL for a pod of its own). */
+const struct pod_driver *driver_for_pod(enum qp_mode mode, const char *in_pod, qp_error **err);
 /* The driver of the mode named `mode` ("container", "vm"). */
 const struct pod_driver *driver_by_name(const char *mode, qp_error **err);
 /* The accelerator pods of mode `mode` ("container", "vm") get by default

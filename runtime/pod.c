@@ -106,7 +106,7 @@ int pod_create(int rootfd, const char *root, const char *id, struct pod_spec *sp
 	pod->io = *io;
 	if ((bundle && !(pod->bundle = strdup(bundle))) || !(pod->rootfs = strdup(rootfs)))
 		goto oom;
-	if (!(pod->drv = driver_for_mode(spec->opts.mode, err)))
+	if (!(pod->drv = driver_for_pod(spec->opts.mode, spec->opts.in_pod, err)))
 		goto fail;
 	if ((pod->dirfd = state_claim(rootfd, id, err)) < 0)
 		goto fail;
@@ -121,6 +121,8 @@ int pod_create(int rootfd, const char *root, const char *id, struct pod_spec *sp
 	    asprintf(&pod->state->owner, "%u", (unsigned)getuid()) < 0)
 		goto oom;
 	pod->state->mode = spec->opts.mode;
+	if (spec->opts.in_pod && spec->opts.mode == QP_MODE_VM && !(pod->state->sandbox = strdup(spec->opts.in_pod)))
+		goto oom;
 	pod->state->status = QP_STATUS_CREATING;
 	/* the spec is kept for exec and for the driver after create */
 	if (spec_write(spec, &config, &config_len, err) < 0 ||
@@ -173,7 +175,7 @@ int pod_open(int rootfd, const char *root, const char *id, int lock, struct pod 
 	if ((pod->dirfd = state_open(rootfd, id, lock, err)) < 0 ||
 	    state_load(pod->dirfd, &pod->state, err) < 0)
 		goto fail;
-	if (!(pod->drv = driver_for_mode(pod->state->mode, err)))
+	if (!(pod->drv = driver_for_pod(pod->state->mode, pod->state->sandbox, err)))
 		goto fail;
 	if (pod->state->rootfs && !(pod->rootfs = strdup(pod->state->rootfs)))
 		goto oom;

@@ -330,6 +330,8 @@ int state_save(int dirfd, const struct pod_state *st, qp_error **err)
 	qp_json_kstr(g, "accel", st->accel);
 	qp_json_kstr(g, "stop_reason", st->stop_reason);
 	qp_json_kstr(g, "owner", st->owner);
+	if (st->sandbox)
+		qp_json_kstr(g, "sandbox", st->sandbox);
 	qp_state_put_annotations(g, "annotations", st->annotations, st->n_annotations);
 	yajl_gen_map_close(g);
 	if (qp_json_gen_finish(g, &text, &len, err) < 0)
@@ -380,8 +382,13 @@ int state_parse(const char *text, size_t len, struct pod_state **out, qp_error *
 	    dup_opt(qp_json_get_str(root, "cgroup"), &st->cgroup) < 0 ||
 	    dup_opt(qp_json_get_str(root, "accel"), &st->accel) < 0 ||
 	    dup_opt(qp_json_get_str(root, "stop_reason"), &st->stop_reason) < 0 ||
-	    dup_opt(qp_json_get_str(root, "owner"), &st->owner) < 0)
+	    dup_opt(qp_json_get_str(root, "owner"), &st->owner) < 0 ||
+	    dup_opt(qp_json_get_str(root, "sandbox"), &st->sandbox) < 0)
 		goto oom;
+	if (st->sandbox && state_validate_id(st->sandbox, NULL) < 0) {
+		qp_error_set(err, QP_E_INVALID, 0, "state.json: sandbox is not a pod ID");
+		goto out;
+	}
 	if (!st->id) {
 		qp_error_set(err, QP_E_INVALID, 0, "state.json: no id");
 		goto out;
@@ -443,6 +450,7 @@ void state_free(struct pod_state *st)
 	free(st->accel);
 	free(st->stop_reason);
 	free(st->owner);
+	free(st->sandbox);
 	for (size_t i = 0; i < st->n_annotations; i++) {
 		free(st->annotations[i].key);
 		free(st->annotations[i].value);

@@ -49,6 +49,8 @@ struct pod_state {
 	char *accel;               /* "kvm", "tcg" or NULL (containers) */
 	char *stop_reason;         /* why it stopped, if known */
 	char *owner;               /* "uid" of the creator, for list */
+	char *sandbox;             /* a container inside a vm pod's VM: that pod's
+				    * ID (vm/member/); NULL = a pod of its own */
 	struct qp_kv *annotations; /* copied from the spec */
 	size_t n_annotations;
 };

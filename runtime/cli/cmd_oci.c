@@ -42,7 +42,8 @@ static const char start_about[] =
 static const char state_about[] =
 	"Print the OCI state of a pod as JSON (ociVersion, id, status, pid, bundle,\n"
 	"annotations), plus created, mode, accel, vmm_pid (vm pods), rootfs, cgroup,\n"
-	"stop_reason and the start's timeline (phases in ms).\n";
+	"pod (a container inside a vm pod's VM: that pod's ID), stop_reason and the\n"
+	"start's timeline (phases in ms).\n";
 static const char kill_about[] =
 	"Send SIGNAL (default TERM; a name such as KILL or SIGKILL, or a number) to the\n"
 	"pod's process (vm: the workload in the guest).\n"
@@ -115,6 +116,9 @@ int cmd_state(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		qp_json_kint(g, "vmm_pid", state_vmm_alive(pod->state) ? pod->state->vmm_pid : 0);
 	qp_json_kstr(g, "rootfs", pod->state->rootfs);
 	qp_json_kstr(g, "cgroup", pod->state->cgroup);
+	/* a container inside a vm pod's VM: that pod */
+	if (pod->state->sandbox)
+		qp_json_kstr(g, "pod", pod->state->sandbox);
 	if (s == QP_STATUS_STOPPED && pod->state->stop_reason)
 		qp_json_kstr(g, "stop_reason", pod->state->stop_reason);
 	put_timeline(g, pod->dirfd);

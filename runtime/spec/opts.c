@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "spec/spec.h"
+#include "state.h"
 
 struct opt_def {
 	const char *key;    /* annotation */
@@ -200,6 +201,21 @@ static int set_init(struct pod_spec *s, const char *v)
 	return 0;
 }
 
+static int set_sandbox(struct pod_spec *s, const char *v)
+{
+	if (strcmp(v, "true") && strcmp(v, "false"))
+		return -1;
+	s->opts.sandbox = !strcmp(v, "true");
+	return 0;
+}
+
+static int set_in_pod(struct pod_spec *s, const char *v)
+{
+	if (state_validate_id(v, NULL) < 0)
+		return -1;
+	return dup_into(&s->opts.in_pod, v);
+}
+
 static const struct opt_def defs[] = {
 	{ "qpod.mode", "--mode", "container or vm", "container|vm: the pod driver", set_mode, ANY_MODE },
 	{ "qpod.vcpus", "--vcpus", "a number in 1..255", "1..255: vCPUs of a vm pod", set_vcpus, QP_MODE_VM },
@@ -226,6 +242,12 @@ static const struct opt_def defs[] = {
 	  "qemu:///system)", set_libvirt_uri, QP_MODE_VM },
 	{ "qpod.init", "--init", "true or false",
 	  "true|false: a tiny init as PID 1 of a container pod (default false)", set_init, QP_MODE_CONTAINER },
+	{ "qpod.sandbox", "--sandbox", "true or false",
+	  "true|false: a vm pod whose VM holds the containers later created into it with qpod.pod (a CRI "
+	  "sandbox of a vm pod is one; default false)", set_sandbox, QP_MODE_VM },
+	{ "qpod.pod", "--pod", "the ID of a vm pod made with qpod.sandbox",
+	  "ID: this container runs inside that vm pod's VM (a CRI container of a vm pod names its sandbox "
+	  "with io.kubernetes.cri.sandbox-id)", set_in_pod, QP_MODE_VM },
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
@@ -255,6 +277,39 @@ static int apply(struct pod_spec *s, const struct opt_def *d, const char *v, boo
 	return 0;
 }
 
+static const char *annotation(const struct pod_spec *s, const char *key)
+{
+	for (size_t i = 0; i < s->n_annotations; i++)
+		if (!strcmp(s->annotations[i].key, key))
+			return s->annotations[i].value;
+	return NULL;
+}
+
+/* containerd's CRI names each container's kind and its sandbox: in a vm
+ * pod the sandbox holds the pod's containers, one VM per pod (docs/
+ * DECISIONS.md, "One VM per pod").  Container pods share namespaces by
+ * path instead: nothing to do for them. */
+static int cri_pod_opts(struct pod_spec *s, qp_error **err)
+{
+	const char *type = annotation(s, "io.kubernetes.cri.container-type");
+	const char *sb = annotation(s, "io.kubernetes.cri.sandbox-id");
+	char shown[QP_SHOWN_MAX];
+
+	if (s->opts.mode != QP_MODE_VM || !type)
+		return 0;
+	if (!strcmp(type, "sandbox"))
+		s->opts.sandbox = true;
+	else if (!strcmp(type, "container") && sb && !s->opts.in_pod) {
+		if (state_validate_id(sb, NULL) < 0)
+			return qp_error_set(err, QP_E_INVALID, 0,
+					    "config.json: annotations: io.kubernetes.cri.sandbox-id \"%s\" is not a pod ID",
+					    qp_shown(sb, shown));
+		if (!(s->opts.in_pod = strdup(sb)))
+			return qp_fail(err, ENOMEM, "annotations");
+	}
+	return 0;
+}
+
 int spec_opts_parse(struct pod_spec *s, qp_error **err)
 {
 	char sbuf[QP_SHOWN_MAX];
@@ -272,7 +327,7 @@ int spec_opts_parse(struct pod_spec *s, qp_error **err)
 		if (apply(s, d, s->annotations[i].value, false, err) < 0)
 			return -1;
 	}
-	return 0;
+	return cri_pod_opts(s, err);
 }
 
 int spec_opt_set(struct pod_spec *s, const char *key, const char *value, qp_error **err)
@@ -312,4 +367,5 @@ void spec_opts_free(struct qp_pod_opts *o)
 	free(o->net_bridge);
 	free(o->firmware);
 	free(o->libvirt_uri);
+	free(o->in_pod);
 }

@@ -248,6 +248,10 @@ struct qp_pod_opts {
 	enum qp_vm_backend vm_backend; /* qpod.vm.backend */
 	char *libvirt_uri;     /* qpod.vm.libvirt.uri; NULL = $QPOD_LIBVIRT_URI or the default */
 	bool init;             /* qpod.init=true: a tiny init is PID 1 (container pods) */
+	bool sandbox;          /* qpod.sandbox=true (or a CRI sandbox): a vm pod that
+				* holds the containers later created into it */
+	char *in_pod;          /* qpod.pod (or a CRI container's sandbox-id): the vm
+				* pod whose VM this container runs in; NULL = none */
 };
 
 /* The qpod.* annotations of s -> s->opts (spec_parse calls it); an unknown

@@ -204,7 +204,7 @@ static int vm_destroy(struct pod *pod, qp_error **err);
 /* createContainer and startContainer hooks run in the container's
  * namespaces, which are the guest's: the host has none to run them in
  * (docs/DECISIONS.md "Hooks"). */
-static int refuse_guest_hooks(const struct pod_spec *spec, qp_error **err)
+int vm_refuse_guest_hooks(const struct pod_spec *spec, qp_error **err)
 {
 	static const enum qp_hook_kind in_guest[] = { QP_HOOK_CREATE_CONTAINER,
 						      QP_HOOK_START_CONTAINER };
@@ -246,7 +246,7 @@ static int vm_create(struct pod *pod, qp_error **err)
 	if (spec_resources_has_blkio(&pod->spec->resources))
 		return qp_error_set(err, QP_E_INVALID, 0, "linux.resources.blockIO: not supported for vm pods (the "
 				    "guest has no block device: its root and mounts are QEMU's 9p shares)");
-	if (refuse_guest_hooks(pod->spec, err) < 0 || cgroup_prepare(pod, err) < 0)
+	if (vm_refuse_guest_hooks(pod->spec, err) < 0 || cgroup_prepare(pod, err) < 0)
 		return -1;
 	pod->building = true;
 	if (!pod->io.foreground) {
@@ -410,7 +410,8 @@ static int vm_reap(struct pod *pod, int *code, qp_error **err)
  * process holds the exec's channel to the monitor, copies its output to
  * the stdio we were given and exits with its status; the pid file names
  * it, so a subreaper can wait on it like on runc's exec'd process. */
-static int exec_detached(struct pod *pod, const struct qp_process *proc, qp_error **err)
+static int exec_detached(struct pod *pod, int ctl_dirfd, const struct vm_exec_opts *o,
+			 const struct qp_process *proc, qp_error **err)
 {
 	char buf[QP_REPORT_MAX];
 	const char *rest;
@@ -422,8 +423,10 @@ static int exec_detached(struct pod *pod, const struct qp_process *proc, qp_erro
 	if (pid == 0) {
 		qp_error *e = NULL;
 		int status = 0;
+		struct vm_exec_opts mine = *o;
 		signal(SIGPIPE, SIG_IGN);
-		if (vm_ctl_exec(pod->dirfd, proc, pod->io.console_socket, fd, &status, &e) < 0) {
+		mine.started_fd = fd;
+		if (vm_ctl_exec_opts(ctl_dirfd, proc, &mine, &status, &e) < 0) {
 			qp_report_err(fd, e, "exec failed"); /* unread once started */
 			_exit(e && e->code == QP_E_EXEC ? (e->errnum == ENOENT ? 127 : 126) : 125);
 		}
@@ -446,13 +449,22 @@ static int exec_detached(struct pod *pod, const struct qp_process *proc, qp_erro
 	return 0;
 }
 
-static int vm_exec(struct pod *pod, const struct qp_process *proc, int *status, qp_error **err)
+int vm_exec_via(struct pod *pod, int ctl_dirfd, const struct qp_run *ctr, const struct qp_process *proc,
+		int *status, qp_error **err)
 {
+	struct vm_exec_opts o = { .console = pod->io.console_socket, .tty = -1, .started_fd = -1,
+				  .ctr = ctr, .extra_fd = -1 };
+
 	if (!pod->io.foreground) {
 		*status = 0;
-		return exec_detached(pod, proc, err);
+		return exec_detached(pod, ctl_dirfd, &o, proc, err);
 	}
-	return vm_ctl_exec(pod->dirfd, proc, pod->io.console_socket, -1, status, err);
+	return vm_ctl_exec_opts(ctl_dirfd, proc, &o, status, err);
+}
+
+static int vm_exec(struct pod *pod, const struct qp_process *proc, int *status, qp_error **err)
+{
+	return vm_exec_via(pod, pod->dirfd, NULL, proc, status, err);
 }
 
 static int vm_pids(struct pod *pod, pid_t **pids, size_t *n, qp_error **err)

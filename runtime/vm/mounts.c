@@ -7,7 +7,10 @@
  *                          alone and bind-mounted on the destination: the
  *                          guest sees the file as it was at create (what
  *                          podman and the CRI bind: /etc/hosts, resolv.conf)
- * Anything else is not applied, and create says so (vm_mount_applied). */
+ * Anything else is not applied, and create says so (vm_mount_applied).
+ * A container inside a vm pod's VM (vm/member/) gets the same plan, its
+ * binds and copies in its directory of the pod share instead of shares of
+ * their own ("pod" entries). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -140,21 +143,83 @@ int vm_stage_file(int dirfd, const char *sub, const char *src, const char *name,
 /* The mount point must exist in the rootfs, which the guest may see
  * read-only: made here on the host, resolved inside the rootfs (never
  * leaving it), as the container driver does for a container's mounts. */
-static int make_point(int rootfd, const char *dest, bool dir, qp_error **err)
+int vm_mount_point(int rootfd, const char *dest, bool dir, qp_error **err)
 {
 	_cleanup_close_ int fd = qp_open_in_root(rootfd, dest, dir ? QP_PATH_MKDIR : QP_PATH_MKFILE, 0, err);
 
 	return fd < 0 ? qp_error_prefix(err, "mount point \"%s\"", dest) : 0;
 }
 
+/* What the guest mounts in a root itself: a pod's /tmp too.  A read-only
+ * root (the CRI's pause image: only /pause in it) gets them here. */
+static int guest_points(int rootfd, bool member, qp_error **err)
+{
+	static const char *const points[] = { "/proc", "/sys", "/dev", "/tmp" };
+
+	for (size_t i = 0; i < QP_ARRAY_SIZE(points) - (member ? 1 : 0); i++)
+		if (vm_mount_point(rootfd, points[i], true, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* One bind of the spec: a pod's share (a directory, or the staged copy's
+ * directory), or a container's in its directory of the pod share. */
+static int plan_bind(const struct qp_mount *m, const struct stat *st, int dirfd, const char *statedir,
+		     const char *member, struct vm_mounts *out, struct qp_run_mount *rm, qp_error **err)
+{
+	struct vm_share *sh = &out->shares[out->nshares];
+	_cleanup_free_ char *copy = strdup(m->source);
+	char sub[16];
+
+	if (!copy)
+		return qp_fail(err, ENOMEM, "mounts");
+	snprintf(sub, sizeof(sub), "%s%zu", S_ISDIR(st->st_mode) ? "m" : member ? "f" : "mnt", out->nshares);
+	snprintf(sh->tag, sizeof(sh->tag), "m%zu", out->nshares);
+	sh->ro = rm->flags & MS_RDONLY;
+	if (S_ISDIR(st->st_mode)) {
+		sh->path = strdup(m->source);
+	} else {
+		snprintf(rm->name, sizeof(rm->name), "%s", basename(copy));
+		if (vm_stage_file(dirfd, sub, m->source, rm->name, err) < 0)
+			return qp_error_prefix(err, "mount \"%s\"", m->destination);
+		sh->ro = true; /* a copy: writes could not reach the source anyway */
+		if (!member && asprintf(&sh->path, "%s/%s", statedir, sub) < 0)
+			sh->path = NULL;
+		if (member)
+			sh->path = strdup(""); /* staged in place: nothing to bind */
+	}
+	if (!sh->path)
+		return qp_fail(err, ENOMEM, "mounts");
+	if (member) {
+		char path[600];
+		rm->kind = QP_RM_POD;
+		if (S_ISDIR(st->st_mode))
+			snprintf(path, sizeof(path), "%s/%s", member, sub);
+		else
+			snprintf(path, sizeof(path), "%s/%s/%s", member, sub, rm->name);
+		if (strlen(path) >= sizeof(rm->name))
+			return qp_error_set(err, QP_E_INVALID, 0, "mount \"%s\": a name too long for the guest",
+					    m->destination);
+		memcpy(rm->name, path, strlen(path) + 1);
+		snprintf(sh->tag, sizeof(sh->tag), "%s", sub);
+	} else {
+		rm->kind = S_ISDIR(st->st_mode) ? QP_RM_9P : QP_RM_9PFILE;
+		snprintf(rm->tag, sizeof(rm->tag), "%s", sh->tag);
+	}
+	out->nshares++;
+	return 0;
+}
+
 int vm_mounts_plan(const struct pod_spec *spec, const char *rootfs, int dirfd, const char *statedir,
-		   struct vm_mounts *out, qp_error **err)
+		   const char *member, struct vm_mounts *out, qp_error **err)
 {
 	_cleanup_close_ int rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	memset(out, 0, sizeof(*out));
 	if (rootfd < 0)
 		return qp_fail(err, errno, "open rootfs \"%s\"", rootfs);
+	if (guest_points(rootfd, member, err) < 0)
+		return -1;
 	for (size_t i = 0; i < spec->n_mounts; i++) {
 		const struct qp_mount *m = &spec->mounts[i];
 		struct qp_run_mount rm = { 0 };
@@ -170,36 +235,15 @@ int vm_mounts_plan(const struct pod_spec *spec, const char *rootfs, int dirfd, c
 		snprintf(rm.dest, sizeof(rm.dest), "%s", m->destination);
 		bool tmpfs = m->type && !strcmp(m->type, "tmpfs") && !is_bind(m);
 		options(m, tmpfs, &rm.flags, data, sizeof(data), &why);
-		struct vm_share *sh = &out->shares[out->nshares];
 		if (!tmpfs && stat(m->source, &st) < 0)
 			return qp_fail(err, errno, "mount source \"%s\"", m->source);
-		if (make_point(rootfd, m->destination, tmpfs || S_ISDIR(st.st_mode), err) < 0)
+		if (vm_mount_point(rootfd, m->destination, tmpfs || S_ISDIR(st.st_mode), err) < 0)
 			return -1;
 		if (tmpfs) {
 			rm.kind = QP_RM_TMPFS;
 			snprintf(rm.data, sizeof(rm.data), "%s", data);
-		} else {
-			snprintf(sh->tag, sizeof(sh->tag), "m%zu", out->nshares);
-			snprintf(rm.tag, sizeof(rm.tag), "%s", sh->tag);
-			sh->ro = rm.flags & MS_RDONLY;
-			if (S_ISDIR(st.st_mode)) {
-				rm.kind = QP_RM_9P;
-				sh->path = strdup(m->source);
-			} else {
-				_cleanup_free_ char *copy = strdup(m->source);
-				char sub[16];
-				snprintf(sub, sizeof(sub), "mnt%zu", out->nshares);
-				rm.kind = QP_RM_9PFILE;
-				snprintf(rm.name, sizeof(rm.name), "%s", copy ? basename(copy) : "file");
-				if (vm_stage_file(dirfd, sub, m->source, rm.name, err) < 0)
-					return qp_error_prefix(err, "mount \"%s\"", m->destination);
-				sh->ro = true; /* a copy: writes could not reach the source anyway */
-				if (asprintf(&sh->path, "%s/%s", statedir, sub) < 0)
-					sh->path = NULL;
-			}
-			if (!sh->path)
-				return qp_fail(err, ENOMEM, "mounts");
-			out->nshares++;
+		} else if (plan_bind(m, &st, dirfd, statedir, member, out, &rm, err) < 0) {
+			return -1;
 		}
 		char entry[2048];
 		if (qp_run_mount_format(&rm, entry, sizeof(entry)) < 0 || !(out->entries[out->n] = strdup(entry)))

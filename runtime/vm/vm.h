@@ -65,6 +65,8 @@ struct vm_share {
 	char tag[16];           /* "mN" */
 	char *path;             /* host directory (a staged copy for a file bind) */
 	bool ro;
+	bool jail_ro;           /* QEMU's jail binds it read-only although the
+				 * guest may write below it (the pod share) */
 };
 struct vm_mounts {
 	struct vm_share shares[QP_PROTO_MAX_MOUNTS];
@@ -76,9 +78,16 @@ struct vm_mounts {
  * stops it (an option, the type, the source). */
 bool vm_mount_applied(const struct qp_mount *m, const char **why);
 /* The shares and RUN entries for the spec's applicable mounts; file binds
- * are copied to mntN/ in the state dir (dirfd, whose path is statedir). */
+ * are copied to mntN/ in the state dir (dirfd, whose path is statedir).
+ * member (a container inside a vm pod's VM: its directory's name in the
+ * pod share, dirfd that directory): "pod" entries, each share's tag the
+ * subdirectory (mN, a directory to bind its path on; fN, a staged copy:
+ * path ""); the mount points, and what the guest mounts itself, are made
+ * in the rootfs. */
 int vm_mounts_plan(const struct pod_spec *spec, const char *rootfs, int dirfd, const char *statedir,
-		   struct vm_mounts *out, qp_error **err);
+		   const char *member, struct vm_mounts *out, qp_error **err);
+/* dest made in the rootfs (a directory, or an empty file), never leaving it. */
+int vm_mount_point(int rootfd, const char *dest, bool dir, qp_error **err);
 void vm_mounts_free(struct vm_mounts *p);
 /* A copy of the file at src (its mode kept) as SUB/NAME in dirfd, SUB made
  * if missing: a pod's file binds (mntN/NAME), a spare's warm-up program. */
@@ -135,6 +144,24 @@ void vm_run_from_process(const struct qp_process *proc, struct qp_run *run);
 struct qp_cgroup_entry;
 int vm_cgroup_entry_open(struct pod *pod, struct qp_cgroup_entry *e, qp_error **err);
 
+/* ---- driver.c, for the member driver (member/) ---- */
+
+/* createContainer and startContainer hooks: refused (they would run in the guest). */
+int vm_refuse_guest_hooks(const struct pod_spec *spec, qp_error **err);
+/* pod's exec of proc through the monitor at ctl_dirfd (ctr: a container's
+ * or join's fields, or NULL): in the foreground, or detached (a relay
+ * process, named by --pid-file, that exits with its status). */
+int vm_exec_via(struct pod *pod, int ctl_dirfd, const struct qp_run *ctr, const struct qp_process *proc,
+		int *status, qp_error **err);
+
+/* ---- qemu/qemu_ns.c: mounts in a running QEMU's mount namespace ---- */
+
+/* src (a copy of its mount tree, nosuid, nodev, read-only if ro) on
+ * target (an existing directory or file, at its host path) in QEMU's
+ * namespace; and its removal (nothing mounted there: fine). */
+int vm_qemu_ns_bind(pid_t qemu, const char *src, const char *target, bool ro, qp_error **err);
+int vm_qemu_ns_unbind(pid_t qemu, const char *target, qp_error **err);
+
 /* ---- monitor/ctl.c ---- */
 
 /* One request (CTL_START, SIGNAL, SHUTDOWN, MEMINFO_REQ, CTL_REPLACE) to
@@ -161,6 +188,7 @@ struct vm_exec_opts {
 	int extra_fd;            /* -1, or polled: extra() when readable */
 	int (*extra)(void *ctx, struct qp_chan *ch, qp_error **err);
 	void *ctx;
+	bool *started;           /* NULL, or set once the guest started the process */
 };
 int vm_ctl_exec_opts(int dirfd, const struct qp_process *proc, const struct vm_exec_opts *o, int *status,
 		     qp_error **err);

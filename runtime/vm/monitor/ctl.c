@@ -90,6 +90,7 @@ struct ctl_exec {
 	uint32_t credit;         /* EXEC_STDIN the guest may still take */
 	uint16_t rows, cols;     /* the terminal's size last sent */
 	int *status;
+	bool *started;           /* set once the guest started it (may be NULL) */
 };
 
 /* One message of the monitor: 1 = the exec is over (*status set), 0 = go
@@ -105,6 +106,8 @@ static int exec_message(struct ctl_exec *x, const struct qp_msg *m, qp_error **e
 		/* running: the pod's lock is not held for the exec's
 		 * life, or a delete --force would wait for its end */
 		flock(x->dirfd, LOCK_UN);
+		if (x->started)
+			*x->started = true;
 		if (x->started_fd >= 0) {
 			qp_report_ok(x->started_fd, "started");
 			close(x->started_fd);
@@ -224,7 +227,7 @@ int vm_ctl_exec_opts(int dirfd, const struct qp_process *proc, const struct vm_e
 {
 	_cleanup_close_ int fd = ctl_connect(dirfd, err);
 	struct ctl_exec x = { .dirfd = dirfd, .started_fd = o->started_fd, .out_fd = 1, .err_fd = 2,
-			      .tty = -1, .in_fd = -1, .status = status };
+			      .tty = -1, .in_fd = -1, .status = status, .started = o->started };
 	struct qp_msg m = { .type = QP_MSG_EXEC };
 	struct qp_chan *ch;
 	int r = -1;

@@ -28,6 +28,7 @@
 #include "util/io.h"
 #include "util/log.h"
 #include "vm/libvirt/libvirt.h"
+#include "vm/member/member.h"
 #include "vm/monitor/monitor.h"
 #include "vm/qemu/qemu.h"
 #include "vm/snapshot/clone.h"
@@ -394,7 +395,10 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	o.mem_mib = vm_spec_mem_mib(spec);
 	o.tap_fd = tap;
 	o.mac = m->lease.mac;
-	if (vm_mounts_plan(spec, pod->rootfs, pod->dirfd, m->statedir, &m->mounts, err) < 0)
+	if (vm_mounts_plan(spec, pod->rootfs, pod->dirfd, m->statedir, NULL, &m->mounts, err) < 0)
+		goto fail;
+	if (spec->opts.sandbox && (mon_sandbox_ok(spec, err) < 0 ||
+				   vm_pod_share_add(&m->mounts, pod->dirfd, m->statedir, err) < 0))
 		goto fail;
 	if (!spec->hostname && spec->ns[QP_NS_UTS].enabled && spec->ns[QP_NS_UTS].path &&
 	    vm_uts_hostname(spec->ns[QP_NS_UTS].path, m->uts_hostname, sizeof(m->uts_hostname), err) < 0)
@@ -551,6 +555,23 @@ int mon_stdin_input(struct vm_mon *m, qp_error **err)
 	msg.u.data.len = n > 0 ? (uint32_t)n : 0;
 	if (qp_chan_send(m->chan, &msg, QP_VM_SEND_TIMEOUT_MS, err) < 0)
 		return qp_error_prefix(err, "send STDIN to the VM");
+	return 0;
+}
+
+/* A pod that holds containers (vm/member/) binds their roots into its
+ * QEMU's mount namespace: QEMU's own backend and jail only. */
+int mon_sandbox_ok(const struct pod_spec *spec, qp_error **err)
+{
+	bool jail;
+
+	if (spec->opts.vm_backend == QP_VM_BACKEND_LIBVIRT)
+		return qp_error_set(err, QP_E_INVALID, 0, "qpod.sandbox: a vm pod that holds containers needs the "
+				    "qemu backend (libvirtd's QEMU is not in qpod's jail)");
+	if (vm_jail_wanted(&jail, err) < 0)
+		return -1;
+	if (!jail)
+		return qp_error_set(err, QP_E_INVALID, 0, "qpod.sandbox: a vm pod that holds containers needs "
+				    "QEMU's jail (qpod as root, QPOD_VM_JAIL not off)");
 	return 0;
 }
 

@@ -180,4 +180,7 @@ void mon_replace_free(struct vm_mon *m);
 void mon_replace_done(struct vm_mon *m, qp_error *e);
 void mon_replace_exit(struct vm_mon *m);
 
+/* A sandbox (qpod.sandbox: it holds containers) can be made here. */
+int mon_sandbox_ok(const struct pod_spec *spec, qp_error **err);
+
 #endif

@@ -89,7 +89,7 @@ static int add_qemu_files(struct qp_jail *j, const struct vm_qemu_opts *o, struc
 	if (o->rootfs && qp_jail_add(j, o->rootfs, !o->rootfs_ro && !o->rootfs_jail_ro, false) < 0)
 		return -1;
 	for (size_t i = 0; i < o->nshares && i < QP_PROTO_MAX_MOUNTS; i++)
-		if (qp_jail_add(j, o->shares[i].path, !o->shares[i].ro, false) < 0)
+		if (qp_jail_add(j, o->shares[i].path, !o->shares[i].ro && !o->shares[i].jail_ro, false) < 0)
 			return -1;
 	return 0;
 }

@@ -159,40 +159,9 @@ int vm_spare_take(int rootfd, const char *key, const char *pod_id, const char *c
 
 int vm_spare_bind_rootfs(pid_t qemu, const char *share, const char *rootfs, bool ro, qp_error **err)
 {
-	char ns[64], target[PATH_MAX];
-	_cleanup_close_ int tree = -1, nsfd = -1;
-	int status;
+	char target[PATH_MAX];
 
 	if ((size_t)snprintf(target, sizeof(target), "%s/%s", share, QP_PROTO_SUBDIR) >= sizeof(target))
 		return qp_fail(err, ENAMETOOLONG, "bind the rootfs");
-	/* a copy of the rootfs's mount tree, detached, taken here on the host */
-	tree = (int)syscall(SYS_open_tree, AT_FDCWD, rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-	if (tree < 0)
-		return qp_fail(err, errno, "bind the rootfs \"%s\": open_tree", rootfs);
-	/* nosuid, nodev as a cold pod's share in its jail (host/jail.c) */
-	struct mount_attr a = { .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (ro ? MOUNT_ATTR_RDONLY : 0) };
-	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a)) < 0)
-		return qp_fail(err, errno, "bind the rootfs \"%s\"%s", rootfs, ro ? " read-only" : "");
-	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)qemu);
-	if ((nsfd = open(ns, O_RDONLY | O_CLOEXEC)) < 0)
-		return qp_fail(err, errno, "bind the rootfs: QEMU's mount namespace");
-	/* ...attached in QEMU's mount namespace (its jail's), where the share
-	 * is at its host path; setns needs a single-threaded process */
-	pid_t pid = fork();
-	if (pid < 0)
-		return qp_fail(err, errno, "fork");
-	if (pid == 0) {
-		if (setns(nsfd, CLONE_NEWNS) < 0)
-			_exit(errno & 0xff);
-		if (syscall(SYS_move_mount, tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-			_exit(errno & 0xff);
-		_exit(0);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return qp_fail(err, errno, "bind the rootfs: wait");
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return qp_fail(err, WIFEXITED(status) ? WEXITSTATUS(status) : EIO,
-			       "bind the rootfs \"%s\" on %s in QEMU's mount namespace", rootfs, target);
-	return 0;
+	return vm_qemu_ns_bind(qemu, rootfs, target, ro, err) < 0 ? qp_error_prefix(err, "bind the rootfs") : 0;
 }

@@ -1,0 +1,329 @@
+/* runtime/vm/member/member.c — the driver of a container inside a vm pod's
+ * VM (member.h): create fills its directory of the pod share and forks its
+ * keeper; start, kill and delete go through the keeper; exec joins the
+ * container in the guest.  What the guest cannot do for one container
+ * alone (pause it, change its limits, count its usage) is refused by name. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+#include "hooks.h"
+#include "host/console.h"
+#include "spec/resources.h"
+#include "util/cleanup.h"
+#include "util/log.h"
+#include "vm/member/member.h"
+#include "vm/qemu/qemu.h"
+
+#define START_TIMEOUT_MS 60000
+#define KILL_TIMEOUT_MS 10000
+
+/* The sandbox's state dir's path (its share's binds name host paths). */
+static int dir_path(int dirfd, char *out, size_t size, qp_error **err)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+	n = readlink(link, out, size - 1);
+	if (n <= 0 || (size_t)n >= size - 1)
+		return qp_fail(err, n < 0 ? errno : ENAMETOOLONG, "the pod's state dir");
+	out[n] = '\0';
+	return 0;
+}
+
+/* The pod the container goes into: a vm pod made to hold containers,
+ * whose VM runs. */
+static int open_sandbox(struct pod *pod, struct pod **sb, qp_error **err)
+{
+	const char *id = pod->spec->opts.in_pod;
+
+	if (pod_open(pod->rootfd, pod->root, id, QP_LOCK_SHARED, sb, err) < 0)
+		return qp_error_prefix(err, "the container's pod \"%s\"", id);
+	if ((*sb)->state->mode != QP_MODE_VM || (*sb)->state->sandbox || !(*sb)->spec->opts.sandbox)
+		return qp_error_set(err, QP_E_INVALID, 0, "pod \"%s\" does not hold containers (a vm pod made with "
+				    "qpod.sandbox=true, or a CRI sandbox, does)", id);
+	if (!state_vmm_alive((*sb)->state) || pod_status(*sb) == QP_STATUS_STOPPED)
+		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is not running", id);
+	return 0;
+}
+
+static int listen_at(int dirfd, qp_error **err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return qp_fail(err, errno, "socket");
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/" VM_KEEPER_SOCK, dirfd);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
+		int e = errno;
+		close(fd);
+		return qp_fail(err, e, "the container's keeper socket");
+	}
+	return fd;
+}
+
+static int fork_keeper(struct pod *pod, struct pod *sb, const struct vm_member_plan *plan, int tty, qp_error **err)
+{
+	_cleanup_close_ int lfd = listen_at(pod->dirfd, err);
+	pid_t pid;
+
+	if (lfd < 0)
+		return -1;
+	if ((pid = fork()) < 0)
+		return qp_fail(err, errno, "fork the container's keeper");
+	if (pid == 0) {
+		struct vm_keeper k = { .rootfd = pod->rootfd, .sandbox = sb->id, .proc = &pod->spec->process,
+				       .ctr = &plan->run, .listen_fd = lfd, .tty = tty };
+		/* the state dirs' locks stay with create, not with the keeper */
+		close(pod->dirfd);
+		close(sb->dirfd);
+		vm_keeper_main(&k);
+	}
+	pod->building = true;
+	pod->state->pid = pid;
+	pod->state->pid_start = proc_start_time(pid);
+	if (pod->io.foreground)
+		pod->wait_fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	return 0;
+}
+
+static int member_destroy(struct pod *pod, qp_error **err);
+
+static int member_create(struct pod *pod, qp_error **err)
+{
+	_cleanup_close_ int sharefd = -1, ctrfd = -1, master = -1, slave = -1;
+	struct vm_member_plan plan = { 0 };
+	struct pod *sb = NULL;
+	char statedir[PATH_MAX];
+	bool jail;
+	int r = -1;
+
+	if (strlen(pod->id) > QP_PROTO_MAX_TAG)
+		return qp_error_set(err, QP_E_INVALID, 0, "a container inside a vm pod has an ID of at most %d bytes",
+				    QP_PROTO_MAX_TAG);
+	if (pod->io.preserve_fds > 0)
+		return qp_error_set(err, QP_E_INVALID, 0, "--preserve-fds is not supported for vm pods "
+				    "(host fds cannot reach the guest)");
+	if (vm_refuse_guest_hooks(pod->spec, err) < 0 || vm_jail_wanted(&jail, err) < 0)
+		return -1;
+	if (!jail)
+		return qp_error_set(err, QP_E_INVALID, 0, "a container inside a vm pod needs QEMU's jail (qpod as "
+				    "root, QPOD_VM_JAIL not off): its rootfs is bound in QEMU's namespace only");
+	if (pod->spec->process.terminal && !pod->io.console_socket && !pod->io.tty_stdin)
+		return qp_error_set(err, QP_E_INVALID, 0, "process.terminal needs --console-socket");
+	if (open_sandbox(pod, &sb, err) < 0 || dir_path(sb->dirfd, statedir, sizeof(statedir), err) < 0)
+		goto out;
+	free(pod->state->accel);
+	if (!(pod->state->accel = strdup(sb->state->accel ? sb->state->accel : "none"))) {
+		qp_fail(err, ENOMEM, "create");
+		goto out;
+	}
+	if ((sharefd = openat(sb->dirfd, VM_POD_SHARE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+		qp_fail(err, errno, "pod \"%s\": its pod share", sb->id);
+		goto out;
+	}
+	vm_pod_share_leave(sb->state->vmm_pid, statedir, sharefd, pod->id); /* a crashed create's */
+	if (mkdirat(sharefd, pod->id, 0755) < 0 ||
+	    (ctrfd = openat(sharefd, pod->id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+		qp_fail(err, errno, "the container's directory in the pod share");
+		goto out;
+	}
+	if (vm_member_plan(pod->spec, pod->id, pod->rootfs, sb, ctrfd, &plan, err) < 0 ||
+	    vm_pod_share_enter(sb->state->vmm_pid, statedir, ctrfd, pod->id, pod->rootfs, pod->spec->root_readonly,
+			       &plan.mounts, err) < 0)
+		goto leave;
+	if (pod->spec->process.terminal &&
+	    (qp_console_pair(&master, &slave, err) < 0 || qp_console_send(pod->io.console_socket, master, err) < 0))
+		goto leave;
+	if (fork_keeper(pod, sb, &plan, slave, err) < 0)
+		goto leave;
+	if (pod_hooks_create_runtime(pod, pod->state->pid, err) < 0) {
+		member_destroy(pod, NULL);
+		goto out;
+	}
+	r = 0;
+	goto out;
+leave:
+	vm_pod_share_leave(sb->state->vmm_pid, statedir, sharefd, pod->id);
+out:
+	vm_member_plan_free(&plan);
+	if (sb)
+		pod_free(sb);
+	return r;
+}
+
+static int member_start(struct pod *pod, qp_error **err)
+{
+	return vm_keeper_call(pod->dirfd, "start", START_TIMEOUT_MS, err);
+}
+
+static enum qp_status member_status(struct pod *pod)
+{
+	if (!state_pid_alive(pod->state))
+		return QP_STATUS_STOPPED;
+	return pod->state->status == QP_STATUS_RUNNING ? QP_STATUS_RUNNING : QP_STATUS_CREATED;
+}
+
+static int member_kill(struct pod *pod, int sig, int all, qp_error **err)
+{
+	char req[32];
+	qp_error *e = NULL;
+
+	(void)all; /* the container's own processes: its init takes them (its PID namespace or cgroup) */
+	if (sig < 1 || sig > QP_PROTO_MAX_SIGNAL)
+		return qp_error_set(err, QP_E_INVALID, 0, "signal %d out of range", sig);
+	snprintf(req, sizeof(req), "kill %d", sig);
+	if (vm_keeper_call(pod->dirfd, req, KILL_TIMEOUT_MS, &e) == 0)
+		return 0;
+	/* a keeper that does not answer: SIGKILL ends it, and its container
+	 * with it (the monitor sees its connection end) */
+	if (sig == SIGKILL && state_pid_alive(pod->state) && kill(pod->state->pid, SIGKILL) == 0) {
+		qp_error_free(&e);
+		return 0;
+	}
+	if (err)
+		*err = e;
+	else
+		qp_error_free(&e);
+	return -1;
+}
+
+/* The keeper gone (SIGKILL, its exit awaited), then the container's
+ * directory of the pod share, if the pod is still there. */
+static int member_destroy(struct pod *pod, qp_error **err)
+{
+	_cleanup_close_ int sbfd = -1, sharefd = -1, pidfd = -1;
+	struct pod_state *sst = NULL;
+	char statedir[PATH_MAX];
+
+	if (state_pid_alive(pod->state) && pod->state->pid != getpid()) {
+		pidfd = (int)syscall(SYS_pidfd_open, pod->state->pid, 0);
+		kill(pod->state->pid, SIGKILL);
+		struct pollfd p = { .fd = pidfd, .events = POLLIN };
+		if (pidfd >= 0)
+			poll(&p, 1, 5000);
+		if (pod->creator || pod->io.foreground)
+			waitpid(pod->state->pid, NULL, WNOHANG);
+	}
+	if (state_pid_alive(pod->state))
+		return qp_error_set(err, QP_E_GENERIC, 0, "the container's keeper (pid %d) is still alive",
+				    (int)pod->state->pid);
+	unlinkat(pod->dirfd, VM_KEEPER_SOCK, 0);
+	sbfd = openat(pod->rootfd, pod->state->sandbox, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (sbfd < 0 || (sharefd = openat(sbfd, VM_POD_SHARE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return 0; /* the pod went first, and its share with it */
+	if (dir_path(sbfd, statedir, sizeof(statedir), err) < 0)
+		return -1;
+	pid_t qemu = state_load(sbfd, &sst, NULL) == 0 && state_vmm_alive(sst) ? sst->vmm_pid : 0;
+	state_free(sst);
+	vm_pod_share_leave(qemu, statedir, sharefd, pod->id);
+	return 0;
+}
+
+static int member_wait_fd(struct pod *pod, qp_error **err)
+{
+	if (pod->wait_fd < 0)
+		return qp_error_set(err, QP_E_STATE, 0, "only the process that created container \"%s\" can wait "
+				    "for it", pod->id);
+	return pod->wait_fd;
+}
+
+static int member_reap(struct pod *pod, int *code, qp_error **err)
+{
+	int st;
+
+	while (waitpid(pod->state->pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return qp_fail(err, errno, "wait for the container's keeper");
+	*code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 0;
+}
+
+/* An exec joins the container in the guest (its namespaces and cgroup). */
+static int member_exec(struct pod *pod, const struct qp_process *proc, int *status, qp_error **err)
+{
+	_cleanup_close_ int sbfd = openat(pod->rootfd, pod->state->sandbox, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	struct qp_run join = { .flags = QP_RUN_F_JOIN, .rootfs = QP_ROOTFS_9P_SUBDIR, .rootfs_tag = pod->id };
+
+	if (sbfd < 0)
+		return qp_fail(err, errno, "the container's pod \"%s\"", pod->state->sandbox);
+	return vm_exec_via(pod, sbfd, &join, proc, status, err);
+}
+
+static int member_pids(struct pod *pod, pid_t **pids, size_t *n, qp_error **err)
+{
+	*n = 0;
+	if (!(*pids = calloc(1, sizeof(**pids))))
+		return qp_fail(err, ENOMEM, "pids");
+	if (state_pid_alive(pod->state))
+		(*pids)[(*n)++] = pod->state->pid;
+	return 0;
+}
+
+static int member_pause(struct pod *pod, qp_error **err)
+{
+	return qp_error_set(err, QP_E_INVALID, 0, "container \"%s\" runs inside vm pod \"%s\": pause the pod, "
+			    "not one of its containers", pod->id, pod->state->sandbox);
+}
+
+static int member_update(struct pod *pod, const struct qp_resources *res, qp_error **err)
+{
+	const char *changed = spec_resources_changed(&pod->spec->resources, res);
+
+	if (!changed)
+		return 0;
+	return qp_error_set(err, QP_E_INVALID, 0, "%s of container \"%s\" cannot change: a container inside a vm "
+			    "pod keeps the limits it was created with", changed, pod->id);
+}
+
+static int member_stats(struct pod *pod, struct qp_stats *st, qp_error **err)
+{
+	(void)st;
+	return qp_error_set(err, QP_E_INVALID, 0, "stats of container \"%s\" inside vm pod \"%s\": not counted "
+			    "per container yet (qpod stats %s gives the pod's)", pod->id, pod->state->sandbox,
+			    pod->state->sandbox);
+}
+
+static int member_mem(struct pod *pod, struct qp_pod_mem *m, qp_error **err)
+{
+	(void)pod, (void)m, (void)err;
+	return 0; /* its memory is its pod's VM's */
+}
+
+static int member_accel(enum qp_accel want, const char **name, qp_error **err)
+{
+	return qp_vm_driver.accel(want, name, err);
+}
+
+const struct pod_driver qp_vm_member_driver = {
+	.name = "vm",
+	.create = member_create,
+	.start = member_start,
+	.status = member_status,
+	.kill = member_kill,
+	.destroy = member_destroy,
+	.wait_fd = member_wait_fd,
+	.reap = member_reap,
+	.exec = member_exec,
+	.pids = member_pids,
+	.pause = member_pause,
+	.resume = member_pause,
+	.update = member_update,
+	.stats = member_stats,
+	.mem = member_mem,
+	.accel = member_accel,
+};
