@@ -91,6 +91,14 @@ static int fork_keeper(struct pod *pod, struct pod *sb, const struct vm_member_p
 		/* the state dirs' locks stay with create, not with the keeper */
 		close(pod->dirfd);
 		close(sb->dirfd);
+		/* with a terminal the container's stdio is the pty: the keeper
+		 * keeps none of create's (a client reads create's output to its
+		 * end, as runc's does) */
+		if (tty >= 0) {
+			int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+			for (int fd = 0; null >= 0 && fd < 3; fd++)
+				dup2(null, fd);
+		}
 		vm_keeper_main(&k);
 	}
 	pod->building = true;
