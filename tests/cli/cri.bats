@@ -24,6 +24,7 @@ load helpers
 load containerd_helpers
 
 CRI_NS=k8s.io
+BARE_IMAGE=localhost/qpod-test/bare:test
 
 setup_file() {
 	need_containerd
@@ -82,10 +83,18 @@ setup_file() {
 		EOF
 	} >"$CD_CONFIG"
 	mk_oci_image "$ROOTFS" "$CD_DIR/busybox.tar" "$IMAGE"
-	mk_oci_image "$ROOTFS" "$CD_DIR/pause.tar" "$PAUSE_IMAGE" '["/bin/sleep", "2147483647"]'
+	# images as a real node has them: the pause image's layer holds only
+	# /pause (containerd runs it with a read-only root), and an app image
+	# without /dev, /proc and /sys
+	mkdir -p "$CD_DIR/pause-root" "$CD_DIR/bare-root"
+	cp "$ROOTFS$HELPER" "$CD_DIR/pause-root/pause"
+	mk_oci_image "$CD_DIR/pause-root" "$CD_DIR/pause.tar" "$PAUSE_IMAGE" '["/pause", "sleep", "86400"]'
+	tar -C "$ROOTFS" --exclude=./dev --exclude=./proc --exclude=./sys -cf - . | tar -C "$CD_DIR/bare-root" -xf -
+	mk_oci_image "$CD_DIR/bare-root" "$CD_DIR/bare.tar" "$BARE_IMAGE"
 	cd_start
 	ctr -a "$CD_SOCK" -n "$CRI_NS" images import "$CD_DIR/busybox.tar" >/dev/null
 	ctr -a "$CD_SOCK" -n "$CRI_NS" images import "$CD_DIR/pause.tar" >/dev/null
+	ctr -a "$CD_SOCK" -n "$CRI_NS" images import "$CD_DIR/bare.tar" >/dev/null
 }
 
 teardown_file() {
@@ -435,6 +444,69 @@ scenario_tty() { # HANDLER
 	remove_container_and_sandbox
 }
 
+# vm_pod_qemus: the QEMUs of the qpod-vm handler's pods (their monitors
+# run with its --root), one pid a line
+vm_pod_qemus() {
+	local q parent
+	for q in $(pgrep -x qemu-system-x86); do
+		parent=$(awk '{ print $4 }' "/proc/$q/stat" 2>/dev/null) || continue
+		tr '\0' ' ' <"/proc/$parent/cmdline" 2>/dev/null | grep -q -- "--root $CD_DIR/qpod/qpod-vm" && echo "$q"
+	done
+}
+
+# one VM per pod: two containers of a qpod-vm pod (an HTTP server and its
+# client on 127.0.0.1) in the sandbox's one VM, each with its own rootfs
+# (the client's from an image without /dev, /proc, /sys, read-only), its
+# own limits, its own exit status; a stopped container's next attempt runs
+# in the same VM
+scenario_vm_pod_containers() {
+	need_vm
+	run_sandbox qpod-vm
+	local qemus web cfg
+	qemus=$(vm_pod_qemus)
+	assert_eq "$(wc -w <<<"$qemus")" 1 "QEMUs after RunPodSandbox"
+	create_container web CONTAINER sh -c \
+		'mkdir -p /tmp/www && echo "pod-local $(hostname)" >/tmp/www/index.html && echo ready && exec httpd -f -p 127.0.0.1:8080 -h /tmp/www'
+	web=$CONTAINER
+	run --separate-stderr cri StartContainer "{\"container_id\": \"$web\"}"
+	assert_status 0
+	wait_for 300 grep -q "stdout F ready" "$TEST_DIR/logs/web.log"
+	cfg=$(container_config client CONTAINER sh -c \
+		'wget -qO- http://127.0.0.1:8080/; cg=/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup); echo "mem $(cat $cg/memory.max) pids $(cat $cg/pids.max)"; ls -d /proc/self /dev/null; touch /ro-test 2>/dev/null || echo read-only; exit 4' |
+		jq -c --arg i "$BARE_IMAGE" '.image.image = $i | .linux.resources = {memory_limit_in_bytes: 67108864}
+			| .linux.security_context.readonly_rootfs = true')
+	run --separate-stderr cri CreateContainer \
+		"{\"pod_sandbox_id\": \"$SANDBOX\", \"config\": $cfg, \"sandbox_config\": $POD_CONFIG}"
+	assert_status 0
+	CONTAINER=$(jq -r .container_id <<<"$output")
+	run --separate-stderr cri StartContainer "{\"container_id\": \"$CONTAINER\"}"
+	assert_status 0
+	wait_for 300 container_state_is "$CONTAINER" CONTAINER_EXITED
+	run --separate-stderr cri ContainerStatus "{\"container_id\": \"$CONTAINER\"}"
+	jq -e '.status.exit_code == 4' <<<"$output" >/dev/null || flunk "the client's exit code: expected 4:" "$output"
+	local log
+	log=$(cat "$TEST_DIR/logs/client.log")
+	assert_contains "$log" "stdout F pod-local qpod-cri-pod" "the server answered on 127.0.0.1 with the pod's hostname"
+	assert_contains "$log" "stdout F mem 67108864 pids max" "the client's own limits, read in it"
+	assert_contains "$log" "stdout F /dev/null" "/dev in a root without it"
+	assert_contains "$log" "stdout F /proc/self" "/proc in a root without it"
+	assert_contains "$log" "stdout F read-only" "the client's root is read-only"
+	assert_eq "$(vm_pod_qemus)" "$qemus" "QEMUs with two containers: the sandbox's alone"
+	# the web server stopped (TERM), its next attempt in the same VM
+	run --separate-stderr cri StopContainer "{\"container_id\": \"$web\", \"timeout\": 10}"
+	assert_status 0
+	assert_eq "$(container_state "$web")" CONTAINER_EXITED "web after StopContainer"
+	cfg=$(container_config web CONTAINER sh -c 'echo attempt-1; exec sleep 1000' | jq -c '.metadata.attempt = 1')
+	run --separate-stderr cri CreateContainer \
+		"{\"pod_sandbox_id\": \"$SANDBOX\", \"config\": $cfg, \"sandbox_config\": $POD_CONFIG}"
+	assert_status 0
+	CONTAINER=$(jq -r .container_id <<<"$output")
+	run --separate-stderr cri StartContainer "{\"container_id\": \"$CONTAINER\"}"
+	assert_status 0
+	wait_for 300 grep -q "stdout F attempt-1" "$TEST_DIR/logs/web.log"
+	assert_eq "$(vm_pod_qemus)" "$qemus" "QEMUs after the new attempt"
+}
+
 # ---- tests ---------------------------------------------------------------------------
 
 @test "cri: Version and Status through the runtime.v1 client" {
@@ -463,6 +535,10 @@ scenario_tty() { # HANDLER
 @test "cri: tty: true: the workload on a terminal, its output in the log, its exit status (qpod)" { scenario_tty qpod; }
 @test "cri: tty: true: the workload on a terminal, its output in the log, its exit status (qpod-vm)" { scenario_tty qpod-vm; }
 
+@test "cri: one VM per pod: two containers of a qpod-vm pod in its VM, over 127.0.0.1, each its limits and exit status" {
+	scenario_vm_pod_containers
+}
+
 @test "cri: shareProcessNamespace (pid = POD): the container sees the sandbox's processes" {
 	run_sandbox qpod POD
 	create_container shared POD sh -c 'echo ready; exec sleep 1001'
@@ -473,10 +549,10 @@ scenario_tty() { # HANDLER
 	assert_status 0
 	local ps
 	ps=$(jq -r .stdout <<<"$output")
-	assert_contains "$ps" "sleep 2147483647" "ps in the container shows the sandbox's pause process"
+	assert_contains "$ps" "/pause sleep 86400" "ps in the container shows the sandbox's pause process"
 	assert_contains "$ps" "sleep 1001" "ps in the container shows its own workload"
 	# the sandbox's process is PID 1 of the shared namespace
-	assert_match "$(awk '$1 == 1' <<<"$ps")" 'sleep 2147483647' "PID 1 of the pod"
+	assert_match "$(awk '$1 == 1' <<<"$ps")" '/pause sleep 86400' "PID 1 of the pod"
 	# and another container of the pod sees this one
 	local first=$CONTAINER
 	create_container second POD sh -c 'echo ready; exec sleep 1002'
