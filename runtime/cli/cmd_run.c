@@ -21,7 +21,8 @@
 struct run_opts {
 	const char *bundle, *name, *workdir, *hostname, *user, *mode;
 	const char *net, *ip, *subnet, *bridge, *firmware, *accel, *vcpus, *boot;
-	const char *vm_backend, *libvirt_uri;
+	const char *vm_backend, *libvirt_uri, *pod;
+	bool sandbox;
 	bool rm, detach, init, memory_set, cpus_set, pids_set, read_only, timeline, tty;
 	int64_t memory;
 	double cpus;
@@ -34,7 +35,7 @@ struct run_opts {
 enum { OPT_PIDFILE = 256, OPT_CONSOLE, OPT_RM, OPT_MEMORY, OPT_CPUS, OPT_PIDS, OPT_HOSTNAME,
        OPT_MODE, OPT_NAME, OPT_USER, OPT_READONLY, OPT_NO_PIVOT, OPT_NO_NEW_KEYRING,
        OPT_PRESERVE_FDS, OPT_NET, OPT_IP, OPT_SUBNET, OPT_BRIDGE, OPT_FIRMWARE, OPT_ACCEL, OPT_BOOT,
-       OPT_VCPUS, OPT_TIMELINE, OPT_INIT, OPT_VM_BACKEND, OPT_LIBVIRT_URI };
+       OPT_VCPUS, OPT_TIMELINE, OPT_INIT, OPT_VM_BACKEND, OPT_LIBVIRT_URI, OPT_SANDBOX, OPT_POD };
 
 const struct option cli_opts_run[] = {
 	{ "bundle", required_argument, NULL, 'b' },
@@ -65,6 +66,8 @@ const struct option cli_opts_run[] = {
 	{ "libvirt-uri", required_argument, NULL, OPT_LIBVIRT_URI },
 	{ "timeline", no_argument, NULL, OPT_TIMELINE },
 	{ "init", no_argument, NULL, OPT_INIT },
+	{ "sandbox", no_argument, NULL, OPT_SANDBOX },
+	{ "pod", required_argument, NULL, OPT_POD },
 	/* accepted for runc compatibility (containerd passes them) */
 	{ "no-pivot", no_argument, NULL, OPT_NO_PIVOT },
 	{ "no-new-keyring", no_argument, NULL, OPT_NO_NEW_KEYRING },
@@ -132,6 +135,12 @@ static const char run_usage[] =
 	"                       annotation qpod.vm.backend; see docs/LIBVIRT.md)\n"
 	"  --libvirt-uri URI    the libvirt connection (default $QPOD_LIBVIRT_URI, else\n"
 	"                       qemu:///system; annotation qpod.vm.libvirt.uri)\n"
+	"One VM per pod (vm pods of the ROOTFS form; a bundle: qpod.sandbox, qpod.pod):\n"
+	"  --sandbox            this vm pod holds the containers later run into it\n"
+	"  --pod ID             run this container inside vm pod ID's VM (made with\n"
+	"                       --sandbox, running): its own root, PID and mount\n"
+	"                       namespaces and limits, the pod's network, IPC and\n"
+	"                       hostname (--hostname: a hostname of its own)\n"
 	"The exit status is the workload's (see qpod --help).\n";
 
 /* --mode/--init/--firmware/--accel/--boot/--vcpus -> the spec's options (and their
@@ -145,8 +154,31 @@ static int apply_pod_opts(const struct run_opts *o, struct pod_spec *spec, qp_er
 	    (o->boot && spec_opt_set(spec, "qpod.vm.boot", o->boot, err) < 0) ||
 	    (o->vcpus && spec_opt_set(spec, "qpod.vcpus", o->vcpus, err) < 0) ||
 	    (o->vm_backend && spec_opt_set(spec, "qpod.vm.backend", o->vm_backend, err) < 0) ||
-	    (o->libvirt_uri && spec_opt_set(spec, "qpod.vm.libvirt.uri", o->libvirt_uri, err) < 0))
+	    (o->libvirt_uri && spec_opt_set(spec, "qpod.vm.libvirt.uri", o->libvirt_uri, err) < 0) ||
+	    (o->sandbox && spec_opt_set(spec, "qpod.sandbox", "true", err) < 0) ||
+	    (o->pod && spec_opt_set(spec, "qpod.pod", o->pod, err) < 0))
 		return -1;
+	return 0;
+}
+
+/* --pod: a container of that vm pod's VM, with the pod's network, IPC and
+ * hostname (the ROOTFS form's own are dropped; --hostname keeps a UTS
+ * namespace of its own) and its own PID and mount namespaces. */
+static int member_of_pod(const struct run_opts *o, struct pod_spec *spec, qp_error **err)
+{
+	if (o->net || o->ip || o->subnet || o->bridge)
+		return qp_error_set(err, QP_E_INVALID, 0, "--pod: a container inside a vm pod has its pod's "
+				    "network (--net, --ip, --subnet, --bridge are the pod's)");
+	if (o->mode && strcmp(o->mode, "vm"))
+		return qp_error_set(err, QP_E_INVALID, 0, "--pod: a container inside a vm pod is of mode vm");
+	if (!o->mode && spec_opt_set(spec, "qpod.mode", "vm", err) < 0)
+		return -1;
+	spec->ns[QP_NS_NET].enabled = spec->ns[QP_NS_IPC].enabled = false;
+	if (!o->hostname) {
+		spec->ns[QP_NS_UTS].enabled = false;
+		free(spec->hostname);
+		spec->hostname = NULL;
+	}
 	return 0;
 }
 
@@ -163,8 +195,8 @@ static const char create_usage[] =
 	"  --no-new-keyring     keep the caller's session keyring\n"
 	"  --mode container|vm  override the bundle's qpod.mode\n"
 	"  --init               a tiny init as PID 1 (qpod.init=true)\n"
-	"  --firmware, --accel, --boot, --vcpus, --vm-backend, --libvirt-uri\n"
-	"                       vm pods: see qpod run --help\n"
+	"  --firmware, --accel, --boot, --vcpus, --vm-backend, --libvirt-uri,\n"
+	"  --sandbox, --pod ID  vm pods: see qpod run --help\n"
 	"Refused, with a message: --detach and --timeline (qpod run's), and the\n"
 	"settings of run's ROOTFS form (--name, --rm, --tty, --memory, --cpus, --pids,\n"
 	"--env, --workdir, --hostname, --user, --read-only, --net, --ip, --subnet,\n"
@@ -187,6 +219,8 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, bool create_onl
 		case OPT_PIDFILE: o->io.pid_file = optarg; break;
 		case OPT_CONSOLE: o->io.console_socket = optarg; break;
 		case OPT_NAME: o->name = optarg; break;
+		case OPT_SANDBOX: o->sandbox = true; break;
+		case OPT_POD: o->pod = optarg; break;
 		case OPT_RM: o->rm = true; break;
 		case 'w': o->workdir = optarg; break;
 		case OPT_HOSTNAME: o->hostname = optarg; break;
@@ -334,7 +368,8 @@ static int friendly_spec(const struct run_opts *o, char **cmd, struct pod_spec *
 		goto fail;
 	spec->root_readonly = o->read_only;
 	spec->process.terminal = o->tty;
-	if (apply_net_opts(o, spec, err) < 0 || apply_pod_opts(o, spec, err) < 0)
+	if ((o->pod && member_of_pod(o, spec, err) < 0) || apply_net_opts(o, spec, err) < 0 ||
+	    apply_pod_opts(o, spec, err) < 0)
 		goto fail;
 	res = &spec->resources;
 	if (o->memory_set) {

@@ -1,0 +1,181 @@
+#!/usr/bin/env bats
+# tests/cli/vm_pod.bats — one VM per pod through qpod's own CLI: containers
+# created into a vm pod made with --sandbox (qpod.sandbox) run in its VM
+# (`run --pod`, annotation qpod.pod): their own root, PID and mount
+# namespaces, cgroup limits and exit status, the pod's network and
+# hostname; exec joins one; what the guest cannot do for one container is
+# refused by name; a killed keeper, monitor or QEMU leaves nothing behind
+# after delete.  The pod's root is a read-only one with nothing but a
+# static /pause in it, as containerd runs the Kubernetes pause image.
+
+load helpers
+
+setup() { setup_vm; }
+
+# $ID: a --sandbox vm pod whose root holds only /pause (read-only), running
+start_sandbox() {
+	mkdir -p "$TEST_DIR/pause-root"
+	cp "$ROOTFS$HELPER" "$TEST_DIR/pause-root/pause"
+	make_bundle "$BUNDLE" ".root.path = \"$TEST_DIR/pause-root\" | .root.readonly = true
+		| .process.args = [\"/pause\", \"sleep\", \"600\"] | .annotations = {\"qpod.mode\": \"vm\", \"qpod.sandbox\": \"true\"}"
+	qp_detached create --bundle "$BUNDLE" "$ID" || flunk "create the sandbox: $(cat "$TEST_DIR/pod.err")"
+	qp start "$ID"
+	assert_eq "$(pod_field "$ID" status)" running "the sandbox"
+}
+
+# the QEMUs whose parent is a monitor of this test's state root
+test_qemus() {
+	local q parent
+	for q in $(pgrep -x qemu-system-x86); do
+		parent=$(awk '{ print $4 }' "/proc/$q/stat" 2>/dev/null) || continue
+		tr '\0' ' ' <"/proc/$parent/cmdline" 2>/dev/null | grep -q -- "--root $ROOT " && echo "$q"
+	done
+}
+
+# a container's bundle in $TEST_DIR/$1 (its own rootfs copy with a marker
+# file) inside pod $ID, then the jq FILTER
+member_bundle() { # NAME FILTER
+	local dir=$TEST_DIR/$1
+	mkdir -p "$dir"
+	cp -a "$ROOTFS" "$dir/rootfs"
+	echo "$1" >"$dir/rootfs/marker"
+	"$QPOD" spec >"$dir/config.default.json"
+	jq --arg pod "$ID" --arg r "$dir/rootfs" ".root.path = \$r | del(.hostname)
+		| .annotations = {\"qpod.mode\": \"vm\", \"qpod.pod\": \$pod}
+		| .linux.namespaces = [{\"type\": \"pid\"}, {\"type\": \"mount\"}] | $2" \
+		"$dir/config.default.json" >"$dir/config.json" || flunk "member_bundle: $2"
+}
+
+@test "vm pod: run --pod runs a container in the --sandbox pod's VM: one QEMU, its own root and PID 1, the pod's hostname, its limits and exit status" {
+	start_sandbox
+	local q
+	q=$(test_qemus)
+	assert_eq "$(wc -w <<<"$q")" 1 "QEMUs of the sandbox"
+	run --separate-stderr qp run --pod "$ID" --name "$ID2" --rm --memory 48M --pids 20 "$ROOTFS" -- sh -c \
+		'echo "host $(hostname) pid $$"; ls /pause 2>&1; cg=/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup); echo "mem $(cat $cg/memory.max) pids $(cat $cg/pids.max)"; exit 9'
+	assert_status 9
+	assert_contains "$output" "host qpod pid 1" "the pod's hostname, PID 1 of its own namespace"
+	assert_contains "$output" "No such file" "its own root (the pod's /pause is not in it)"
+	assert_contains "$output" "mem 50331648 pids 20" "its limits in its own cgroup"
+	assert_eq "$(test_qemus)" "$q" "QEMUs while and after the container ran"
+	[ ! -e "$ROOT/$ID2" ] || flunk "--rm left the container's state"
+	[ -z "$(ls "$ROOT/$ID/ctrs")" ] || flunk "the pod share keeps: $(ls "$ROOT/$ID/ctrs")"
+}
+
+@test "vm pod: create/start/state/exec/kill/delete of a container inside a vm pod (qpod.pod), two at once over the pod's loopback" {
+	start_sandbox
+	member_bundle web '.process.args = ["sh", "-c", "mkdir -p /tmp/w && cat /marker >/tmp/w/index.html && exec httpd -f -p 127.0.0.1:8081 -h /tmp/w"]'
+	member_bundle cli '.process.args = ["sh", "-c", "sleep 1; wget -qO- http://127.0.0.1:8081/; cat /marker; exit 6"]'
+	qp_detached create --bundle "$TEST_DIR/web" "$ID-web" || flunk "create: $(cat "$TEST_DIR/pod.err")"
+	assert_eq "$(pod_field "$ID-web" status)" created "after create"
+	assert_eq "$(pod_field "$ID-web" pod)" "$ID" "state names its pod"
+	local keeper
+	keeper=$(pod_field "$ID-web" pid)
+	kill -0 "$keeper" || flunk "the container's pid is not alive"
+	qp start "$ID-web"
+	assert_eq "$(pod_field "$ID-web" status)" running "after start"
+	# exec joins the container: its root and its PID namespace
+	run --separate-stderr qp exec "$ID-web" sh -c 'cat /marker; cat /proc/1/cmdline | tr "\0" " "'
+	assert_status 0
+	assert_contains "$output" "web" "exec sees the container's root"
+	assert_contains "$output" "httpd -f -p 127.0.0.1:8081" "exec sees the container's PID 1"
+	# the second container reaches the first on the pod's loopback
+	qp create --bundle "$TEST_DIR/cli" "$ID-cli" </dev/null >"$TEST_DIR/cli.out" 2>"$TEST_DIR/cli.err"
+	qp start "$ID-cli"
+	wait_for 300 status_is "$ID-cli" stopped
+	assert_eq "$(cat "$TEST_DIR/cli.out")" "$(printf 'web\ncli')" "the client's output"
+	# kill: TERM to the container's PID 1 (httpd ends on it)
+	qp kill "$ID-web" TERM
+	wait_for 300 status_is "$ID-web" stopped
+	! kill -0 "$keeper" 2>/dev/null || flunk "the container's pid outlived it"
+	run --separate-stderr qp exec "$ID" sh -c 'ls /sys/fs/cgroup | grep -c "$0" || true' "$ID-"
+	assert_eq "$output" 0 "the containers' cgroups in the guest after they ended"
+	qp delete "$ID-web"
+	qp delete "$ID-cli"
+	[ -z "$(ls "$ROOT/$ID/ctrs")" ] || flunk "the pod share keeps: $(ls "$ROOT/$ID/ctrs")"
+}
+
+@test "vm pod: what a container inside a vm pod cannot have is refused by name, and nothing is left" {
+	start_sandbox
+	local bad
+	for bad in '.linux.namespaces += [{"type": "user"}]|user' \
+		'.hostname = "other"|hostname' \
+		'.linux.namespaces += [{"type": "network", "path": "/proc/1/ns/net"}]|is not pod' \
+		'.linux.resources.memory = {"limit": 1073741824}|more than the pod'"'"'s VM has' \
+		'.linux.resources.cpu = {"cpus": "0"}|cpuset'; do
+		member_bundle bad "${bad%%|*}"
+		run qp_stdio_files create --bundle "$TEST_DIR/bad" "$ID2"
+		qp_file_stderr
+		[ "$status" -ne 0 ] || flunk "create accepted: ${bad%%|*}"
+		assert_contains "$stderr" "${bad##*|}" "${bad%%|*}"
+		[ ! -e "$ROOT/$ID2" ] || flunk "a refused create left its state: ${bad%%|*}"
+		rm -rf "$TEST_DIR/bad"
+	done
+	[ -z "$(ls "$ROOT/$ID/ctrs")" ] || flunk "the pod share keeps: $(ls "$ROOT/$ID/ctrs")"
+	# a pod that does not hold containers, one that does not exist
+	make_bundle "$TEST_DIR/plain" '.annotations = {"qpod.mode": "vm"} | .process.args = ["sleep", "600"]'
+	qp_detached create --bundle "$TEST_DIR/plain" "$ID-plain"
+	qp start "$ID-plain"
+	run --separate-stderr qp run --pod "$ID-plain" "$ROOTFS" -- true
+	assert_status 125
+	assert_contains "$stderr" "does not hold containers"
+	run --separate-stderr qp run --pod "$ID-none" "$ROOTFS" -- true
+	assert_status 125
+	assert_contains "$stderr" "does not exist"
+	# pause, update and stats of one container: refused, naming the pod
+	member_bundle c '.process.args = ["sleep", "600"]'
+	qp_detached create --bundle "$TEST_DIR/c" "$ID2"
+	qp start "$ID2"
+	run --separate-stderr qp pause "$ID2"
+	assert_status 125
+	assert_contains "$stderr" "pause the pod"
+	run --separate-stderr qp update --pids-limit 5 "$ID2"
+	[ "$status" -ne 0 ] || flunk "update of a container inside a vm pod succeeded"
+	assert_contains "$stderr" "cannot change"
+}
+
+@test "vm pod: SIGKILL of a container's keeper ends the container in the guest; of the pod's QEMU, every container ends; delete leaves nothing" {
+	start_sandbox
+	member_bundle a '.process.args = ["sleep", "601"]'
+	member_bundle b '.process.args = ["sleep", "602"]'
+	qp_detached create --bundle "$TEST_DIR/a" "$ID-a"
+	qp start "$ID-a"
+	qp_detached create --bundle "$TEST_DIR/b" "$ID-b"
+	qp start "$ID-b"
+	run --separate-stderr qp exec "$ID" ps -o args
+	assert_contains "$output" "sleep 601"
+	kill -KILL "$(pod_field "$ID-a" pid)"
+	wait_for 300 status_is "$ID-a" stopped
+	local i
+	for i in $(seq 1 100); do
+		qp exec "$ID" ps -o args | grep -q "sleep 601" || break
+		sleep 0.1
+	done
+	run --separate-stderr qp exec "$ID" ps -o args
+	assert_not_contains "$output" "sleep 601" "the container of the killed keeper"
+	assert_contains "$output" "sleep 602" "the other container"
+	qp delete "$ID-a"
+	# the VM dies under the other container: its keeper ends (137)
+	local keeper
+	keeper=$(pod_field "$ID-b" pid)
+	kill -KILL "$(pod_field "$ID" vmm_pid)"
+	wait_for 300 status_is "$ID-b" stopped
+	! kill -0 "$keeper" 2>/dev/null || flunk "the keeper outlived its VM"
+	qp delete "$ID-b"
+	qp delete --force "$ID"
+	run --separate-stderr qp gc
+	assert_status 0
+}
+
+@test "vm pod: SIGKILL of the pod's monitor: its containers end, delete and gc leave nothing" {
+	start_sandbox
+	qp run -d --pod "$ID" --name "$ID2" "$ROOTFS" -- sleep 603 </dev/null >/dev/null 2>&1
+	assert_eq "$(pod_field "$ID2" status)" running
+	kill -KILL "$(pod_field "$ID" pid)"
+	wait_for 300 status_is "$ID2" stopped
+	wait_for 300 status_is "$ID" stopped
+	qp delete "$ID2"
+	qp delete "$ID"
+	run --separate-stderr qp gc
+	assert_status 0
+}
