@@ -236,7 +236,10 @@ int gi_exec_pollfds(struct pollfd *p)
 		p[4 * i + 2] = (struct pollfd){ .fd = e->id ? e->err_r : -1, .events = POLLIN };
 		p[4 * i + 3] = (struct pollfd){ .fd = e->id && exec_in[i].len ? e->in_w : -1, .events = POLLOUT };
 		if (e->id && e->exited) {
-			int64_t left = e->drain_deadline - now;
+			/* done already (its output ended before its reaping was
+			 * heard of): its EXEC_EXIT goes now, not at the deadline */
+			bool done = e->rep_r < 0 && e->out_r < 0 && e->err_r < 0;
+			int64_t left = done ? 0 : e->drain_deadline - now;
 			int t = left > 0 ? (int)left : 0;
 			if (timeout < 0 || t < timeout)
 				timeout = t;
