@@ -57,7 +57,7 @@ static const char usage[] =
 	"           (StopPodSandbox + RemovePodSandbox), the runtime's own share of the\n"
 	"           start (its commands' wall time, from the kernel's process events)\n"
 	"           and the rest, the host's MemAvailable drop per running pod and\n"
-	"           its processes' PSS (pods of 1 and 2 containers, 3 of each, or\n"
+	"           its processes' PSS (pods of 1, 2 and 4 containers, 3 of each, or\n"
 	"           --runs if fewer). A\n"
 	"           private containerd (handlers runc, qpod, qpod-vm; CNI bridge in a\n"
 	"           network namespace of its own; --image imported) unless --cri-socket\n"

@@ -407,15 +407,15 @@ cri_before() {
 	assert_status 0
 	jq -e '.scenario == "cri" and .params.handlers == "runc,qpod,qpod-vm" and .params.cri_socket == "private containerd" and (.partial | not)' \
 		"$TEST_DIR/cri.json" >/dev/null || flunk "header: $(jq -c '{scenario, params, partial}' "$TEST_DIR/cri.json")"
-	# every handler: start and stop of one pod, memory of pods of 1 and 2 containers
+	# every handler: start and stop of one pod, memory of pods of 1, 2 and 4 containers
 	for name in runc qpod qpod-vm; do
-		for metric in start_ms stop_ms mem_1c_mb mem_2c_mb pss_1c_mb pss_2c_mb; do
+		for metric in start_ms stop_ms mem_1c_mb mem_2c_mb mem_4c_mb pss_1c_mb pss_2c_mb pss_4c_mb; do
 			jq -e --arg n "$name" --arg m "$metric" \
 				'[.results[] | select(.name == $n and .metric == $m and .n == 1 and (.samples | length) == 1)] | length == 1' \
 				"$TEST_DIR/cri.json" >/dev/null || flunk "$name $metric missing: $(jq -c .results "$TEST_DIR/cri.json")"
 		done
 		# the pod's processes, the shim's included, have a PSS
-		jq -e --arg n "$name" '[.results[] | select(.name == $n and (.metric | test("^pss_")) and .min > 1)] | length == 2' \
+		jq -e --arg n "$name" '[.results[] | select(.name == $n and (.metric | test("^pss_")) and .min > 1)] | length == 3' \
 			"$TEST_DIR/cri.json" >/dev/null || flunk "$name pss: $(jq -c .results "$TEST_DIR/cri.json")"
 		# the runtime's own share and the rest, from the kernel's process events
 		jq -e --arg n "$name" '[.results[] | select(.name == $n and (.metric == "runtime_ms" or .metric == "containerd_shim_ms") and .n == 1 and .min > 0)] | length == 2' \

@@ -20,8 +20,9 @@ qpod's, that the shims ran for the sandbox and that container within the
 start, from the kernel's process events: proc_events.py) and the rest
 (containerd_shim_ms: containerd, the CRI plugin, CNI, the shim). Memory:
 the drop of the host's MemAvailable per running pod, pods of 1 and of 2
-containers (mem_1c_mb, mem_2c_mb), and the PSS of each such pod's
-processes (pss_1c_mb, pss_2c_mb: the shim and all below it).
+containers (mem_1c_mb, mem_2c_mb, mem_4c_mb), and the PSS of each such
+pod's processes (pss_1c_mb, pss_2c_mb, pss_4c_mb: the shim and all below
+it).
 
 Without --cri-socket it starts a private containerd (CRI plugin; handlers
 runc, qpod and qpod-vm as docs/containerd.md configures them; CNI's bridge
@@ -656,7 +657,7 @@ class Bench:
                 self.round(h, n, r >= self.a.warmup)
         self.runtime_shares()
         for h in self.handlers:
-            for k in (1, 2):
+            for k in (1, 2, 4):
                 self.progress("memory, %s, pods of %d container%s" % (h, k, "s" if k > 1 else ""))
                 self.memory(h, k, self.a.mem_pods)
 
