@@ -143,12 +143,18 @@ static int validate_run_extras(const struct qp_run *r, int code, const struct qp
 	for (uint32_t i = 0; i < r->cgroupc; i++)
 		if (!r->cgroup || !r->cgroup[i] || !cgroup_entry_ok(r->cgroup[i]))
 			return invalid(err, code, m, "cgroup[%u] is not a known FILE=VALUE", i);
+	bool share = false;
+	for (uint32_t i = 0; i < r->mountc; i++) {
+		struct qp_run_mount rm;
+		if (qp_run_mount_parse(r->mounts[i], &rm) == 0 && rm.kind == QP_RM_PODSHARE)
+			share = true;
+	}
 	for (uint32_t i = 0; i < r->mountc; i++) {
 		struct qp_run_mount rm;
 		if (qp_run_mount_parse(r->mounts[i], &rm) < 0)
 			continue; /* validate_run names it */
-		if ((rm.kind == QP_RM_POD) != container && rm.kind != QP_RM_TMPFS)
-			return invalid(err, code, m, "mounts[%u]: a pod mount only in a container", i);
+		if (rm.kind == QP_RM_POD && !container && !share)
+			return invalid(err, code, m, "mounts[%u]: a pod mount without the pod share", i);
 		if (container && rm.kind != QP_RM_POD && rm.kind != QP_RM_TMPFS)
 			return invalid(err, code, m, "mounts[%u]: a container takes tmpfs and pod mounts", i);
 		if (rm.kind == QP_RM_PODSHARE && m->type != QP_MSG_RUN)

@@ -63,7 +63,7 @@ void gi_ctr_close(struct gi_ctr *c)
 	gi_close_fd(&c->self_pidns);
 }
 
-static int tree_of(const char *path)
+int gi_pod_share_tree(const char *path)
 {
 	return (int)syscall(SYS_open_tree, gi_pod_share_fd, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 }
@@ -145,7 +145,7 @@ int gi_ctr_prepare(const struct qp_run *r, pid_t join_pid, struct gi_ctr *c, cha
 		return snprintf(why, n, "the pod has no share for containers"), -1;
 	}
 	snprintf(path, sizeof(path), "%s/root", r->rootfs_tag);
-	if ((c->trees[0] = tree_of(path)) < 0)
+	if ((c->trees[0] = gi_pod_share_tree(path)) < 0)
 		return snprintf(why, n, "the container's root in the pod share"), -1;
 	for (uint32_t i = 0; i < r->mountc && i + 1 < GI_CTR_TREES; i++) {
 		struct qp_run_mount m;
@@ -153,7 +153,7 @@ int gi_ctr_prepare(const struct qp_run *r, pid_t join_pid, struct gi_ctr *c, cha
 			errno = EINVAL;
 			return snprintf(why, n, "mounts[%u]", i), -1;
 		}
-		if (m.kind == QP_RM_POD && (c->trees[i + 1] = tree_of(m.name)) < 0)
+		if (m.kind == QP_RM_POD && (c->trees[i + 1] = gi_pod_share_tree(m.name)) < 0)
 			return snprintf(why, n, "the mount \"%s\" in the pod share", m.dest), -1;
 	}
 	if ((r->flags & QP_RUN_F_NEW_PID) && (c->self_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC)) < 0)
@@ -214,7 +214,7 @@ static int lo_up(void)
 	return r;
 }
 
-static int bind_tree(int tree, const char *dst, unsigned long flags)
+int gi_bind_tree(int tree, const char *dst, unsigned long flags)
 {
 	if (syscall(SYS_move_mount, tree, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		return -1;
@@ -255,7 +255,7 @@ static int own_mounts(const struct qp_run *r, struct gi_ctr *c)
 		if (m.kind == QP_RM_TMPFS) {
 			if (make_dirs(dst) < 0 || mount("tmpfs", dst, "tmpfs", fl, m.data[0] ? m.data : NULL) < 0)
 				return -1;
-		} else if (bind_tree(c->trees[i + 1], dst, fl) < 0) {
+		} else if (gi_bind_tree(c->trees[i + 1], dst, fl) < 0) {
 			return -1; /* the host made the mount point */
 		}
 	}
@@ -277,7 +277,7 @@ static int enter_root(const struct qp_run *r, struct gi_ctr *c)
 	/* a stage of its own for the new root: the pod's /tmp is covered in
 	 * this namespace only */
 	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") < 0 ||
-	    mkdir(STAGE, 0700) < 0 || bind_tree(c->trees[0], STAGE, 0) < 0)
+	    mkdir(STAGE, 0700) < 0 || gi_bind_tree(c->trees[0], STAGE, 0) < 0)
 		return -1;
 	if (system_mounts(r) < 0 || own_mounts(r, c) < 0)
 		return -1;

@@ -156,6 +156,11 @@ pid_t gi_ctr_fork(const struct qp_run *r, struct gi_ctr *c);
 int gi_ctr_enter(const struct qp_run *r, struct gi_ctr *c);
 /* A container ended: what is left in its cgroup killed, the cgroup removed. */
 void gi_ctr_end(const char *name);
+/* A detached copy of path in the pod share (open_tree), -1 with errno. */
+int gi_pod_share_tree(const char *path);
+/* tree (a detached copy) moved onto dst, then remounted with flags
+ * (MS_RDONLY...) if any; -1 with errno. */
+int gi_bind_tree(int tree, const char *dst, unsigned long flags);
 
 /* ---- exec.c: extra processes in the pod (EXEC messages) ---- */
 

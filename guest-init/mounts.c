@@ -67,43 +67,65 @@ void gi_mount_cgroup2(void)
 	close(fd);
 }
 
+int gi_pod_share_fd = -1;
+
 /* A spare's share holds the pod's rootfs in its QP_PROTO_SUBDIR (bound
  * there when the pod took the spare): the share is mounted aside, that
- * directory bound on NEWROOT, and the share's mount let go. */
-static void mount_share_subdir(const char *tag, unsigned long ro)
+ * directory bound on NEWROOT (read-only if ro: the share itself is mounted
+ * writable, the host decides what may be written), and the share's mount
+ * let go, unless it is the pod share too (keep): then guest-init keeps it
+ * and a descriptor of it (gi_pod_share_fd). */
+static void mount_share_subdir(const char *tag, unsigned long ro, bool keep)
 {
 	make_dir(SHARE);
-	if (mount(tag, SHARE, "9p", ro, NINEP_OPTS) < 0)
+	if (mount(tag, SHARE, "9p", keep ? MS_NOSUID | MS_NODEV : ro, NINEP_OPTS) < 0)
 		die("mount 9p tag \"%s\" on " SHARE " (is the host sharing it?)", tag);
 	make_dir(NEWROOT);
 	if (mount(SHARE "/" QP_PROTO_SUBDIR, NEWROOT, NULL, MS_BIND, NULL) < 0)
 		die("bind " SHARE "/" QP_PROTO_SUBDIR " on " NEWROOT);
 	if (ro && mount(NULL, NEWROOT, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
 		die("remount " NEWROOT " read-only");
+	if (keep) {
+		if ((gi_pod_share_fd = open(SHARE, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			die("open the pod share");
+		return;
+	}
 	if (umount2(SHARE, MNT_DETACH) < 0)
 		die("unmount " SHARE);
 }
 
-int gi_pod_share_fd = -1;
 
 /* RUN's podshare entry: the pod share mounted in the initramfs, where the
  * workload's root will cover it; guest-init keeps a descriptor of it, so
  * the pod's containers take their roots from it (container.c) while no
  * process of the pod can reach it by a path. */
+static bool pod_share_is_root(const struct qp_run *r, const struct qp_run_mount *m)
+{
+	return r->rootfs == QP_ROOTFS_9P_SUBDIR && !strcmp(m->tag, r->rootfs_tag);
+}
+
+/* RUN's podshare entry (NULL: none) into *m. */
+static bool pod_share_entry(const struct qp_run *r, struct qp_run_mount *m)
+{
+	for (uint32_t i = 0; i < r->mountc; i++)
+		if (qp_run_mount_parse(r->mounts[i], m) == 0 && m->kind == QP_RM_PODSHARE)
+			return true;
+	return false;
+}
+
 static void mount_pod_share(const struct qp_run *r)
 {
-	for (uint32_t i = 0; i < r->mountc; i++) {
-		struct qp_run_mount m;
-		if (qp_run_mount_parse(r->mounts[i], &m) < 0 || m.kind != QP_RM_PODSHARE)
-			continue;
-		make_dir(QP_PROTO_POD_DEST);
-		if (mount(m.tag, QP_PROTO_POD_DEST, "9p", MS_NOSUID | MS_NODEV, NINEP_OPTS) < 0)
-			die("mount the pod share (9p tag \"%s\")", m.tag);
-		gi_pod_share_fd = open(QP_PROTO_POD_DEST, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (gi_pod_share_fd < 0)
-			die("open the pod share");
+	struct qp_run_mount m;
+
+	/* a spare's share that is the pod share too: mount_share_subdir */
+	if (!pod_share_entry(r, &m) || pod_share_is_root(r, &m))
 		return;
-	}
+	make_dir(QP_PROTO_POD_DEST);
+	if (mount(m.tag, QP_PROTO_POD_DEST, "9p", MS_NOSUID | MS_NODEV, NINEP_OPTS) < 0)
+		die("mount the pod share (9p tag \"%s\")", m.tag);
+	gi_pod_share_fd = open(QP_PROTO_POD_DEST, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (gi_pod_share_fd < 0)
+		die("open the pod share");
 }
 
 /* The workload's root: the 9p share (or its subdirectory), entered
@@ -120,8 +142,9 @@ void gi_enter_rootfs(const struct qp_run *r)
 		char dst[64];
 
 		make_dir(NEWROOT);
+		struct qp_run_mount ps;
 		if (r->rootfs == QP_ROOTFS_9P_SUBDIR)
-			mount_share_subdir(r->rootfs_tag, ro);
+			mount_share_subdir(r->rootfs_tag, ro, pod_share_entry(r, &ps) && pod_share_is_root(r, &ps));
 		else if (mount(r->rootfs_tag, NEWROOT, "9p", ro, NINEP_OPTS) < 0)
 			die("mount 9p tag \"%s\" on " NEWROOT " (is the host sharing it?)",
 			    r->rootfs_tag);
@@ -173,6 +196,13 @@ void gi_apply_mounts(const struct qp_run *r)
 		fl = m.flags & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY);
 		if (m.kind == QP_RM_PODSHARE) {
 			continue; /* mounted aside (mount_pod_share) */
+		} else if (m.kind == QP_RM_POD) {
+			/* from the pod share (a spare's: the pod's own binds are
+			 * there); the host made the mount point */
+			int tree = gi_pod_share_tree(m.name);
+			if (tree < 0 || gi_bind_tree(tree, m.dest, fl) < 0)
+				die("bind \"%s\" of the pod share on \"%s\"", m.name, m.dest);
+			close(tree);
 		} else if (m.kind == QP_RM_TMPFS) {
 			make_dirs(m.dest);
 			if (mount("tmpfs", m.dest, "tmpfs", fl, m.data[0] ? m.data : NULL) < 0)

@@ -51,11 +51,13 @@
  *                    pod     SOURCE a path relative to the pod share (below),
  *                            of 1..3 components without "." or "..": that
  *                            directory or file bound on DEST (CONTAINER
- *                            EXECs only)
+ *                            EXECs, and a RUN with a podshare entry)
  *                    podshare SOURCE a 9p tag, DEST QP_PROTO_POD_DEST: the
  *                            pod share, mounted aside (outside the
  *                            workload's root) before the root is entered,
- *                            for the pod's containers (RUN only)
+ *                            for the pod's containers (RUN only); the
+ *                            rootfs tag with QP_ROOTFS_9P_SUBDIR: that
+ *                            share (a spare's), kept mounted
  *                  u16 rows, u16 cols (the terminal's first window size,
  *                  with QP_RUN_F_TERMINAL; 0 0 = the pty's default; without
  *                  the flag both must be 0),

@@ -109,6 +109,7 @@ struct qp_cri_opts {
 	const char *handlers; /* "a,b" as given; NULL: every one configured */
 	int parallel;         /* pods started at once per round; 0: serial */
 	int mem_pods;         /* pods per handler and shape in the memory step */
+	int spares;           /* the private qpod-vm handler's spares (0: none) */
 };
 int qp_bench_cri(const struct qp_bench_opts *o, const struct qp_cri_opts *c, struct qp_bench_report *r,
 		 qp_error **err);

@@ -140,7 +140,7 @@ int qp_bench_cri(const struct qp_bench_opts *o, const struct qp_cri_opts *c, str
 		 qp_error **err)
 {
 	_cleanup_free_ char *driver = NULL, *out = NULL, *text = NULL;
-	char runs[16], warmup[16], parallel[16], mem_pods[16], line[ERR_MAX + 1];
+	char runs[16], warmup[16], parallel[16], mem_pods[16], spares[16], line[ERR_MAX + 1];
 	const char *argv[32];
 	yajl_val top = NULL;
 	size_t n = 0, len;
@@ -158,6 +158,7 @@ int qp_bench_cri(const struct qp_bench_opts *o, const struct qp_cri_opts *c, str
 	snprintf(warmup, sizeof(warmup), "%d", o->warmup);
 	snprintf(parallel, sizeof(parallel), "%d", c->parallel);
 	snprintf(mem_pods, sizeof(mem_pods), "%d", c->mem_pods);
+	snprintf(spares, sizeof(spares), "%d", c->spares);
 	argv[n++] = PYTHON;
 	argv[n++] = driver;
 	argv[n++] = "--qpod";
@@ -172,6 +173,8 @@ int qp_bench_cri(const struct qp_bench_opts *o, const struct qp_cri_opts *c, str
 	argv[n++] = parallel;
 	argv[n++] = "--mem-pods";
 	argv[n++] = mem_pods;
+	argv[n++] = "--spares";
+	argv[n++] = spares;
 	argv[n++] = "--out";
 	argv[n++] = out;
 	if (c->handlers) {

@@ -64,7 +64,9 @@ static const char usage[] =
 	"           is given. Options:\n"
 	"           --cri-socket PATH, --handlers a,b (default: every one configured),\n"
 	"           --parallel N (N pods at once per round: per-pod start, p90, wall;\n"
-	"           --runs default 1 then). Needs python3-grpcio (tools/cri/).\n"
+	"           --runs default 1 then), --spares N (the private containerd's\n"
+	"           qpod-vm handler keeps N spares, refilled as sandboxes take them;\n"
+	"           default none). Needs python3-grpcio (tools/cri/).\n"
 	"Options:\n"
 	"  --mode container|vm|both  (default: start both, replace and memory vm)\n"
 	"  --runs N         measured runs (default 20; memory: pods per size)\n"
@@ -167,7 +169,7 @@ const struct option cli_opts_bench[] = {
 	{ "pods", required_argument, NULL, 'P' },
 	{ "libvirt-uri", required_argument, NULL, 'L' },
 	{ "cri-socket", required_argument, NULL, 'S' }, { "handlers", required_argument, NULL, 'H' },
-	{ "parallel", required_argument, NULL, 'p' },
+	{ "parallel", required_argument, NULL, 'p' }, { "spares", required_argument, NULL, 's' },
 	{ 0 },
 };
 
@@ -263,6 +265,11 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 				return -1;
 			cri_opts = true;
 			break;
+		case 's':
+			if (parse_int(optarg, "--spares", 1, 32, &cri.spares, err) < 0)
+				return -1;
+			cri_opts = true;
+			break;
 		case 'f': format = optarg; break;
 		case 'o': output = optarg; break;
 		default:
@@ -281,7 +288,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 				    scenario);
 	bool consolidate = !strcmp(scenario, "consolidate"), is_cri = !strcmp(scenario, "cri");
 	if (cri_opts && !is_cri)
-		return qp_error_set(err, QP_E_INVALID, 0, "bench: --cri-socket, --handlers and --parallel are for bench cri");
+		return qp_error_set(err, QP_E_INVALID, 0, "bench: --cri-socket, --handlers, --parallel and --spares are for bench cri");
 	if (is_cri && (mode || baseline_set || memory_set || vcpus_set || o.libvirt_uri))
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "bench cri: no --mode, --baseline, --memory, --vcpus or --libvirt-uri (the handlers decide the pods)");
@@ -381,7 +388,8 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		goto out;
 	if (is_cri && (qp_bench_param_str(r, "cri_socket", cri.socket ? cri.socket : "private containerd", err) < 0 ||
 		       qp_bench_param_num(r, "parallel", cri.parallel ? cri.parallel : 1, err) < 0 ||
-		       qp_bench_param_num(r, "mem_pods", cri.mem_pods, err) < 0))
+		       qp_bench_param_num(r, "mem_pods", cri.mem_pods, err) < 0 ||
+		       qp_bench_param_num(r, "spares", cri.spares, err) < 0))
 		goto out;
 	if (consolidate && (qp_bench_param_num(r, "pods", cons.pods, err) < 0 ||
 			    qp_bench_param_num(r, "reserve_mb", (double)(cons.reserve >> 20), err) < 0))

@@ -646,7 +646,45 @@ class Bench:
             if kb is not None:
                 self.res.sample(h, "pss_%dc_mb" % ncont, "MB", kb / 1024.0)
 
+    def vm_root(self):
+        return self.w + "/qpod/qpod-vm/" + CRI_NS
+
+    def spares(self, *args):
+        """`qpod spares ARGS` in the private qpod-vm handler's state root."""
+        r = subprocess.run([self.a.qpod, "--root", self.vm_root(), "spares"] + list(args),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+        if r.returncode != 0:
+            raise BenchError("qpod spares %s: %s" % (args[0], last_line(r.stderr)))
+        return r.stdout
+
+    def fill_spares(self):
+        """--spares N: the qpod-vm handler's sandboxes take spares (kept at N,
+        refilled in the background as they are taken)."""
+        if not self.a.spares or "qpod-vm" not in self.handlers:
+            return
+        if not self.private:
+            raise BenchError("--spares needs the private containerd (its qpod-vm root)")
+        self.progress("spares: %d for qpod-vm" % self.a.spares)
+        self.spares("fill", "--count", str(self.a.spares))
+        self.spares_filled = True
+
+    def drain_spares(self):
+        """The pool's end: drained, then waited for until no holder is left
+        (a refill may still be making one)."""
+        if not getattr(self, "spares_filled", False):
+            return
+        for _ in range(120):
+            try:
+                self.spares("drain")
+                left = json.loads(self.spares("list", "--format", "json") or "[]")
+            except (BenchError, ValueError, subprocess.SubprocessError):
+                left = []
+            if not [s for s in left if s.get("status") != "taken"]:
+                return
+            time.sleep(0.5)
+
     def run(self):
+        self.fill_spares()
         n = self.a.parallel or 1
         total = self.a.warmup + self.a.runs
         for r in range(total):
@@ -677,6 +715,7 @@ class Bench:
                     self.ctr("images", "rm", name)
                 except (OSError, subprocess.SubprocessError):
                     pass
+        self.drain_spares()
         if self.watch:
             self.watch.stop()
         if self.client:
@@ -695,6 +734,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--parallel", type=int, default=0)
     ap.add_argument("--mem-pods", type=int, default=3)
+    ap.add_argument("--spares", type=int, default=0)
     ap.add_argument("--handlers", default="")
     ap.add_argument("--cri-socket", default="")
     ap.add_argument("--out", required=True)

@@ -116,13 +116,16 @@ static int member_create(struct pod *pod, qp_error **err)
 	_cleanup_close_ int sharefd = -1, ctrfd = -1, master = -1, slave = -1;
 	struct vm_member_plan plan = { 0 };
 	struct pod *sb = NULL;
-	char statedir[PATH_MAX];
+	char statedir[PATH_MAX], share[PATH_MAX];
 	bool jail;
 	int r = -1;
 
 	if (strlen(pod->id) > QP_PROTO_MAX_TAG)
 		return qp_error_set(err, QP_E_INVALID, 0, "a container inside a vm pod has an ID of at most %d bytes",
 				    QP_PROTO_MAX_TAG);
+	if (vm_pod_share_reserved(pod->id))
+		return qp_error_set(err, QP_E_INVALID, 0, "\"%s\" is a name the pod's share uses itself: not an ID for "
+				    "a container inside a vm pod", pod->id);
 	if (pod->io.preserve_fds > 0)
 		return qp_error_set(err, QP_E_INVALID, 0, "--preserve-fds is not supported for vm pods "
 				    "(host fds cannot reach the guest)");
@@ -140,18 +143,18 @@ static int member_create(struct pod *pod, qp_error **err)
 		qp_fail(err, ENOMEM, "create");
 		goto out;
 	}
-	if ((sharefd = openat(sb->dirfd, VM_POD_SHARE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
-		qp_fail(err, errno, "pod \"%s\": its pod share", sb->id);
+	if ((sharefd = vm_pod_share_open(sb->dirfd, statedir, share, sizeof(share), err)) < 0) {
+		qp_error_prefix(err, "pod \"%s\"", sb->id);
 		goto out;
 	}
-	vm_pod_share_leave(sb->state->vmm_pid, statedir, sharefd, pod->id); /* a crashed create's */
+	vm_pod_share_leave(sb->state->vmm_pid, share, sharefd, pod->id); /* a crashed create's */
 	if (mkdirat(sharefd, pod->id, 0755) < 0 ||
 	    (ctrfd = openat(sharefd, pod->id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
 		qp_fail(err, errno, "the container's directory in the pod share");
 		goto out;
 	}
 	if (vm_member_plan(pod->spec, pod->id, pod->rootfs, sb, ctrfd, &plan, err) < 0 ||
-	    vm_pod_share_enter(sb->state->vmm_pid, statedir, ctrfd, pod->id, pod->rootfs, pod->spec->root_readonly,
+	    vm_pod_share_enter(sb->state->vmm_pid, share, ctrfd, pod->id, pod->rootfs, pod->spec->root_readonly,
 			       &plan.mounts, err) < 0)
 		goto leave;
 	if (pod->spec->process.terminal &&
@@ -166,7 +169,7 @@ static int member_create(struct pod *pod, qp_error **err)
 	r = 0;
 	goto out;
 leave:
-	vm_pod_share_leave(sb->state->vmm_pid, statedir, sharefd, pod->id);
+	vm_pod_share_leave(sb->state->vmm_pid, share, sharefd, pod->id);
 out:
 	vm_member_plan_free(&plan);
 	if (sb)
@@ -216,7 +219,7 @@ static int member_destroy(struct pod *pod, qp_error **err)
 {
 	_cleanup_close_ int sbfd = -1, sharefd = -1, pidfd = -1;
 	struct pod_state *sst = NULL;
-	char statedir[PATH_MAX];
+	char statedir[PATH_MAX], share[PATH_MAX];
 
 	if (state_pid_alive(pod->state) && pod->state->pid != getpid()) {
 		pidfd = (int)syscall(SYS_pidfd_open, pod->state->pid, 0);
@@ -232,13 +235,12 @@ static int member_destroy(struct pod *pod, qp_error **err)
 				    (int)pod->state->pid);
 	unlinkat(pod->dirfd, VM_KEEPER_SOCK, 0);
 	sbfd = openat(pod->rootfd, pod->state->sandbox, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (sbfd < 0 || (sharefd = openat(sbfd, VM_POD_SHARE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+	if (sbfd < 0 || dir_path(sbfd, statedir, sizeof(statedir), NULL) < 0 ||
+	    (sharefd = vm_pod_share_open(sbfd, statedir, share, sizeof(share), NULL)) < 0)
 		return 0; /* the pod went first, and its share with it */
-	if (dir_path(sbfd, statedir, sizeof(statedir), err) < 0)
-		return -1;
 	pid_t qemu = state_load(sbfd, &sst, NULL) == 0 && state_vmm_alive(sst) ? sst->vmm_pid : 0;
 	state_free(sst);
-	vm_pod_share_leave(qemu, statedir, sharefd, pod->id);
+	vm_pod_share_leave(qemu, share, sharefd, pod->id);
 	return 0;
 }
 

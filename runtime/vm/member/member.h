@@ -7,7 +7,9 @@
  * pod").
  *
  * The pod share: a directory of the sandbox's state dir, POD_SHARE_DIR,
- * shared with the guest (9p) and bound read-only into QEMU's jail; each
+ * shared with the guest (9p) and bound read-only into QEMU's jail (or, for
+ * a sandbox that took a spare, the spare's share, which POD_SHARE_DIR
+ * links to); each
  * container gets POD_SHARE_DIR/ID/ with root/ (its rootfs bound there in
  * QEMU's mount namespace), mN/ (its directory binds) and fN/NAME (copies
  * of its file binds). */
@@ -25,14 +27,27 @@
 /* A sandbox's boot: POD_SHARE_DIR made in its state dir, one more share in
  * mm and its podshare RUN entry. */
 int vm_pod_share_add(struct vm_mounts *mm, int dirfd, const char *statedir, qp_error **err);
+/* A sandbox that took a spare: the spare's own share (root/ bound there)
+ * is the pod share; POD_SHARE_DIR in its state dir a symlink to it.  The
+ * sandbox's own binds (*mm, planned as 9p shares) are planned again in
+ * VM_POD_SELF of that share, as a container's are, and bound in QEMU's
+ * namespace: a spare has no 9p device for them. */
+#define VM_POD_SELF "_pod"
+int vm_pod_share_spare(struct vm_mounts *mm, const struct pod_spec *spec, const char *rootfs, int dirfd,
+		       pid_t qemu, const char *share, qp_error **err);
+/* A name the pod share uses itself (no container's ID may be one). */
+bool vm_pod_share_reserved(const char *id);
+/* The pod share of the sandbox whose state dir is dirfd (path statedir):
+ * its host path into path[size], an fd of it; -1 when it has none. */
+int vm_pod_share_open(int dirfd, const char *statedir, char *path, size_t size, qp_error **err);
 /* The container id's directory in the sandbox's share (ctrfd), its binds bound in
  * QEMU's namespace (qemu), its file binds copied: plan->mounts as
  * vm_mounts_plan made it (rootfs: the container's, read-only if ro). */
-int vm_pod_share_enter(pid_t qemu, const char *statedir, int ctrfd, const char *id, const char *rootfs,
+int vm_pod_share_enter(pid_t qemu, const char *share, int ctrfd, const char *id, const char *rootfs,
 		       bool ro, const struct vm_mounts *mounts, qp_error **err);
 /* ...and all of it gone again, from the share dir sharefd (qemu 0: QEMU is
  * gone, and so are its mounts). */
-void vm_pod_share_leave(pid_t qemu, const char *statedir, int sharefd, const char *id);
+void vm_pod_share_leave(pid_t qemu, const char *share, int sharefd, const char *id);
 
 /* ---- member_plan.c: the container's spec -> its EXEC ---- */
 

@@ -228,17 +228,20 @@ static struct vm_template_params template_params(const struct vm_qemu_opts *o, c
 }
 
 /* A spare of this pod's template (spare.c), if the pod can take one (no
- * NIC, no shares of its own: a spare's devices are fixed) and there is a
- * free one: 1 when it is this pod's VM, bound to its rootfs and made
- * unique again (CLONE; HELLO follows), 0 when there is none. */
+ * NIC, no shares of its own: a spare's devices are fixed; a pod that holds
+ * containers has its binds in the spare's share instead, vm/member/) and
+ * there is a free one: 1 when it is this pod's VM, bound to its rootfs and
+ * made unique again (CLONE; HELLO follows), 0 when there is none. */
 static int take_spare(struct vm_mon *m, const struct vm_qemu_opts *o, const char *init, qp_error **err)
 {
 	const struct pod_spec *spec = m->pod->spec;
-	const struct vm_template_params p = template_params(o, init);
+	struct vm_template_params p = template_params(o, init);
 	struct vm_spare_taken t;
 	qp_error *e = NULL;
 	char key[17];
 
+	if (spec->opts.sandbox)
+		p.nshares = 0;
 	if (m->pod->spare || spec->opts.boot == QP_BOOT_COLD || spec->opts.vm_backend != QP_VM_BACKEND_QEMU ||
 	    p.nic || p.nshares)
 		return 0;
@@ -273,6 +276,8 @@ static int take_spare(struct vm_mon *m, const struct vm_qemu_opts *o, const char
 	/* the next one, in the background, while this pod starts */
 	vm_spares_refill(rootfd);
 	if (vm_spare_bind_rootfs(t.qemu, t.share, o->rootfs, o->rootfs_ro, err) < 0 ||
+	    (spec->opts.sandbox &&
+	     vm_pod_share_spare(&m->mounts, spec, o->rootfs, m->pod->dirfd, t.qemu, t.share, err) < 0) ||
 	    send_clone(m, key, err) < 0)
 		return qp_error_prefix(err, "spare %s", t.name);
 	return 1;
@@ -397,8 +402,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	o.mac = m->lease.mac;
 	if (vm_mounts_plan(spec, pod->rootfs, pod->dirfd, m->statedir, NULL, &m->mounts, err) < 0)
 		goto fail;
-	if (spec->opts.sandbox && (mon_sandbox_ok(spec, err) < 0 ||
-				   vm_pod_share_add(&m->mounts, pod->dirfd, m->statedir, err) < 0))
+	if (spec->opts.sandbox && mon_sandbox_ok(spec, err) < 0)
 		goto fail;
 	if (!spec->hostname && spec->ns[QP_NS_UTS].enabled && spec->ns[QP_NS_UTS].path &&
 	    vm_uts_hostname(spec->ns[QP_NS_UTS].path, m->uts_hostname, sizeof(m->uts_hostname), err) < 0)
@@ -411,6 +415,13 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 		goto fail;
 	if (took)
 		goto hello;
+	/* a pod that holds containers and took no spare: its pod share is one
+	 * more 9p device (a spare's share serves as one: take_spare) */
+	if (spec->opts.sandbox) {
+		if (vm_pod_share_add(&m->mounts, pod->dirfd, m->statedir, err) < 0)
+			goto fail;
+		o.nshares = m->mounts.nshares;
+	}
 	clone = pick_template(m, &o, init, &tpl, err);
 	if (clone < 0)
 		goto fail;
