@@ -455,6 +455,20 @@ cri_before() {
 	no_leftovers cri_leftovers
 }
 
+@test "bench cri --spares 1: qpod-vm sandboxes from the handler's spares; no spare, holder or QEMU is left" {
+	need_cri
+	need_vm
+	cri_before
+	run --separate-stderr "$QPOD" bench cri --runs 2 --warmup 0 --spares 1 --handlers runc,qpod-vm --format json --image "$ROOTFS"
+	assert_status 0
+	jq -e '.params.spares == 1 and ([.results[] | select(.name == "qpod-vm" and .metric == "start_ms" and .n == 2)] | length == 1)' \
+		<<<"$output" >/dev/null || flunk "result: $(jq -c '{params, results: [.results[] | {name, metric, n}]}' <<<"$output")"
+	no_leftovers cri_leftovers
+	run --separate-stderr "$QPOD" bench cri --spares 0
+	assert_status 125
+	assert_contains "$stderr" "--spares must be 1..32"
+}
+
 @test "bench cri: SIGTERM in the middle removes pods, containerd and its dir, and keeps what was measured" {
 	need_cri
 	cri_before
