@@ -32,6 +32,7 @@ static const char *const type_names[] = {
 	[QP_MSG_WARM] = "WARM", [QP_MSG_STDIN_CREDIT] = "STDIN_CREDIT",
 	[QP_MSG_WINSIZE] = "WINSIZE", [QP_MSG_EXEC_STDIN] = "EXEC_STDIN",
 	[QP_MSG_EXEC_CREDIT] = "EXEC_CREDIT", [QP_MSG_EXEC_SIGNAL] = "EXEC_SIGNAL",
+	[QP_MSG_CTR_STATS_REQ] = "CTR_STATS_REQ", [QP_MSG_CTR_STATS] = "CTR_STATS",
 };
 
 static const unsigned char senders[] = {
@@ -51,6 +52,7 @@ static const unsigned char senders[] = {
 	[QP_MSG_WINSIZE] = QP_SENDER_HOST | QP_SENDER_CTL,
 	[QP_MSG_EXEC_STDIN] = QP_SENDER_HOST | QP_SENDER_CTL, [QP_MSG_EXEC_CREDIT] = QP_SENDER_GUEST,
 	[QP_MSG_EXEC_SIGNAL] = QP_SENDER_HOST | QP_SENDER_CTL,
+	[QP_MSG_CTR_STATS_REQ] = QP_SENDER_HOST | QP_SENDER_CTL, [QP_MSG_CTR_STATS] = QP_SENDER_GUEST,
 };
 
 uint32_t qp_seed_check(const uint8_t seed[QP_PROTO_SEED_SIZE])
@@ -238,6 +240,13 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 		}
 		return validate_run(r, code, m, err);
 	}
+	case QP_MSG_CTR_STATS_REQ:
+	case QP_MSG_CTR_STATS:
+		if (!qp_proto_dir_name_ok(m->u.ctr_stats.name))
+			return invalid(err, code, m, "not a container's name");
+		if (m->type == QP_MSG_CTR_STATS && m->u.ctr_stats.found > 1)
+			return invalid(err, code, m, "found %u", m->u.ctr_stats.found);
+		return 0;
 	case QP_MSG_EXEC_SIGNAL:
 		if (m->u.exec_signal.id == 0 || m->u.exec_signal.signo < 1 ||
 		    m->u.exec_signal.signo > QP_PROTO_MAX_SIGNAL)
@@ -446,6 +455,21 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 	case QP_MSG_EXEC_SIGNAL:
 		put_u32(w, m->u.exec_signal.id);
 		put_u32(w, m->u.exec_signal.signo);
+		break;
+	case QP_MSG_CTR_STATS_REQ:
+		put_str(w, m->u.ctr_stats.name);
+		break;
+	case QP_MSG_CTR_STATS:
+		put_str(w, m->u.ctr_stats.name);
+		put_u8(w, m->u.ctr_stats.found);
+		put_u64(w, m->u.ctr_stats.cpu_usec);
+		put_u64(w, m->u.ctr_stats.cpu_user_usec);
+		put_u64(w, m->u.ctr_stats.cpu_system_usec);
+		put_u64(w, m->u.ctr_stats.memory);
+		put_u64(w, m->u.ctr_stats.memory_max);
+		put_u64(w, m->u.ctr_stats.pids);
+		put_u64(w, m->u.ctr_stats.pids_max);
+		put_u64(w, m->u.ctr_stats.oom_kills);
 		break;
 	case QP_MSG_STARTED:
 		put_u32(w, m->u.started.pid);
@@ -749,6 +773,19 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 	case QP_MSG_EXEC_SIGNAL:
 		return get_u32(r, &m->u.exec_signal.id, "id", err) < 0 ||
 		       get_u32(r, &m->u.exec_signal.signo, "signo", err) < 0 ? -1 : 0;
+	case QP_MSG_CTR_STATS_REQ:
+		return get_str(r, &m->u.ctr_stats.name, "name", err);
+	case QP_MSG_CTR_STATS:
+		return get_str(r, &m->u.ctr_stats.name, "name", err) < 0 ||
+		       get_u8(r, &m->u.ctr_stats.found, "found", err) < 0 ||
+		       get_u64(r, &m->u.ctr_stats.cpu_usec, "cpu_usec", err) < 0 ||
+		       get_u64(r, &m->u.ctr_stats.cpu_user_usec, "cpu_user_usec", err) < 0 ||
+		       get_u64(r, &m->u.ctr_stats.cpu_system_usec, "cpu_system_usec", err) < 0 ||
+		       get_u64(r, &m->u.ctr_stats.memory, "memory", err) < 0 ||
+		       get_u64(r, &m->u.ctr_stats.memory_max, "memory_max", err) < 0 ||
+		       get_u64(r, &m->u.ctr_stats.pids, "pids", err) < 0 ||
+		       get_u64(r, &m->u.ctr_stats.pids_max, "pids_max", err) < 0 ||
+		       get_u64(r, &m->u.ctr_stats.oom_kills, "oom_kills", err) < 0 ? -1 : 0;
 	case QP_MSG_EXEC_CREDIT:
 		return get_u32(r, &m->u.exec_credit.id, "id", err) < 0 ||
 		       get_u32(r, &m->u.exec_credit.bytes, "bytes", err) < 0 ? -1 : 0;

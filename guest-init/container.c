@@ -10,6 +10,7 @@
 #include <net/if.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -324,4 +325,52 @@ void gi_ctr_end(const char *name)
 	for (int i = 0; i < 200 && unlinkat(root, name, AT_REMOVEDIR) < 0 && errno == EBUSY; i++)
 		usleep(5000);
 	close(root);
+}
+
+/* A u64 of a cgroup file: its whole text ("max": 0), or the value after
+ * key in a "key value" file; 0 if absent. */
+static uint64_t cg_u64(int cg, const char *file, const char *key)
+{
+	char buf[1024], *p = buf;
+	int fd = openat(cg, file, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (key) {
+		size_t k = strlen(key);
+		for (p = buf; p && (strncmp(p, key, k) || p[k] != ' '); p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+			;
+		if (!p)
+			return 0;
+		p += k + 1;
+	}
+	return strncmp(p, "max", 3) ? strtoull(p, NULL, 10) : 0;
+}
+
+void gi_ctr_stats(const struct qp_msg *req)
+{
+	struct qp_msg m = { .type = QP_MSG_CTR_STATS };
+	int root = open(CG_ROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int cg = root < 0 ? -1 : openat(root, req->u.ctr_stats.name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	m.u.ctr_stats.name = req->u.ctr_stats.name;
+	if (cg >= 0) {
+		m.u.ctr_stats.found = 1;
+		m.u.ctr_stats.cpu_usec = cg_u64(cg, "cpu.stat", "usage_usec");
+		m.u.ctr_stats.cpu_user_usec = cg_u64(cg, "cpu.stat", "user_usec");
+		m.u.ctr_stats.cpu_system_usec = cg_u64(cg, "cpu.stat", "system_usec");
+		m.u.ctr_stats.memory = cg_u64(cg, "memory.current", NULL);
+		m.u.ctr_stats.memory_max = cg_u64(cg, "memory.max", NULL);
+		m.u.ctr_stats.pids = cg_u64(cg, "pids.current", NULL);
+		m.u.ctr_stats.pids_max = cg_u64(cg, "pids.max", NULL);
+		m.u.ctr_stats.oom_kills = cg_u64(cg, "memory.events", "oom_kill");
+		close(cg);
+	}
+	if (root >= 0)
+		close(root);
+	gi_send_or_die(&m);
 }

@@ -156,6 +156,9 @@ pid_t gi_ctr_fork(const struct qp_run *r, struct gi_ctr *c);
 int gi_ctr_enter(const struct qp_run *r, struct gi_ctr *c);
 /* A container ended: what is left in its cgroup killed, the cgroup removed. */
 void gi_ctr_end(const char *name);
+/* CTR_STATS of the container named in a CTR_STATS_REQ (its cgroup's
+ * files; found 0 when it has none: not running). */
+void gi_ctr_stats(const struct qp_msg *req);
 /* A detached copy of path in the pod share (open_tree), -1 with errno. */
 int gi_pod_share_tree(const char *path);
 /* tree (a detached copy) moved onto dst, then remounted with flags

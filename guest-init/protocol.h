@@ -118,6 +118,13 @@
  *                  namespaces and its cgroup.
  *   EXEC_SIGNAL H  u32 id, u32 signo (1..QP_PROTO_MAX_SIGNAL): to that
  *                  exec's process (a container's: its init)
+ *   CTR_STATS_REQ H str name (a container's, as CONTAINER's rootfs_tag):
+ *                  its usage, answered by CTR_STATS
+ *   CTR_STATS   G  str name, u8 found (0: no such container running; the
+ *                  rest 0), u64 cpu_usec, cpu_user_usec, cpu_system_usec
+ *                  (cpu.stat), u64 memory (memory.current, bytes), u64
+ *                  memory_max (0 = max), u64 pids, u64 pids_max (0 = max),
+ *                  u64 oom_kills (memory.events oom_kill)
  *   EXEC_STDIN  H  u32 id, raw bytes; no bytes means end of input.  The
  *                  STDIN window per exec, credited back by EXEC_CREDIT
  *   EXEC_CREDIT G  u32 id, u32 bytes (1..QP_PROTO_STDIN_WINDOW): as
@@ -143,8 +150,8 @@
  *
  * Local control messages (CTL: between qpod processes on the host and the
  * pod's monitor over ctl.sock, never to or from a guest; the monitor accepts
- * from a client CTL_START, CTL_PAUSE, CTL_RESUME, SIGNAL, EXEC, MEMINFO_REQ
- * and SHUTDOWN, and for the client's exec EXEC_STDIN, EXEC_SIGNAL and
+ * from a client CTL_START, CTL_PAUSE, CTL_RESUME, SIGNAL, EXEC, MEMINFO_REQ,
+ * CTR_STATS_REQ and SHUTDOWN, and for the client's exec EXEC_STDIN, EXEC_SIGNAL and
  * WINSIZE (their id
  * is the monitor's to set), and answers with CTL_REPLY, MEMINFO, or the
  * EXEC_* of that client's exec, EXEC_CREDIT included):
@@ -234,7 +241,9 @@ enum qp_msg_type {
 	QP_MSG_EXEC_STDIN = 26,
 	QP_MSG_EXEC_CREDIT = 27,
 	QP_MSG_EXEC_SIGNAL = 28,
-	QP_MSG_TYPE_MAX = QP_MSG_EXEC_SIGNAL,
+	QP_MSG_CTR_STATS_REQ = 29,
+	QP_MSG_CTR_STATS = 30,
+	QP_MSG_TYPE_MAX = QP_MSG_CTR_STATS,
 };
 
 /* who may send a type: a receiver refuses a message from the wrong side
@@ -388,6 +397,12 @@ struct qp_msg {
 		struct {
 			uint32_t id, signo;
 		} exec_signal;
+		struct {
+			const char *name;
+			uint8_t found;
+			uint64_t cpu_usec, cpu_user_usec, cpu_system_usec, memory, memory_max, pids, pids_max,
+				oom_kills;
+		} ctr_stats; /* CTR_STATS_REQ: name only */
 	} u;
 };
 

@@ -107,6 +107,28 @@ member_bundle() { # NAME FILTER
 	[ -z "$(ls "$ROOT/$ID/ctrs")" ] || flunk "the pod share keeps: $(ls "$ROOT/$ID/ctrs")"
 }
 
+@test "vm pod: events --stats and stats of a container inside a vm pod: its own cgroup's usage and limits in the guest" {
+	start_sandbox
+	qp run -d --pod "$ID" --name "$ID-a" --memory 64M --pids 30 "$ROOTFS" -- sh -c 'echo ready; sleep 600' \
+		</dev/null >/dev/null 2>&1
+	qp run -d --pod "$ID" --name "$ID-b" --memory 32M "$ROOTFS" -- sh -c 'sleep 601 & sleep 602 & wait' \
+		</dev/null >/dev/null 2>&1
+	run --separate-stderr qp events --stats "$ID-a"
+	assert_status 0
+	jq -e '.type == "stats" and .data.memory.usage.limit == 67108864 and .data.memory.usage.usage > 0
+		and .data.pids.limit == 30 and .data.pids.current >= 1 and .data.cpu.usage.total > 0' <<<"$output" >/dev/null ||
+		flunk "events --stats of a: $output"
+	run --separate-stderr qp events --stats "$ID-b"
+	assert_status 0
+	jq -e '.data.memory.usage.limit == 33554432 and .data.pids.current == 3' <<<"$output" >/dev/null ||
+		flunk "events --stats of b (its sh and two sleeps): $output"
+	run --separate-stderr qp stats "$ID-a"
+	assert_status 0
+	jq -e '.cgroup.usage_kb > 0' <<<"$output" >/dev/null || flunk "stats of a: $output"
+	qp delete --force "$ID-a"
+	qp delete --force "$ID-b"
+}
+
 @test "vm pod: what a container inside a vm pod cannot have is refused by name, and nothing is left" {
 	start_sandbox
 	local bad
@@ -134,7 +156,7 @@ member_bundle() { # NAME FILTER
 	run --separate-stderr qp run --pod "$ID-none" "$ROOTFS" -- true
 	assert_status 125
 	assert_contains "$stderr" "does not exist"
-	# pause, update and stats of one container: refused, naming the pod
+	# pause and update of one container: refused, naming the pod
 	member_bundle c '.process.args = ["sleep", "600"]'
 	qp_detached create --bundle "$TEST_DIR/c" "$ID2"
 	qp start "$ID2"

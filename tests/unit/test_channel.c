@@ -770,6 +770,85 @@ static void test_run_mounts(void **state)
 	free(st);
 }
 
+/* one VM per pod: a container's EXEC, its signal and stats, the pod
+ * share's mount kinds, and what is refused */
+static void test_container_messages(void **state)
+{
+	static const char *argv[] = { "sleep", "9", NULL };
+	const char *mounts[] = { "pod\tc1/m0\t/data\tro", "tmpfs\t\t/s\t", NULL };
+	const char *cg[] = { "memory.max=67108864", "pids.max=20", NULL };
+	struct qp_msg in = { .type = QP_MSG_EXEC }, out;
+	struct qp_run *r = &in.u.run;
+	struct qp_run_mount m;
+
+	(void)state;
+	assert_int_equal(qp_run_mount_parse("pod\tc1/f0/hosts\t/etc/hosts\tro", &m), 0);
+	assert_int_equal(m.kind, QP_RM_POD);
+	assert_string_equal(m.name, "c1/f0/hosts");
+	assert_int_equal(qp_run_mount_parse("podshare\tm3\t" QP_PROTO_POD_DEST "\t", &m), 0);
+	assert_int_equal(m.kind, QP_RM_PODSHARE);
+	static const char *const bad[] = { "pod\t../x\t/d\t", "pod\ta/../b\t/d\t", "pod\t/a\t/d\t",
+					   "pod\ta/b/c/d\t/d\t", "pod\ta//b\t/d\t", "pod\ta/\t/d\t",
+					   "podshare\tm3\t/elsewhere\t", "podshare\tm3\t" QP_PROTO_POD_DEST "\tro" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (qp_run_mount_parse(bad[i], NULL) == 0)
+			fail_msg("accepted the malformed mount entry \"%s\"", bad[i]);
+
+	r->id = 7;
+	r->flags = QP_RUN_F_CONTAINER | QP_RUN_F_NEW_PID | QP_RUN_F_NEW_IPC | QP_RUN_F_ROOTFS_RO;
+	r->rootfs = QP_ROOTFS_9P_SUBDIR;
+	r->rootfs_tag = "c1";
+	r->cwd = r->hostname = "";
+	r->argv = argv, r->argc = 2;
+	r->mounts = mounts, r->mountc = 2;
+	r->cgroup = cg, r->cgroupc = 2;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.run.flags, r->flags);
+	assert_string_equal(out.u.run.rootfs_tag, "c1");
+	assert_int_equal(out.u.run.cgroupc, 2);
+	assert_string_equal(out.u.run.cgroup[1], "pids.max=20");
+	assert_string_equal(out.u.run.mounts[0], mounts[0]);
+	/* refused: an unknown cgroup file, a path as the container's name,
+	 * namespace flags or a pod mount without a container, a RUN container */
+	cg[1] = "cpuset.cpus=0";
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	cg[1] = "pids.max=20";
+	r->rootfs_tag = "c1/root";
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	r->rootfs_tag = "c1";
+	r->flags = QP_RUN_F_NEW_PID;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	r->flags = QP_RUN_F_JOIN;
+	r->cgroupc = 0;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID); /* a join with mounts */
+	r->mountc = 0;
+	round_trip(&in, &out);
+	in.type = QP_MSG_RUN;
+	r->flags = QP_RUN_F_CONTAINER;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	r->flags = 0;
+	r->mounts = mounts, r->mountc = 1; /* a pod mount in RUN without the pod share */
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+
+	in = (struct qp_msg){ .type = QP_MSG_EXEC_SIGNAL };
+	in.u.exec_signal.id = 7, in.u.exec_signal.signo = 9;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.exec_signal.signo, 9);
+	in.u.exec_signal.signo = QP_PROTO_MAX_SIGNAL + 1;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	in = (struct qp_msg){ .type = QP_MSG_CTR_STATS };
+	in.u.ctr_stats.name = "c1", in.u.ctr_stats.found = 1, in.u.ctr_stats.memory = 1ull << 33;
+	in.u.ctr_stats.pids = 3, in.u.ctr_stats.oom_kills = 2;
+	round_trip(&in, &out);
+	assert_string_equal(out.u.ctr_stats.name, "c1");
+	assert_true(out.u.ctr_stats.memory == 1ull << 33 && out.u.ctr_stats.pids == 3 && out.u.ctr_stats.oom_kills == 2);
+	in.u.ctr_stats.name = "..";
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	assert_int_equal(qp_msg_sender(QP_MSG_CTR_STATS), QP_SENDER_GUEST);
+	assert_int_equal(qp_msg_sender(QP_MSG_CTR_STATS_REQ), QP_SENDER_HOST | QP_SENDER_CTL);
+	assert_int_equal(qp_msg_sender(QP_MSG_EXEC_SIGNAL), QP_SENDER_HOST | QP_SENDER_CTL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -788,6 +867,7 @@ int main(void)
 		cmocka_unit_test(test_send_to_gone_peer),
 		cmocka_unit_test(test_send_deadline_full_peer),
 		cmocka_unit_test(test_run_mounts),
+		cmocka_unit_test(test_container_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,8 +1,9 @@
 /* runtime/vm/member/member.c — the driver of a container inside a vm pod's
  * VM (member.h): create fills its directory of the pod share and forks its
  * keeper; start, kill and delete go through the keeper; exec joins the
- * container in the guest.  What the guest cannot do for one container
- * alone (pause it, change its limits, count its usage) is refused by name. */
+ * container in the guest; stats are its cgroup's in the guest.  What the
+ * guest cannot do for one container alone (pause it, change its limits)
+ * is refused by name. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -300,18 +301,49 @@ static int member_update(struct pod *pod, const struct qp_resources *res, qp_err
 			    "pod keeps the limits it was created with", changed, pod->id);
 }
 
+/* The container's cgroup in the guest, through the pod's monitor. */
 static int member_stats(struct pod *pod, struct qp_stats *st, qp_error **err)
 {
-	(void)st;
-	return qp_error_set(err, QP_E_INVALID, 0, "stats of container \"%s\" inside vm pod \"%s\": not counted "
-			    "per container yet (qpod stats %s gives the pod's)", pod->id, pod->state->sandbox,
-			    pod->state->sandbox);
+	_cleanup_close_ int sbfd = openat(pod->rootfd, pod->state->sandbox, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	struct qp_msg req = { .type = QP_MSG_CTR_STATS_REQ }, m;
+	const uint64_t us = 1000;
+
+	memset(st, 0, sizeof(*st));
+	if (member_status(pod) != QP_STATUS_RUNNING)
+		return qp_error_set(err, QP_E_STATE, 0, "container \"%s\" is not running", pod->id);
+	if (sbfd < 0)
+		return qp_fail(err, errno, "the container's pod \"%s\"", pod->state->sandbox);
+	req.u.ctr_stats.name = pod->id;
+	if (vm_ctl_call(sbfd, &req, &m, NULL, KILL_TIMEOUT_MS, err) < 0)
+		return qp_error_prefix(err, "the container's usage in the guest");
+	if (!m.u.ctr_stats.found)
+		return qp_error_set(err, QP_E_STATE, 0, "container \"%s\" is not running in the guest", pod->id);
+	st->has_cpu = true;
+	st->cpu_total = m.u.ctr_stats.cpu_usec * us;
+	st->cpu_user = m.u.ctr_stats.cpu_user_usec * us;
+	st->cpu_kernel = m.u.ctr_stats.cpu_system_usec * us;
+	st->has_memory = st->usage.has = true;
+	st->usage.usage = m.u.ctr_stats.memory;
+	st->usage.limit = m.u.ctr_stats.memory_max ? m.u.ctr_stats.memory_max : UINT64_MAX;
+	st->has_pids = true;
+	st->pids_current = m.u.ctr_stats.pids;
+	st->pids_limit = m.u.ctr_stats.pids_max;
+	st->has_oom_kills = true;
+	st->oom_kills = m.u.ctr_stats.oom_kills;
+	return 0;
 }
 
+/* Its memory is its cgroup's in the pod's guest (the VM's own figures
+ * are the pod's: qpod stats of the pod). */
 static int member_mem(struct pod *pod, struct qp_pod_mem *m, qp_error **err)
 {
-	(void)pod, (void)m, (void)err;
-	return 0; /* its memory is its pod's VM's */
+	struct qp_stats st;
+
+	if (member_stats(pod, &st, err) < 0)
+		return -1;
+	m->cgroup_usage = (long long)(st.usage.usage / 1024);
+	qp_stats_free(&st);
+	return 0;
 }
 
 static int member_accel(enum qp_accel want, const char **name, qp_error **err)

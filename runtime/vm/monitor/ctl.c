@@ -70,9 +70,12 @@ int vm_ctl_call(int dirfd, const struct qp_msg *req, struct qp_msg *reply, char 
 		if (r == 0 && text && !(*text = strdup(m.u.reply.text ? m.u.reply.text : "")))
 			r = qp_fail(err, ENOMEM, "ctl");
 	}
-	else if (m.type == QP_MSG_MEMINFO && req->type == QP_MSG_MEMINFO_REQ) {
+	else if ((m.type == QP_MSG_MEMINFO && req->type == QP_MSG_MEMINFO_REQ) ||
+		 (m.type == QP_MSG_CTR_STATS && req->type == QP_MSG_CTR_STATS_REQ)) {
 		if (reply)
-			*reply = m; /* only integers: it outlives the channel */
+			*reply = m; /* integers (a CTR_STATS's name does not outlive the channel) */
+		if (reply && m.type == QP_MSG_CTR_STATS)
+			reply->u.ctr_stats.name = NULL;
 		r = 0;
 	} else
 		qp_error_set(err, QP_E_GUEST, 0, "the monitor answered %s", qp_msg_type_name(m.type));

@@ -105,6 +105,16 @@ static void client_request(struct vm_mon *m, struct vm_client *c, struct qp_msg 
 		if (mon_replace_begin(m, c, msg, &e) == 0)
 			return; /* answered when the new workload runs */
 		break;
+	case QP_MSG_CTR_STATS_REQ:
+		if (m->paused)
+			qp_error_set(&e, QP_E_STATE, 0, "pod \"%s\" is paused: its guest cannot answer", m->pod->id);
+		else if (c->want_ctr_stats[0])
+			qp_error_set(&e, QP_E_STATE, 0, "one CTR_STATS_REQ at a time");
+		else if (qp_chan_send(m->chan, msg, QP_VM_SEND_TIMEOUT_MS, &e) == 0) {
+			snprintf(c->want_ctr_stats, sizeof(c->want_ctr_stats), "%s", msg->u.ctr_stats.name);
+			return;
+		}
+		break;
 	case QP_MSG_MEMINFO_REQ:
 		if (m->paused) {
 			qp_error_set(&e, QP_E_STATE, 0, "pod \"%s\" is paused: its guest cannot answer",

@@ -116,6 +116,13 @@ static int guest_message(struct vm_mon *m, const struct qp_msg *msg, qp_error **
 				mon_client_send(&m->cl[i], msg);
 			}
 		return 0;
+	case QP_MSG_CTR_STATS:
+		for (int i = 0; i < MAX_CLIENTS; i++)
+			if (m->cl[i].ch && !strcmp(m->cl[i].want_ctr_stats, msg->u.ctr_stats.name)) {
+				m->cl[i].want_ctr_stats[0] = '\0';
+				mon_client_send(&m->cl[i], msg);
+			}
+		return 0;
 	case QP_MSG_EXEC_STARTED:
 		if ((c = mon_exec_client(m, msg->u.exec_started.id)))
 			mon_client_send(c, msg);

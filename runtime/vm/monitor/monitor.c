@@ -382,7 +382,8 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 	/* clients still waiting learn the end */
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		struct vm_client *c = &m->cl[i];
-		if (c->ch && (c->want_start || c->exec_id || c->want_meminfo || c == m->rep_client)) {
+		if (c->ch && (c->want_start || c->exec_id || c->want_meminfo || c->want_ctr_stats[0] ||
+			      c == m->rep_client)) {
 			qp_error *e = NULL;
 			qp_error_set(&e, QP_E_STATE, 0, "the pod stopped: %s", m->reason);
 			mon_client_reply_err(c, e);

@@ -39,6 +39,7 @@ struct vm_client {
 	uint32_t exec_id;       /* its exec in the guest, 0 = none */
 	uint32_t stdin_credit;  /* EXEC_STDIN its exec may still take (protocol.h) */
 	bool want_start, want_meminfo;
+	char want_ctr_stats[QP_PROTO_MAX_TAG + 1]; /* CTR_STATS_REQ's name, "" = none */
 	bool container;         /* its exec is a container of the pod: it ends with
 				 * the client (the container's host process) */
 };
