@@ -9,6 +9,18 @@ load helpers
 
 setup() { setup_vm; }
 
+CONSOLE_HOLD=$BATS_TEST_DIRNAME/console-hold.py
+
+# hold_console SOCKET: a console client that takes the terminal and never
+# reads it (console-hold.py), its pid in $HOLDER (teardown kills it: the
+# terminal's hangup)
+hold_console() {
+	"$CONSOLE_HOLD" "$1" >"$TEST_DIR/hold.out" 2>"$TEST_DIR/hold.err" 3>&- &
+	HOLDER=$!
+	BG_PIDS+=("$HOLDER")
+	wait_for 200 test -S "$1"
+}
+
 tty_bundle() { # a VM pod running sh on a terminal
 	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = true | .process.args = ["sh"] | .process.env += ["PS1=qp-prompt$ "]'
 }
@@ -73,6 +85,24 @@ tty_bundle() { # a VM pod running sh on a terminal
 	wait_for 600 status_is "$ID" stopped
 	wait "$drv" || flunk "ptyrun: $(cat "$TEST_DIR/tty.err")"
 	[ "$(cat "$TEST_DIR/flood.bytes")" -gt 100000 ] || flunk "the flood did not reach the terminal: $(cat "$TEST_DIR/flood.bytes") bytes"
+	qp delete "$ID"
+}
+
+@test "vm tty: a console client that never reads its terminal does not stop exec or kill (yes floods it)" {
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = true | .process.args = ["yes", "flood"]'
+	local sock=$TEST_DIR/console.sock
+	hold_console "$sock"
+	qp_detached create --bundle "$BUNDLE" --console-socket "$sock" "$ID"
+	wait_for 200 grep -qx held "$TEST_DIR/hold.out"
+	qp start "$ID"
+	# (a stalled relay would never answer: timeout bounds each command)
+	run --separate-stderr timeout 120 "$QPOD" --root "$ROOT" exec "$ID" -- sh -c 'pidof yes >/dev/null && echo flooding'
+	assert_status 0
+	assert_eq "$output" flooding "an exec while yes floods a terminal nobody reads"
+	run --separate-stderr timeout 60 "$QPOD" --root "$ROOT" kill "$ID" KILL
+	assert_status 0
+	wait_for 600 status_is "$ID" stopped
+	assert_contains "$(pod_field "$ID" stop_reason)" "exited with status 137"
 	qp delete "$ID"
 }
 

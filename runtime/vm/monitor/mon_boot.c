@@ -356,6 +356,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	m->pod = pod;
 	m->qemu_pidfd = m->listen_fd = m->ready_fd = m->fw.fd = m->vmdir = m->holder_fd = m->spares_fd = -1;
 	m->stdin_fd = -1;
+	m->out[0].fd = m->out[1].fd = -1;
 	m->tl.request = qp_request_ns ? qp_request_ns : qp_now_ns();
 	if (spec->opts.libvirt_uri && spec->opts.vm_backend != QP_VM_BACKEND_LIBVIRT) {
 		qp_error_set(err, QP_E_INVALID, 0, "--libvirt-uri (qpod.vm.libvirt.uri) needs --vm-backend libvirt");
@@ -363,6 +364,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	}
 	if (mon_tty_setup(m, err) < 0)
 		goto fail;
+	mon_out_open(m);
 	if (vm_pick_accel(spec->opts.accel, &m->kvm, err) < 0 ||
 	    !(firmware = vm_find_firmware(spec->opts.firmware, err)) ||
 	    !(kernel = vm_find_kernel(err)) || !(init = vm_find_guest_init(err)) ||
