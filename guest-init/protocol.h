@@ -102,8 +102,9 @@
  *                  and network as they are.  stdin is /dev/null, or with
  *                  QP_RUN_F_STDIN comes from EXEC_STDIN; QP_RUN_F_TERMINAL
  *                  as for RUN (its output is EXEC_OUT stream 1).
- *   EXEC_STDIN  H  u32 id, raw bytes; no bytes means end of input.  The
- *                  STDIN window per exec, credited back by EXEC_CREDIT
+ *   EXEC_STDIN  H  u32 id, raw bytes; no bytes means end of input (with a
+ *                  terminal its hangup, as for STDIN).  The STDIN window
+ *                  per exec, credited back by EXEC_CREDIT
  *   EXEC_CREDIT G  u32 id, u32 bytes (1..QP_PROTO_STDIN_WINDOW): as
  *                  STDIN_CREDIT, for that exec's EXEC_STDIN
  *   OUT_CREDIT  H  u32 bytes (1..QP_PROTO_OUT_WINDOW): that many bytes of

@@ -172,6 +172,8 @@ static void relay_message(struct relay *rl, const struct qp_msg *m)
 	case QP_MSG_STDIN:
 		if (!(w->run.flags & QP_RUN_F_STDIN))
 			gi_send_error(QP_PERR_STATE, 0, "STDIN without the stdin flag in RUN");
+		else if (w->pty >= 0 && m->u.data.len == 0)
+			gi_pty_hangup(&rl->in, &w->stdin_w, &w->out_r, &w->pty);
 		else
 			gi_inbuf_put(&rl->in, &w->stdin_w, m->u.data.data, m->u.data.len);
 		break;
