@@ -37,6 +37,10 @@ load helpers
 	assert_eq "$stderr" err-line "stderr"
 }
 
+@test "exec -i: qpod's stdin reaches the exec'd process (a line; 1 MB whole, in order); /dev/null gives nothing" {
+	check_exec_stdin container
+}
+
 @test "--name without --rm keeps the stopped pod until delete" {
 	run --separate-stderr qp run --name "$ID" "$ROOTFS" -- "$HELPER" exit 4
 	assert_status 4

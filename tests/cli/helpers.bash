@@ -362,6 +362,24 @@ lifecycle_under_subreaper() {
 	assert_match "$output" 'cmd [0-9]+ exit 0' "the lifecycle commands succeeded"
 }
 
+# check_exec_stdin MODE: a running pod of MODE; `qpod exec -i` gets qpod's
+# stdin (a line, then 1 MB whole and in order), as does exec without -i
+# (runc's way); with /dev/null it reads nothing
+check_exec_stdin() {
+	qp run -d --mode "$1" --name "$ID" "$ROOTFS" -- sleep 600 >/dev/null || flunk "run -d --mode $1"
+	run --separate-stderr bash -c 'echo hi | timeout 60 "$1" --root "$2" exec -i "$3" cat' _ "$QPOD" "$ROOT" "$ID"
+	assert_status 0
+	assert_eq "$output" hi "exec -i cat of echo hi"
+	head -c 1000000 /dev/urandom >"$TEST_DIR/in"
+	run --separate-stderr timeout 60 "$QPOD" --root "$ROOT" exec "$ID" sha256sum <"$TEST_DIR/in"
+	assert_status 0
+	assert_eq "${output%% *}" "$(sha256sum <"$TEST_DIR/in" | cut -d' ' -f1)" "sha256 of what exec read"
+	run --separate-stderr timeout 60 "$QPOD" --root "$ROOT" exec -i "$ID" wc -c </dev/null
+	assert_status 0
+	assert_eq "$output" 0 "bytes read from /dev/null"
+	qp delete --force "$ID"
+}
+
 # ---- terminals (ptyrun.py drives them) ----
 
 PTYRUN=$BATS_TEST_DIRNAME/ptyrun.py

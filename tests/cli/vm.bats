@@ -237,6 +237,10 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	qp delete "$ID"
 }
 
+@test "vm: exec -i: qpod's stdin reaches the exec'd process (a line; 1 MB whole, in order); /dev/null gives nothing" {
+	check_exec_stdin vm
+}
+
 @test "vm: a command missing in the rootfs exits 127" {
 	run -127 --separate-stderr timeout 20 "$QPOD" --root "$ROOT" run --mode vm --rm "$ROOTFS" -- \
 		/no/such/command

@@ -86,7 +86,7 @@ struct ctl_exec {
 	int dirfd, started_fd;
 	int out_fd, err_fd;      /* where EXEC_OUT streams 1 and 2 go */
 	int tty;                 /* the terminal's slave, -1: none */
-	int in_fd;               /* the terminal's input to send, -1: none (or its end) */
+	int in_fd;               /* the input to send (the terminal's or our stdin), -1: none (or its end) */
 	uint32_t credit;         /* EXEC_STDIN the guest may still take */
 	uint16_t rows, cols;     /* the terminal's size last sent */
 	int *status;
@@ -136,7 +136,8 @@ static int exec_message(struct ctl_exec *x, const struct qp_msg *m, qp_error **e
 	}
 }
 
-/* The terminal's input, within the credit (its end: an empty EXEC_STDIN). */
+/* The exec's input (the terminal's, or our stdin), within the credit (its
+ * end: an empty EXEC_STDIN). */
 static int exec_input(struct ctl_exec *x, struct qp_chan *ch, qp_error **err)
 {
 	static uint8_t buf[16384];
@@ -210,6 +211,13 @@ int vm_ctl_exec(int dirfd, const struct qp_process *proc, const char *console, i
 	m.u.run.hostname = "";
 	if (proc->terminal && exec_terminal(&x, console, &m.u.run, err) < 0)
 		goto out;
+	/* without a terminal, our stdin, as runc's exec'd process gets its
+	 * caller's (unless it is /dev/null or closed) */
+	if (!proc->terminal && qp_fd_relayable(0)) {
+		x.in_fd = 0;
+		x.credit = QP_PROTO_STDIN_WINDOW;
+		m.u.run.flags |= QP_RUN_F_STDIN;
+	}
 	if (qp_chan_send(ch, &m, QP_VM_SEND_TIMEOUT_MS, err) < 0)
 		goto out;
 	/* no deadline on the process itself: it runs as long as it runs; a

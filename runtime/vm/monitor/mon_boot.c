@@ -14,8 +14,6 @@
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -526,16 +524,6 @@ void vm_run_from_process(const struct qp_process *p, struct qp_run *run)
 	};
 }
 
-/* Is fd 0 open and not /dev/null? */
-static bool stdin_relayable(void)
-{
-	struct stat st;
-
-	if (fstat(0, &st) < 0)
-		return false;
-	return !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3));
-}
-
 int mon_stdin_input(struct vm_mon *m, qp_error **err)
 {
 	static uint8_t buf[16384];
@@ -573,7 +561,7 @@ int mon_send_run(struct vm_mon *m, char **argv, qp_error **err)
 	r->flags = QP_RUN_F_WAIT_SHUTDOWN | (m->pod->spec->root_readonly ? QP_RUN_F_ROOTFS_RO : 0);
 	/* the first workload gets our stdin (as runc's process gets its
 	 * caller's), unless it is /dev/null or closed; a replace's does not */
-	if (!m->run_sent && stdin_relayable()) {
+	if (!m->run_sent && qp_fd_relayable(0)) {
 		r->flags |= QP_RUN_F_STDIN;
 		m->stdin_fd = 0;
 		m->stdin_credit = QP_PROTO_STDIN_WINDOW;
