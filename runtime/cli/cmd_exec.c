@@ -22,8 +22,10 @@ static const char exec_usage[] =
 	"  -d, --detach         return once it runs; --pid-file F gets its host pid\n"
 	"  -i, --interactive    the process reads qpod's stdin: always so (both\n"
 	"                       modes), as with runc, unless it is /dev/null\n"
-	"  -t, --tty            a terminal (both modes); its master goes to\n"
-	"                       --console-socket S, as with runc\n"
+	"  -t, --tty            a terminal (both modes): its master goes to\n"
+	"                       --console-socket S, as with runc; without one,\n"
+	"                       qpod's own terminal is the process's (raw while\n"
+	"                       it runs; not with --detach)\n"
 	"  --console-socket S   unix socket that receives the terminal's master fd\n"
 	"  -e, --env K=V        add or replace an environment variable (repeatable)\n"
 	"  -w, --cwd DIR        working directory (default: the pod's)\n"
@@ -190,10 +192,17 @@ int cmd_exec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	}
 	if (tty)
 		p->terminal = true;
-	/* runc: a terminal needs the socket that takes its master, and the
+	/* a terminal without the socket that takes its master (runc's way) is
+	 * qpod's own, relayed while it waits: a person's `exec -t`; the
 	 * socket is only for a terminal */
-	if (p->terminal && !console) {
-		qp_error_set(err, QP_E_INVALID, 0, "a terminal (--tty or process.terminal) needs --console-socket");
+	if (p->terminal && !console && detach) {
+		qp_error_set(err, QP_E_INVALID, 0,
+			     "a terminal (--tty or process.terminal) with --detach needs --console-socket");
+		goto out;
+	}
+	if (p->terminal && !console && (!isatty(0) || !isatty(1))) {
+		qp_error_set(err, QP_E_INVALID, 0,
+			     "a terminal (--tty or process.terminal) needs --console-socket, or qpod's stdin and stdout to be one");
 		goto out;
 	}
 	if (console && !p->terminal) {

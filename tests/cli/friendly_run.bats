@@ -135,3 +135,7 @@ load helpers
 @test "run -t: the workload on a terminal of its own, relayed to qpod's (raw meanwhile, restored after), its size followed" {
 	check_run_tty container
 }
+
+@test "exec -t without --console-socket: qpod's own terminal (also under script(1)), restored after" {
+	check_exec_tty container
+}

@@ -74,6 +74,10 @@ tty_bundle() { # a VM pod running sh on a terminal
 	check_run_tty vm
 }
 
+@test "vm tty: qpod exec -t without --console-socket: qpod's own terminal (also under script(1)), restored after" {
+	check_exec_tty vm
+}
+
 @test "vm tty: a pod flooding its terminal still takes exec, exec -t and kill" {
 	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = true | .process.args = ["yes", "flood"]'
 	local sock=$TEST_DIR/console.sock

@@ -10,6 +10,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "host/console.h"
@@ -89,6 +90,8 @@ struct ctl_exec {
 	int in_fd;               /* the input to send (the terminal's or our stdin), -1: none (or its end) */
 	uint32_t credit;         /* EXEC_STDIN the guest may still take */
 	uint16_t rows, cols;     /* the terminal's size last sent */
+	bool restore;            /* our own terminal: saved is how it was */
+	struct termios saved;
 	int *status;
 };
 
@@ -170,17 +173,26 @@ static int exec_winsize(struct ctl_exec *x, struct qp_chan *ch, qp_error **err)
 }
 
 /* A terminal: the master to the console socket, the slave (raw: the
- * guest's pty does the line discipline) our end of it. */
+ * guest's pty does the line discipline) our end of it; without a console
+ * socket, our own terminal (raw meanwhile, restored by the caller). */
 static int exec_terminal(struct ctl_exec *x, const char *console, struct qp_run *r, qp_error **err)
 {
 	_cleanup_close_ int master = -1;
 	int slave = -1;
 
-	if (qp_console_pair(&master, &slave, err) < 0)
-		return -1;
-	x->tty = x->in_fd = x->out_fd = x->err_fd = slave;
-	if (qp_console_raw(slave, NULL, err) < 0 || qp_console_send(console, master, err) < 0)
-		return -1;
+	if (!console) {
+		if (qp_console_own_raw(&x->saved, err) < 0)
+			return -1;
+		x->restore = true;
+		x->in_fd = 0;
+		x->out_fd = x->err_fd = 1;
+	} else {
+		if (qp_console_pair(&master, &slave, err) < 0)
+			return -1;
+		x->tty = x->in_fd = x->out_fd = x->err_fd = slave;
+		if (qp_console_raw(slave, NULL, err) < 0 || qp_console_send(console, master, err) < 0)
+			return -1;
+	}
 	x->credit = QP_PROTO_STDIN_WINDOW;
 	r->flags |= QP_RUN_F_TERMINAL | QP_RUN_F_STDIN;
 	if (qp_console_size_changed(slave, &x->rows, &x->cols) > 0) {
@@ -254,6 +266,8 @@ int vm_ctl_exec(int dirfd, const struct qp_process *proc, const char *console, i
 out:
 	if (x.tty >= 0)
 		close(x.tty);
+	if (x.restore)
+		tcsetattr(0, TCSADRAIN, &x.saved);
 	qp_chan_free(ch);
 	return r;
 }
