@@ -33,6 +33,7 @@ static const char *const type_names[] = {
 	[QP_MSG_WINSIZE] = "WINSIZE", [QP_MSG_EXEC_STDIN] = "EXEC_STDIN",
 	[QP_MSG_EXEC_CREDIT] = "EXEC_CREDIT", [QP_MSG_EXEC_SIGNAL] = "EXEC_SIGNAL",
 	[QP_MSG_CTR_STATS_REQ] = "CTR_STATS_REQ", [QP_MSG_CTR_STATS] = "CTR_STATS",
+	[QP_MSG_OUT_CREDIT] = "OUT_CREDIT",
 };
 
 static const unsigned char senders[] = {
@@ -53,6 +54,7 @@ static const unsigned char senders[] = {
 	[QP_MSG_EXEC_STDIN] = QP_SENDER_HOST | QP_SENDER_CTL, [QP_MSG_EXEC_CREDIT] = QP_SENDER_GUEST,
 	[QP_MSG_EXEC_SIGNAL] = QP_SENDER_HOST | QP_SENDER_CTL,
 	[QP_MSG_CTR_STATS_REQ] = QP_SENDER_HOST | QP_SENDER_CTL, [QP_MSG_CTR_STATS] = QP_SENDER_GUEST,
+	[QP_MSG_OUT_CREDIT] = QP_SENDER_HOST,
 };
 
 uint32_t qp_seed_check(const uint8_t seed[QP_PROTO_SEED_SIZE])
@@ -305,6 +307,10 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 		if (m->u.credit.bytes < 1 || m->u.credit.bytes > QP_PROTO_STDIN_WINDOW)
 			return invalid(err, code, m, "credit %u out of range", m->u.credit.bytes);
 		return 0;
+	case QP_MSG_OUT_CREDIT:
+		if (m->u.credit.bytes < 1 || m->u.credit.bytes > QP_PROTO_OUT_WINDOW)
+			return invalid(err, code, m, "credit %u out of range", m->u.credit.bytes);
+		return 0;
 	case QP_MSG_WINSIZE:
 		if (m->u.winsize.rows < 1 || m->u.winsize.cols < 1)
 			return invalid(err, code, m, "window size %ux%u", m->u.winsize.rows, m->u.winsize.cols);
@@ -485,6 +491,7 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 		put_u32(w, m->u.signal.signo);
 		break;
 	case QP_MSG_STDIN_CREDIT:
+	case QP_MSG_OUT_CREDIT:
 		put_u32(w, m->u.credit.bytes);
 		break;
 	case QP_MSG_WINSIZE:
@@ -760,6 +767,7 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 	case QP_MSG_SIGNAL:
 		return get_u32(r, &m->u.signal.signo, "signo", err);
 	case QP_MSG_STDIN_CREDIT:
+	case QP_MSG_OUT_CREDIT:
 		return get_u32(r, &m->u.credit.bytes, "bytes", err);
 	case QP_MSG_EXEC_STDIN:
 		if (get_u32(r, &m->u.exec_stdin.id, "id", err) < 0)

@@ -365,6 +365,8 @@ void gi_exec_stdin(const struct qp_msg *m)
 	if (!e || !e->has_stdin)
 		gi_send_error(QP_PERR_STATE, 0, "EXEC_STDIN: exec %u %s", m->u.exec_stdin.id,
 			      e ? "has no stdin flag" : "is not running");
+	else if (e->pty >= 0 && m->u.exec_stdin.len == 0)
+		gi_pty_hangup(&exec_in[i], &e->in_w, &e->out_r, &e->pty);
 	else
 		gi_inbuf_put(&exec_in[i], &e->in_w, m->u.exec_stdin.data, m->u.exec_stdin.len);
 }

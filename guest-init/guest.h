@@ -109,6 +109,9 @@ int gi_pty_open(const struct qp_run *r, int *keep, int *in_r, int *in_w, int *ou
 		int *err_w);
 /* WINSIZE for the pty whose master is given (-1: none, a STATE error). */
 void gi_pty_winsize(int master, uint16_t rows, uint16_t cols);
+/* The end of a terminal's input (its client closed it): the terminal's
+ * hangup.  What b holds is dropped, every master fd closed. */
+void gi_pty_hangup(struct gi_inbuf *b, int *in_w, int *out_r, int *keep);
 
 /* ---- exec.c: starting processes (the workload and EXECs) ---- */
 

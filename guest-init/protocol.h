@@ -74,7 +74,22 @@
  *   STARTED     G  u32 pid, u64 spawn_ns (fork), u64 exec_ns (exec done)
  *   STDOUT      G  raw bytes (length 1..QP_PROTO_MAX_PAYLOAD)
  *   STDERR      G  raw bytes (length 1..QP_PROTO_MAX_PAYLOAD)
- *   STDIN       H  raw bytes; length 0 means end of input (stdin closed).
+ *                  Flow control: the guest has at most QP_PROTO_OUT_WINDOW
+ *                  bytes of STDOUT and STDERR together out that the host has
+ *                  not credited back (OUT_CREDIT); more is a protocol error.
+ *                  The window is the guest's for its whole life (a replace's
+ *                  workload inherits what is in flight).  So the host never
+ *                  stops reading the channel for a reader of its stdout that
+ *                  does not read (a terminal's client): the workload blocks
+ *                  on its full pipe or pty instead, as on a real terminal.
+ *                  After the workload's exit the guest drains its output
+ *                  while it has credit (1 s, for leftovers holding the
+ *                  pipes) and waits for credit at most 10 s; the rest is
+ *                  dropped.
+ *   STDIN       H  raw bytes; length 0 means end of input (stdin closed;
+ *                  with QP_RUN_F_TERMINAL, the terminal's hangup: the guest
+ *                  closes its pty's master, so the session's leader and
+ *                  foreground group get SIGHUP, as on a real terminal).
  *                  Flow control: the host has at most QP_PROTO_STDIN_WINDOW
  *                  bytes of STDIN out that the guest has not credited back
  *                  (STDIN_CREDIT); more is a protocol error.  So the guest
@@ -125,10 +140,15 @@
  *                  (cpu.stat), u64 memory (memory.current, bytes), u64
  *                  memory_max (0 = max), u64 pids, u64 pids_max (0 = max),
  *                  u64 oom_kills (memory.events oom_kill)
- *   EXEC_STDIN  H  u32 id, raw bytes; no bytes means end of input.  The
- *                  STDIN window per exec, credited back by EXEC_CREDIT
+ *   EXEC_STDIN  H  u32 id, raw bytes; no bytes means end of input (with a
+ *                  terminal its hangup, as for STDIN).  The STDIN window
+ *                  per exec, credited back by EXEC_CREDIT
  *   EXEC_CREDIT G  u32 id, u32 bytes (1..QP_PROTO_STDIN_WINDOW): as
  *                  STDIN_CREDIT, for that exec's EXEC_STDIN
+ *   OUT_CREDIT  H  u32 bytes (1..QP_PROTO_OUT_WINDOW): that many bytes of
+ *                  STDOUT/STDERR are passed on (written to the host's
+ *                  stdout/stderr, or dropped once that is gone): the guest
+ *                  may send that many more
  *   CLONE       H  u64 realtime_ns (the host's CLOCK_REALTIME), u8 seed[32]
  *                  (from the host's getrandom): sent to a VM restored from a
  *                  template (vm/snapshot/template.c) before RUN, so that it is unique:
@@ -211,6 +231,7 @@
 #define QP_HELLO_F_CLOCK 0x4u    /* the clock set to the host's */
 #define QP_HELLO_F_CLONED (QP_HELLO_F_SEEDED | QP_HELLO_F_RESEEDED | QP_HELLO_F_CLOCK)
 #define QP_PROTO_STDIN_WINDOW 65536 /* STDIN bytes in flight, at most (STDIN_CREDIT) */
+#define QP_PROTO_OUT_WINDOW 262144  /* STDOUT+STDERR bytes in flight, at most (OUT_CREDIT) */
 
 enum qp_msg_type {
 	QP_MSG_HELLO = 1,
@@ -243,7 +264,8 @@ enum qp_msg_type {
 	QP_MSG_EXEC_SIGNAL = 28,
 	QP_MSG_CTR_STATS_REQ = 29,
 	QP_MSG_CTR_STATS = 30,
-	QP_MSG_TYPE_MAX = QP_MSG_CTR_STATS,
+	QP_MSG_OUT_CREDIT = 31,
+	QP_MSG_TYPE_MAX = QP_MSG_OUT_CREDIT,
 };
 
 /* who may send a type: a receiver refuses a message from the wrong side

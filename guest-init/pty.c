@@ -1,6 +1,7 @@
 /* guest-init/pty.c — a process's terminal in the guest (QP_RUN_F_TERMINAL):
  * a pty pair whose slave becomes the process's stdio and controlling
- * terminal, whose master the relay reads and writes; WINSIZE sets its size. */
+ * terminal, whose master the relay reads and writes; WINSIZE sets its size;
+ * the end of its input is the terminal's hangup. */
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <termios.h>
@@ -46,4 +47,15 @@ void gi_pty_winsize(int master, uint16_t rows, uint16_t cols)
 		gi_send_error(QP_PERR_STATE, 0, "WINSIZE: the process has no terminal");
 	else if (ioctl(master, TIOCSWINSZ, &ws) < 0)
 		gi_send_error(QP_PERR_STATE, errno, "set the terminal's size %ux%u", rows, cols);
+}
+
+void gi_pty_hangup(struct gi_inbuf *b, int *in_w, int *out_r, int *keep)
+{
+	/* the last master fd closed: the kernel hangs the slave up (SIGHUP and
+	 * SIGCONT to the session's leader and its foreground group) */
+	b->off = b->len = 0;
+	b->eof = 1;
+	gi_close_fd(in_w);
+	gi_close_fd(out_r);
+	gi_close_fd(keep);
 }

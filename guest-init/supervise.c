@@ -20,6 +20,7 @@
 #include "guest-init/tinyinit.h"
 
 #define DRAIN_MS 1000            /* after exit, stdio held open by leftovers */
+#define DRAIN_STALL_MS 10000     /* after exit, the host's credit waited for */
 
 /* ---- the workload ---- */
 
@@ -90,23 +91,44 @@ struct relay {
 	struct gi_inbuf in;     /* STDIN the workload has not read yet */
 	int exited, exit_code, exit_sent;
 	int started_pending;   /* exec succeeded; STARTED waits for the pid */
-	int64_t drain_deadline;
+	int64_t exit_ms;       /* when it exited: the drain's start */
+	int64_t credit_ms;     /* the host's last OUT_CREDIT */
 	int next;              /* a RUN after EXIT: the next workload (replace) */
 	struct qp_run next_run;
 };
 
-/* Relay a chunk of the workload's stdout or stderr; EOF closes it. */
+/* STDOUT and STDERR the host may still take (protocol.h, OUT_CREDIT): the
+ * guest's for its whole life, a replace's workload inherits it */
+static uint32_t out_credit = QP_PROTO_OUT_WINDOW;
+
+/* Relay a chunk of the workload's stdout or stderr, within the credit;
+ * EOF closes it. */
 static void relay_output(int *fd, uint16_t type)
 {
 	static uint8_t buf[QP_PROTO_MAX_PAYLOAD];
 	struct qp_msg m = { .type = type };
-	ssize_t n = gi_read_chunk(fd, buf, sizeof(buf));
+	ssize_t n = gi_read_chunk(fd, buf, out_credit < sizeof(buf) ? out_credit : sizeof(buf));
 
 	if (n <= 0)
 		return;
+	out_credit -= (uint32_t)n;
 	m.u.data.data = buf;
 	m.u.data.len = (uint32_t)n;
 	gi_send_or_die(&m);
+}
+
+/* After the workload's exit, its output is drained until the pipes end, or
+ * for DRAIN_MS after the exit or the host's last credit, whichever is later
+ * (a leftover may hold the pipes open for ever); with no credit left, the
+ * host's is waited for DRAIN_STALL_MS (a slow reader), but never past
+ * DRAIN_STALL_MS after the exit (a terminal's client that does not read);
+ * then the rest is dropped. */
+static int64_t drain_deadline(const struct relay *rl)
+{
+	int64_t from = rl->credit_ms > rl->exit_ms ? rl->credit_ms : rl->exit_ms;
+	int64_t d = from + (out_credit ? DRAIN_MS : DRAIN_STALL_MS);
+
+	return d < rl->exit_ms + DRAIN_STALL_MS ? d : rl->exit_ms + DRAIN_STALL_MS;
 }
 
 /* The exec pipe: EOF alone means exec succeeded; a report means it failed. */
@@ -150,6 +172,8 @@ static void relay_message(struct relay *rl, const struct qp_msg *m)
 	case QP_MSG_STDIN:
 		if (!(w->run.flags & QP_RUN_F_STDIN))
 			gi_send_error(QP_PERR_STATE, 0, "STDIN without the stdin flag in RUN");
+		else if (w->pty >= 0 && m->u.data.len == 0)
+			gi_pty_hangup(&rl->in, &w->stdin_w, &w->out_r, &w->pty);
 		else
 			gi_inbuf_put(&rl->in, &w->stdin_w, m->u.data.data, m->u.data.len);
 		break;
@@ -167,6 +191,12 @@ static void relay_message(struct relay *rl, const struct qp_msg *m)
 			gi_send_error(QP_PERR_STATE, 0, "SIGNAL %u: no workload running", m->u.signal.signo);
 		else if (kill(w->pid, (int)m->u.signal.signo) < 0)
 			gi_send_error(QP_PERR_STATE, errno, "kill %d %u", w->pid, m->u.signal.signo);
+		break;
+	case QP_MSG_OUT_CREDIT:
+		if (out_credit + m->u.credit.bytes > QP_PROTO_OUT_WINDOW)
+			gi_fatal(QP_PERR_PROTOCOL, 0, "control channel: OUT_CREDIT beyond the output sent");
+		out_credit += m->u.credit.bytes;
+		rl->credit_ms = gi_mono_ms();
 		break;
 	case QP_MSG_WINSIZE:
 		if (m->u.winsize.id)
@@ -219,7 +249,7 @@ static void relay_event(struct relay *rl)
 			gi_fatal(QP_PERR_SYSCALL, ev.b, "fork the workload");
 		rl->exited = 1;
 		rl->exit_code = ev.a;
-		rl->drain_deadline = gi_mono_ms() + DRAIN_MS;
+		rl->exit_ms = gi_mono_ms();
 	}
 }
 
@@ -236,7 +266,7 @@ static void *relay_main(void *arg)
 		int r;
 
 		if (rl->exited && !rl->exit_sent && w->exec_r < 0 && !rl->started_pending &&
-		    ((w->out_r < 0 && w->err_r < 0) || gi_mono_ms() >= rl->drain_deadline)) {
+		    ((w->out_r < 0 && w->err_r < 0) || gi_mono_ms() >= drain_deadline(rl))) {
 			struct qp_msg ex = { .type = QP_MSG_EXIT };
 			ex.u.exit.code = rl->exit_code;
 			ex.u.exit.exit_ns = gi_boot_ns();
@@ -248,14 +278,15 @@ static void *relay_main(void *arg)
 				return NULL;
 		}
 		if (rl->exited && !rl->exit_sent) {
-			int64_t left = rl->drain_deadline - gi_mono_ms();
+			int64_t left = drain_deadline(rl) - gi_mono_ms();
 			timeout = left > 0 ? (int)left : 0;
 		}
 		/* the channel is always read: STDIN has a window (protocol.h) */
 		p[0] = (struct pollfd){ .fd = gi_chan.fd, .events = POLLIN };
 		p[1] = (struct pollfd){ .fd = w->exec_r, .events = POLLIN };
-		p[2] = (struct pollfd){ .fd = w->out_r, .events = POLLIN };
-		p[3] = (struct pollfd){ .fd = w->err_r, .events = POLLIN };
+		/* output within the host's credit (protocol.h, OUT_CREDIT) */
+		p[2] = (struct pollfd){ .fd = out_credit ? w->out_r : -1, .events = POLLIN };
+		p[3] = (struct pollfd){ .fd = out_credit ? w->err_r : -1, .events = POLLIN };
 		p[4] = (struct pollfd){ .fd = w->ev_r, .events = POLLIN };
 		p[5] = (struct pollfd){ .fd = rl->in.len ? w->stdin_w : -1, .events = POLLOUT };
 		t = gi_exec_pollfds(p + 6);

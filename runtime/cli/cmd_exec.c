@@ -20,8 +20,12 @@ static const char exec_usage[] =
 	"       qpod exec [OPTIONS] --process FILE ID\n"
 	"  -p, --process FILE   the process as OCI process JSON (args, env, cwd, user, caps...)\n"
 	"  -d, --detach         return once it runs; --pid-file F gets its host pid\n"
-	"  -t, --tty            a terminal (both modes); its master goes to\n"
-	"                       --console-socket S, as with runc\n"
+	"  -i, --interactive    the process reads qpod's stdin: always so (both\n"
+	"                       modes), as with runc, unless it is /dev/null\n"
+	"  -t, --tty            a terminal (both modes): its master goes to\n"
+	"                       --console-socket S, as with runc; without one,\n"
+	"                       qpod's own terminal is the process's (raw while\n"
+	"                       it runs; not with --detach)\n"
 	"  --console-socket S   unix socket that receives the terminal's master fd\n"
 	"  -e, --env K=V        add or replace an environment variable (repeatable)\n"
 	"  -w, --cwd DIR        working directory (default: the pod's)\n"
@@ -98,7 +102,7 @@ static int exec_opt(int c, const char *arg, char ***envs, size_t *n_env, const c
 	case 'u':
 		*user = arg;
 		return 0;
-	case 'p': case 'd': case 'P': case 't': case 'C':
+	case 'p': case 'd': case 'P': case 't': case 'C': case 'i':
 		return 0; /* handled by the caller */
 	default:
 		return qp_error_set(err, QP_E_INVALID, 0, "unknown or incomplete option (see qpod exec --help)");
@@ -110,7 +114,8 @@ const struct option cli_opts_exec[] = {
 	{ "user", required_argument, NULL, 'u' }, { "help", no_argument, NULL, 'h' },
 	{ "process", required_argument, NULL, 'p' }, { "detach", no_argument, NULL, 'd' },
 	{ "pid-file", required_argument, NULL, 'P' }, { "tty", no_argument, NULL, 't' },
-	{ "console-socket", required_argument, NULL, 'C' }, { 0 },
+	{ "console-socket", required_argument, NULL, 'C' }, { "interactive", no_argument, NULL, 'i' },
+	{ 0 },
 };
 
 int cmd_exec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
@@ -128,7 +133,7 @@ int cmd_exec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	/* options may come before and after the ID (runc puts them before,
 	 * people after); the command starts at "--" or the next non-option */
 	for (int pass = 0; pass < 2; pass++) {
-		while ((c = getopt_long(argc, argv, "+e:w:u:hp:dt", opts, NULL)) != -1) {
+		while ((c = getopt_long(argc, argv, "+e:w:u:hp:dti", opts, NULL)) != -1) {
 			if (exec_opt(c, optarg, &envs, &n_env, &cwd, &user, err) < 0)
 				goto out;
 			if (c == 'p')
@@ -187,10 +192,17 @@ int cmd_exec(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	}
 	if (tty)
 		p->terminal = true;
-	/* runc: a terminal needs the socket that takes its master, and the
+	/* a terminal without the socket that takes its master (runc's way) is
+	 * qpod's own, relayed while it waits: a person's `exec -t`; the
 	 * socket is only for a terminal */
-	if (p->terminal && !console) {
-		qp_error_set(err, QP_E_INVALID, 0, "a terminal (--tty or process.terminal) needs --console-socket");
+	if (p->terminal && !console && detach) {
+		qp_error_set(err, QP_E_INVALID, 0,
+			     "a terminal (--tty or process.terminal) with --detach needs --console-socket");
+		goto out;
+	}
+	if (p->terminal && !console && (!isatty(0) || !isatty(1))) {
+		qp_error_set(err, QP_E_INVALID, 0,
+			     "a terminal (--tty or process.terminal) needs --console-socket, or qpod's stdin and stdout to be one");
 		goto out;
 	}
 	if (console && !p->terminal) {

@@ -19,6 +19,7 @@
 #include "host/caps.h"
 #include "host/cgroup/cgroup.h"
 #include "host/console.h"
+#include "host/tty_relay.h"
 #include "container/container.h"
 #include "container/seccomp.h"
 #include "container/sync.h"
@@ -125,6 +126,9 @@ fail:
 int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *status, qp_error **err)
 {
 	struct qp_cgroup *cg = NULL;
+	/* -t without a console socket: the master comes back on own[0] and
+	 * is relayed to our terminal (exec -t of a person at one) */
+	_cleanup_close_ int own0 = -1, own1 = -1;
 	int sv[2];
 	pid_t child;
 	int st, r;
@@ -132,6 +136,13 @@ int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *statu
 
 	if (pod->drv->status(pod) != QP_STATUS_RUNNING)
 		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is not running", pod->id);
+	if (proc->terminal && !pod->io.console_socket) {
+		int own[2];
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, own) < 0)
+			return qp_fail(err, errno, "socketpair");
+		own0 = own[0];
+		own1 = own[1];
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return qp_fail(err, errno, "socketpair");
 	child = fork();
@@ -146,7 +157,7 @@ int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *statu
 		prctl(PR_SET_DUMPABLE, 0);
 		if (pod->io.foreground)
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
-		int console = -1;
+		int console = own1;
 		/* the console socket is a host path: connect before entering the pod */
 		if (proc->terminal && pod->io.console_socket &&
 		    (console = qp_console_connect(pod->io.console_socket, &e)) < 0) {
@@ -184,6 +195,8 @@ int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *statu
 		_exit(WEXITSTATUS(st));
 	}
 	close(sv[1]);
+	if (own1 >= 0)
+		close(steal_fd(&own1));
 	pid_t inner = 0;
 	/* READY (the pid), then EOF once it exec'd, or EXEC_FAILED */
 	while ((r = qp_sync_recv(sv[0], &m, -1)) > 0 && m.type == QP_SYNC_READY)
@@ -208,6 +221,11 @@ int qp_container_exec(struct pod *pod, const struct qp_process *proc, int *statu
 	/* running: the pod's lock is not held for the exec's life, or a
 	 * delete --force would wait for its end (the exec dies with the pod) */
 	flock(pod->dirfd, LOCK_UN);
+	if (own0 >= 0 && qp_tty_relay_own(&pod->tty, own0, child, err) < 0) {
+		kill(child, SIGKILL);
+		waitpid(child, &st, 0);
+		return -1;
+	}
 	if (waitpid(child, &st, 0) < 0)
 		return qp_fail(err, errno, "wait for exec");
 	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);

@@ -96,6 +96,13 @@ int qp_console_raw(int fd, struct termios *saved, qp_error **err)
 	return 0;
 }
 
+int qp_console_own_raw(struct termios *saved, qp_error **err)
+{
+	if (!isatty(0) || !isatty(1))
+		return qp_error_set(err, QP_E_INVALID, 0, "a terminal (-t) needs qpod's stdin and stdout to be one");
+	return qp_console_raw(0, saved, err);
+}
+
 int qp_console_size_changed(int fd, uint16_t *rows, uint16_t *cols)
 {
 	struct winsize ws;

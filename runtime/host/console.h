@@ -31,6 +31,9 @@ int qp_console_send_fd(int sock, int master, qp_error **err);
 /* A VM pod's host-side terminal carries bytes only (the guest's pty has the
  * line discipline): fd raw, its settings before in *saved (may be NULL). */
 int qp_console_raw(int fd, struct termios *saved, qp_error **err);
+/* qpod's own terminal (`run -t`, `exec -t` without a console socket):
+ * stdin and stdout must be one; stdin raw, its settings before in *saved. */
+int qp_console_own_raw(struct termios *saved, qp_error **err);
 /* fd's window size into *rows, *cols if it is set and differs from them:
  * 1 changed, 0 not, -1 not a terminal. */
 int qp_console_size_changed(int fd, uint16_t *rows, uint16_t *cols);

@@ -3,20 +3,20 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "host/console.h"
 #include "host/tty_relay.h"
+#include "util/fdpass.h"
 #include "util/io.h"
 
 int qp_tty_relay_start(struct qp_tty_relay *r, int master, qp_error **err)
 {
 	*r = (struct qp_tty_relay){ .master = master, .in = 0 };
-	if (!isatty(0) || !isatty(1))
-		return qp_error_set(err, QP_E_INVALID, 0, "a terminal (-t) needs qpod's stdin and stdout to be one");
 	if (fcntl(master, F_SETFL, O_NONBLOCK) < 0)
 		return qp_fail(err, errno, "the terminal's master");
-	if (qp_console_raw(0, &r->saved, err) < 0)
+	if (qp_console_own_raw(&r->saved, err) < 0)
 		return -1;
 	r->raw = true;
 	qp_tty_relay_size(r);
@@ -81,4 +81,32 @@ void qp_tty_relay_end(struct qp_tty_relay *r)
 	if (r->raw)
 		tcsetattr(0, TCSADRAIN, &r->saved);
 	r->raw = false;
+}
+
+int qp_tty_relay_own(struct qp_tty_relay *r, int sock, pid_t pid, qp_error **err)
+{
+	char buf[64];
+	int master = -1, pidfd;
+
+	if (qp_recv_with_fd(sock, buf, sizeof(buf), &master) < 0 || master < 0)
+		return qp_error_set(err, QP_E_GENERIC, errno, "no terminal came back from the pod");
+	if (qp_tty_relay_start(r, master, err) < 0)
+		return -1;
+	if ((pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
+		qp_tty_relay_end(r);
+		return qp_fail(err, errno, "pidfd_open");
+	}
+	for (;;) {
+		struct pollfd p[3];
+		int timeout = qp_tty_relay_pollfds(r, p);
+		p[2] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+		if (poll(p, 3, timeout) < 0 && errno != EINTR)
+			break;
+		qp_tty_relay_handle(r, p);
+		if (p[2].revents)
+			break;
+	}
+	close(pidfd);
+	qp_tty_relay_end(r);
+	return 0;
 }

@@ -1,4 +1,5 @@
-/* runtime/host/tty_relay.h — `qpod run -t` of a container pod: the pod's
+/* runtime/host/tty_relay.h — `qpod run -t` (and `exec -t` without a console
+ * socket) of a container pod: the pod's
  * pty master (made in the pod, as for --console-socket) relayed to qpod's
  * own terminal, which is raw meanwhile (the pod's pty does the line
  * discipline) and whose window size the pod's pty follows (looked at every
@@ -9,6 +10,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <termios.h>
 
 #include "util/error.h"
@@ -30,5 +32,8 @@ void qp_tty_relay_handle(struct qp_tty_relay *r, const struct pollfd p[2]);
 void qp_tty_relay_size(struct qp_tty_relay *r);
 /* The pod ended: drain its terminal, restore ours. */
 void qp_tty_relay_end(struct qp_tty_relay *r);
+/* `qpod exec -t` without a console socket: the master arrives on sock;
+ * relay it to our terminal until pid (the exec's waiter) ends, then end. */
+int qp_tty_relay_own(struct qp_tty_relay *r, int sock, pid_t pid, qp_error **err);
 
 #endif

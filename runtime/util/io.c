@@ -3,6 +3,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -74,4 +76,13 @@ void qp_close_fds_except(const int *keep, size_t n)
 			from = (unsigned int)keep[i] + 1;
 	}
 	syscall(SYS_close_range, from, ~0U, 0);
+}
+
+bool qp_fd_relayable(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return false;
+	return !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3));
 }

@@ -55,6 +55,9 @@ struct pod;
 
 #define QP_VM_SEND_TIMEOUT_MS 5000
 #define QP_VM_STOP_TIMEOUT_MS 5000 /* SHUTDOWN -> QEMU gone, else SIGKILL */
+/* after the pod's end, a reader of its output that takes nothing for this
+ * long loses the rest (at most QP_PROTO_OUT_WINDOW bytes) */
+#define QP_VM_OUT_DRAIN_MS 10000
 
 /* The hostname of the UTS namespace at path (uts.c): a VM pod whose spec
  * joins one gets that hostname. */

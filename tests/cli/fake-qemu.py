@@ -13,6 +13,9 @@ FAKE_GUEST selects the behaviour once qpod connects to the channel socket
   hello     a valid HELLO, then no answer to anything (RUN included)
   badstart  a valid HELLO; RUN answered by a STARTED whose pid is out of
             range (what guest-init's spawn race once sent)
+  flood     a valid HELLO; RUN answered by STARTED and then 512 KiB of
+            STDOUT with no regard for credit: beyond the output's window
+            (QP_PROTO_OUT_WINDOW) once the host's stdout is not read
 Afterwards it waits until killed, like a VM that hangs."""
 import os
 import socket
@@ -50,7 +53,7 @@ def main():
         conn.sendall(struct.pack("<IHHI", MAGIC, VERSION, 1, 100) + b"x" * 10)
     elif mode == "badtype":
         conn.sendall(frame(2, b""))
-    elif mode in ("hello", "badstart"):
+    elif mode in ("hello", "badstart", "flood"):
         conn.sendall(frame(1, struct.pack("<HHIQQ", VERSION, 0, 0, 1000, 2000)))
     # keep reading (a full socket buffer would block the host's writes)
     conn.settimeout(None)
@@ -60,6 +63,11 @@ def main():
             time.sleep(60)
         elif mode == "badstart" and not answered:
             conn.sendall(frame(3, struct.pack("<IQQ", 0xFFFFFFFF, 1, 2)))
+            answered = True
+        elif mode == "flood" and not answered:
+            conn.sendall(frame(3, struct.pack("<IQQ", 2, 1, 2)))
+            for _ in range(8):
+                conn.sendall(frame(4, b"y" * 65536))
             answered = True
 
 

@@ -37,6 +37,10 @@ load helpers
 	assert_eq "$stderr" err-line "stderr"
 }
 
+@test "exec -i: qpod's stdin reaches the exec'd process (a line; 1 MB whole, in order); /dev/null gives nothing" {
+	check_exec_stdin container
+}
+
 @test "--name without --rm keeps the stopped pod until delete" {
 	run --separate-stderr qp run --name "$ID" "$ROOTFS" -- "$HELPER" exit 4
 	assert_status 4
@@ -130,4 +134,8 @@ load helpers
 
 @test "run -t: the workload on a terminal of its own, relayed to qpod's (raw meanwhile, restored after), its size followed" {
 	check_run_tty container
+}
+
+@test "exec -t without --console-socket: qpod's own terminal (also under script(1)), restored after" {
+	check_exec_tty container
 }

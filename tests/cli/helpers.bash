@@ -362,6 +362,24 @@ lifecycle_under_subreaper() {
 	assert_match "$output" 'cmd [0-9]+ exit 0' "the lifecycle commands succeeded"
 }
 
+# check_exec_stdin MODE: a running pod of MODE; `qpod exec -i` gets qpod's
+# stdin (a line, then 1 MB whole and in order), as does exec without -i
+# (runc's way); with /dev/null it reads nothing
+check_exec_stdin() {
+	qp run -d --mode "$1" --name "$ID" "$ROOTFS" -- sleep 600 >/dev/null || flunk "run -d --mode $1"
+	run --separate-stderr bash -c 'echo hi | timeout 60 "$1" --root "$2" exec -i "$3" cat' _ "$QPOD" "$ROOT" "$ID"
+	assert_status 0
+	assert_eq "$output" hi "exec -i cat of echo hi"
+	head -c 1000000 /dev/urandom >"$TEST_DIR/in"
+	run --separate-stderr timeout 60 "$QPOD" --root "$ROOT" exec "$ID" sha256sum <"$TEST_DIR/in"
+	assert_status 0
+	assert_eq "${output%% *}" "$(sha256sum <"$TEST_DIR/in" | cut -d' ' -f1)" "sha256 of what exec read"
+	run --separate-stderr timeout 60 "$QPOD" --root "$ROOT" exec -i "$ID" wc -c </dev/null
+	assert_status 0
+	assert_eq "$output" 0 "bytes read from /dev/null"
+	qp delete --force "$ID"
+}
+
 # ---- terminals (ptyrun.py drives them) ----
 
 PTYRUN=$BATS_TEST_DIRNAME/ptyrun.py
@@ -418,4 +436,35 @@ check_run_tty() {
 	run --separate-stderr qp run -t --bundle "$BUNDLE" "$ID"
 	assert_qpod_error 125
 	assert_contains "$stderr" "ROOTFS form"
+}
+
+# check_exec_tty MODE: `qpod exec -t` without --console-socket into a running
+# pod of MODE: qpod's own terminal is the process's (the session of
+# tty_steps, the terminal restored after), also under script(1); refused
+# without a terminal and with --detach
+check_exec_tty() {
+	local mode=$1
+	qp run -d --mode "$mode" --name "$ID" "$ROOTFS" -- sleep 600 >/dev/null || flunk "run -d --mode $mode"
+	tty_steps 'qp-exec$ ' 36x111 5
+	run "$PTYRUN" --timeout 120 --size 26x88 "${TTY_STEPS[@]}" -- sh -c '
+		"$1" --root "$2" exec -t -e "PS1=qp-exec\$ " "$3" -- sh
+		code=$?
+		stty -a | tr " " "\n" | grep -x -e icanon -e echo -e -icanon -e -echo
+		exit $code' _ "$QPOD" "$ROOT" "$ID"
+	assert_status 5
+	assert_tty_session "$output" "26 88" "36 111"
+	local after
+	after=$(tail -n 2 <<<"$output" | tr -d '\r' | sort | tr '\n' ' ')
+	assert_eq "$after" "echo icanon " "the terminal restored"
+	# script(1): its terminal, stdin at its end
+	run timeout 120 script -qec "$QPOD --root $ROOT exec -t $ID -- sh -c 'tty; exit 6'" /dev/null </dev/null
+	assert_status 6
+	assert_match "$(tr -d '\r' <<<"$output")" '/dev/pts/[0-9]+$' "the tty in script(1)"
+	# refused: no terminal; --detach without a console socket
+	run --separate-stderr qp exec -t "$ID" -- true </dev/null
+	assert_qpod_error 125
+	assert_contains "$stderr" "or qpod's stdin and stdout to be one"
+	run --separate-stderr "$PTYRUN" --timeout 60 -- "$QPOD" --root "$ROOT" exec -t -d "$ID" -- true
+	assert_contains "$(tr -d '\r' <<<"$output")" "with --detach needs --console-socket"
+	qp delete --force "$ID"
 }

@@ -108,7 +108,7 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	assert_contains "$stderr" "did not say hello within 3000 ms"
 }
 
-@test "vm faults: a hostile guest (garbage, oversized, endless, wrong type) ends the pod cleanly" {
+@test "vm faults: a hostile guest (garbage, oversized, endless, wrong type, output beyond its credit) ends the pod cleanly" {
 	local mode want
 	for mode in garbage oversize endless badtype; do
 		case $mode in
@@ -123,6 +123,13 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 		assert_contains "$stderr" "$want" "$mode"
 		pgrep -f "$FAKE_QEMU" && flunk "fake qemu ($mode) left running"
 	done
+	# output beyond the window while qpod's stdout is not read (the host
+	# credits only what it passed on: read, it would all be credited)
+	run bash -c 'FAKE_GUEST=flood QPOD_QEMU="$4" timeout -k 5 60 "$1" --root "$2" run --mode vm --boot cold --rm "$3" -- true \
+		2>"$5" | { sleep 2; wc -c >/dev/null; }; exit "${PIPESTATUS[0]}"' _ "$QPOD" "$ROOT" "$ROOTFS" "$FAKE_QEMU" "$TEST_DIR/flood.err"
+	assert_status 125
+	assert_contains "$(cat "$TEST_DIR/flood.err")" "the VM sent more output than its credit"
+	pgrep -f "$FAKE_QEMU" && flunk "fake qemu (flood) left running"
 	return 0
 }
 
@@ -178,6 +185,15 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	assert_eq "$(qp list --quiet)" "" "pods left in list"
 }
 
+@test "vm: output beyond the output's window, read by a reader that pauses, arrives whole and in order" {
+	# 1.3 MB: the reader's pipe, the monitor's hold and the guest's window
+	# fill while it sleeps; the workload waits, nothing is dropped
+	run --separate-stderr bash -c '"$1" --root "$2" run --mode vm --rm "$3" -- seq 1 200000 |
+		{ sleep 3; sha256sum; }' _ "$QPOD" "$ROOT" "$ROOTFS"
+	assert_status 0
+	assert_eq "${output%% *}" "$(seq 1 200000 | sha256sum | cut -d' ' -f1)" "sha256 of what the reader got"
+}
+
 @test "vm: the guest posts 64 receive buffers per queue (virtio_console.rx_bufs), messages that need more arrive whole, and the idle guest uses under 10 MB" {
 	for boot in cold template; do
 		qp run -d --mode vm --boot "$boot" --memory 64M --name "$ID" "$ROOTFS" -- sleep 60 >/dev/null ||
@@ -219,6 +235,10 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	wait "$bg" 2>/dev/null || true
 	assert_contains "$(cat "$TEST_DIR/yes.out")" "rc=143"
 	qp delete "$ID"
+}
+
+@test "vm: exec -i: qpod's stdin reaches the exec'd process (a line; 1 MB whole, in order); /dev/null gives nothing" {
+	check_exec_stdin vm
 }
 
 @test "vm: a command missing in the rootfs exits 127" {

@@ -9,6 +9,28 @@ load helpers
 
 setup() { setup_vm; }
 
+CONSOLE_HOLD=$BATS_TEST_DIRNAME/console-hold.py
+
+# hold_console SOCKET: a console client that takes the terminal and never
+# reads it (console-hold.py), its pid in $HOLDER (teardown kills it: the
+# terminal's hangup)
+hold_console() {
+	"$CONSOLE_HOLD" "$1" >"$TEST_DIR/hold.out" 2>"$TEST_DIR/hold.err" 3>&- &
+	HOLDER=$!
+	BG_PIDS+=("$HOLDER")
+	wait_for 200 test -S "$1"
+}
+
+# held_tty_pod ARGS_JSON: a running VM pod $ID of those args on a terminal
+# whose client never reads it (hold_console)
+held_tty_pod() {
+	make_bundle "$BUNDLE" ".annotations[\"qpod.mode\"] = \"vm\" | .process.terminal = true | .process.args = $1"
+	hold_console "$TEST_DIR/console.sock"
+	qp_detached create --bundle "$BUNDLE" --console-socket "$TEST_DIR/console.sock" "$ID"
+	wait_for 200 grep -qx held "$TEST_DIR/hold.out"
+	qp start "$ID"
+}
+
 tty_bundle() { # a VM pod running sh on a terminal
 	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = true | .process.args = ["sh"] | .process.env += ["PS1=qp-prompt$ "]'
 }
@@ -52,6 +74,10 @@ tty_bundle() { # a VM pod running sh on a terminal
 	check_run_tty vm
 }
 
+@test "vm tty: qpod exec -t without --console-socket: qpod's own terminal (also under script(1)), restored after" {
+	check_exec_tty vm
+}
+
 @test "vm tty: a pod flooding its terminal still takes exec, exec -t and kill" {
 	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = true | .process.args = ["yes", "flood"]'
 	local sock=$TEST_DIR/console.sock
@@ -73,6 +99,42 @@ tty_bundle() { # a VM pod running sh on a terminal
 	wait_for 600 status_is "$ID" stopped
 	wait "$drv" || flunk "ptyrun: $(cat "$TEST_DIR/tty.err")"
 	[ "$(cat "$TEST_DIR/flood.bytes")" -gt 100000 ] || flunk "the flood did not reach the terminal: $(cat "$TEST_DIR/flood.bytes") bytes"
+	qp delete "$ID"
+}
+
+@test "vm tty: a console client that never reads its terminal does not stop exec or kill (yes floods it)" {
+	held_tty_pod '["yes", "flood"]'
+	# (a stalled relay would never answer: timeout bounds each command)
+	run --separate-stderr timeout 120 "$QPOD" --root "$ROOT" exec "$ID" -- sh -c 'pidof yes >/dev/null && echo flooding'
+	assert_status 0
+	assert_eq "$output" flooding "an exec while yes floods a terminal nobody reads"
+	run --separate-stderr timeout 60 "$QPOD" --root "$ROOT" kill "$ID" KILL
+	assert_status 0
+	wait_for 600 status_is "$ID" stopped
+	assert_contains "$(pod_field "$ID" stop_reason)" "exited with status 137"
+	qp delete "$ID"
+}
+
+@test "vm tty: the console client closing its terminal hangs the guest's up: SIGHUP to the workload and to an exec -t" {
+	held_tty_pod '["sh", "-c", "trap \"exit 9\" HUP; while :; do sleep 1; done"]'
+	# an exec -t whose client is another holder
+	local esock=$TEST_DIR/exec.sock first=$HOLDER
+	hold_console "$esock"
+	mv "$TEST_DIR/hold.out" "$TEST_DIR/hold-exec.out"
+	(exec timeout -k 5 120 "$QPOD" --root "$ROOT" exec -t --console-socket "$esock" "$ID" -- sh -c 'trap "exit 8" HUP; while :; do sleep 1; done') \
+		</dev/null >"$TEST_DIR/exec.out" 2>&1 3>&- &
+	local ex=$!
+	wait_for 600 grep -qx held "$TEST_DIR/hold-exec.out"
+	# the exec's client closes its master: the exec's shell gets SIGHUP
+	kill -TERM "$HOLDER"
+	local code=0
+	wait "$ex" || code=$?
+	assert_eq "$code" 8 "the exec's status after its terminal's hangup ($(cat "$TEST_DIR/exec.out"))"
+	status_is "$ID" running || flunk "the pod ended with the exec's terminal"
+	# the pod's client closes its master: the workload gets SIGHUP
+	kill -TERM "$first"
+	wait_for 600 status_is "$ID" stopped
+	assert_contains "$(pod_field "$ID" stop_reason)" "exited with status 9"
 	qp delete "$ID"
 }
 

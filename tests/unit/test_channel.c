@@ -205,6 +205,16 @@ static void test_round_trip_simple(void **state)
 	assert_int_equal(qp_msg_sender(QP_MSG_EXEC_CREDIT), QP_SENDER_GUEST);
 	assert_int_equal(qp_msg_sender(QP_MSG_EXEC_STDIN), QP_SENDER_HOST | QP_SENDER_CTL);
 	assert_int_equal(qp_msg_sender(QP_MSG_WINSIZE), QP_SENDER_HOST | QP_SENDER_CTL);
+
+	/* the output's credit: the host's, up to its window */
+	in = (struct qp_msg){ .type = QP_MSG_OUT_CREDIT };
+	in.u.credit.bytes = QP_PROTO_OUT_WINDOW;
+	assert_int_equal(round_trip(&in, &out), QP_PROTO_HDR_SIZE + 4);
+	assert_int_equal(out.u.credit.bytes, QP_PROTO_OUT_WINDOW);
+	in.u.credit.bytes = QP_PROTO_OUT_WINDOW + 1;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	assert_int_equal(qp_msg_sender(QP_MSG_OUT_CREDIT), QP_SENDER_HOST);
+	assert_string_equal(qp_msg_type_name(QP_MSG_OUT_CREDIT), "OUT_CREDIT");
 }
 
 static void test_round_trip_run(void **state)
@@ -463,6 +473,12 @@ static void test_decode_malformed(void **state)
 	put32(frame + 12, 0);
 	assert_fails(qp_msg_decode(frame, 16, &m, &store, err), QP_E_GUEST);
 	put32(frame + 12, QP_PROTO_STDIN_WINDOW + 1);
+	assert_fails(qp_msg_decode(frame, 16, &m, &store, err), QP_E_GUEST);
+	/* an OUT_CREDIT of nothing, or of more than its window */
+	header(frame, QP_PROTO_MAGIC, QP_PROTO_VERSION, QP_MSG_OUT_CREDIT, 4);
+	put32(frame + 12, 0);
+	assert_fails(qp_msg_decode(frame, 16, &m, &store, err), QP_E_GUEST);
+	put32(frame + 12, QP_PROTO_OUT_WINDOW + 1);
 	assert_fails(qp_msg_decode(frame, 16, &m, &store, err), QP_E_GUEST);
 }
 

@@ -10,6 +10,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "host/console.h"
@@ -89,9 +90,11 @@ struct ctl_exec {
 	int dirfd, started_fd;
 	int out_fd, err_fd;      /* where EXEC_OUT streams 1 and 2 go */
 	int tty;                 /* the terminal's slave, -1: none */
-	int in_fd;               /* the terminal's input to send, -1: none (or its end) */
+	int in_fd;               /* the input to send (the terminal's or our stdin), -1: none (or its end) */
 	uint32_t credit;         /* EXEC_STDIN the guest may still take */
 	uint16_t rows, cols;     /* the terminal's size last sent */
+	bool restore;            /* our own terminal: saved is how it was */
+	struct termios saved;
 	int *status;
 	bool *started;           /* set once the guest started it (may be NULL) */
 };
@@ -142,7 +145,8 @@ static int exec_message(struct ctl_exec *x, const struct qp_msg *m, qp_error **e
 	}
 }
 
-/* The terminal's input, within the credit (its end: an empty EXEC_STDIN). */
+/* The exec's input (the terminal's, or our stdin), within the credit (its
+ * end: an empty EXEC_STDIN). */
 static int exec_input(struct ctl_exec *x, struct qp_chan *ch, qp_error **err)
 {
 	static uint8_t buf[16384];
@@ -174,6 +178,18 @@ static int exec_winsize(struct ctl_exec *x, struct qp_chan *ch, qp_error **err)
 	return qp_chan_send(ch, &m, QP_VM_SEND_TIMEOUT_MS, err);
 }
 
+/* The exec on a terminal: its flags, its input credit, the first size (of
+ * x->out_fd: the slave, or our own terminal). */
+static void terminal_run(struct ctl_exec *x, struct qp_run *r)
+{
+	x->credit = QP_PROTO_STDIN_WINDOW;
+	r->flags |= QP_RUN_F_TERMINAL | QP_RUN_F_STDIN;
+	if (qp_console_size_changed(x->out_fd, &x->rows, &x->cols) > 0) {
+		r->rows = x->rows;
+		r->cols = x->cols;
+	}
+}
+
 /* A terminal whose master went to the client already (a container's, at
  * create): the slave is ours (and closed with the exec). */
 static int exec_tty(struct ctl_exec *x, int slave, struct qp_run *r, qp_error **err)
@@ -181,25 +197,28 @@ static int exec_tty(struct ctl_exec *x, int slave, struct qp_run *r, qp_error **
 	x->tty = x->in_fd = x->out_fd = x->err_fd = slave;
 	if (qp_console_raw(slave, NULL, err) < 0)
 		return -1;
-	x->credit = QP_PROTO_STDIN_WINDOW;
-	r->flags |= QP_RUN_F_TERMINAL | QP_RUN_F_STDIN;
-	if (qp_console_size_changed(slave, &x->rows, &x->cols) > 0) {
-		r->rows = x->rows;
-		r->cols = x->cols;
-	}
+	terminal_run(x, r);
 	return 0;
 }
 
 /* A terminal: the master to the console socket, the slave (raw: the
- * guest's pty does the line discipline) our end of it. */
+ * guest's pty does the line discipline) our end of it; without a console
+ * socket, our own terminal (raw meanwhile, restored by the caller). */
 static int exec_terminal(struct ctl_exec *x, const char *console, struct qp_run *r, qp_error **err)
 {
 	_cleanup_close_ int master = -1;
 	int slave = -1;
 
-	if (qp_console_pair(&master, &slave, err) < 0)
-		return -1;
-	if (exec_tty(x, slave, r, err) < 0)
+	if (!console) {
+		if (qp_console_own_raw(&x->saved, err) < 0)
+			return -1;
+		x->restore = true;
+		x->in_fd = 0;
+		x->out_fd = x->err_fd = 1;
+		terminal_run(x, r);
+		return 0;
+	}
+	if (qp_console_pair(&master, &slave, err) < 0 || exec_tty(x, slave, r, err) < 0)
 		return -1;
 	return qp_console_send(console, master, err);
 }
@@ -250,6 +269,13 @@ int vm_ctl_exec_opts(int dirfd, const struct qp_process *proc, const struct vm_e
 		goto out;
 	if (proc->terminal && o->tty < 0 && exec_terminal(&x, o->console, &m.u.run, err) < 0)
 		goto out;
+	/* without a terminal, our stdin, as runc's exec'd process gets its
+	 * caller's (unless it is /dev/null or closed) */
+	if (!proc->terminal && qp_fd_relayable(0)) {
+		x.in_fd = 0;
+		x.credit = QP_PROTO_STDIN_WINDOW;
+		m.u.run.flags |= QP_RUN_F_STDIN;
+	}
 	if (qp_chan_send(ch, &m, QP_VM_SEND_TIMEOUT_MS, err) < 0)
 		goto out;
 	/* no deadline on the process itself: it runs as long as it runs; a
@@ -288,6 +314,8 @@ int vm_ctl_exec_opts(int dirfd, const struct qp_process *proc, const struct vm_e
 out:
 	if (x.tty >= 0)
 		close(x.tty);
+	if (x.restore)
+		tcsetattr(0, TCSADRAIN, &x.saved);
 	qp_chan_free(ch);
 	return r;
 }

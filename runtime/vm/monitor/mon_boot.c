@@ -14,8 +14,6 @@
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -362,6 +360,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	m->pod = pod;
 	m->qemu_pidfd = m->listen_fd = m->ready_fd = m->fw.fd = m->vmdir = m->holder_fd = m->spares_fd = -1;
 	m->stdin_fd = -1;
+	m->out[0].fd = m->out[1].fd = -1;
 	m->tl.request = qp_request_ns ? qp_request_ns : qp_now_ns();
 	if (spec->opts.libvirt_uri && spec->opts.vm_backend != QP_VM_BACKEND_LIBVIRT) {
 		qp_error_set(err, QP_E_INVALID, 0, "--libvirt-uri (qpod.vm.libvirt.uri) needs --vm-backend libvirt");
@@ -369,6 +368,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	}
 	if (mon_tty_setup(m, err) < 0)
 		goto fail;
+	mon_out_open(m);
 	if (vm_pick_accel(spec->opts.accel, &m->kvm, err) < 0 ||
 	    !(firmware = vm_find_firmware(spec->opts.firmware, err)) ||
 	    !(kernel = vm_find_kernel(err)) || !(init = vm_find_guest_init(err)) ||
@@ -539,16 +539,6 @@ void vm_run_from_process(const struct qp_process *p, struct qp_run *run)
 	};
 }
 
-/* Is fd 0 open and not /dev/null? */
-static bool stdin_relayable(void)
-{
-	struct stat st;
-
-	if (fstat(0, &st) < 0)
-		return false;
-	return !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3));
-}
-
 int mon_stdin_input(struct vm_mon *m, qp_error **err)
 {
 	static uint8_t buf[16384];
@@ -603,7 +593,7 @@ int mon_send_run(struct vm_mon *m, char **argv, qp_error **err)
 	r->flags = QP_RUN_F_WAIT_SHUTDOWN | (m->pod->spec->root_readonly ? QP_RUN_F_ROOTFS_RO : 0);
 	/* the first workload gets our stdin (as runc's process gets its
 	 * caller's), unless it is /dev/null or closed; a replace's does not */
-	if (!m->run_sent && stdin_relayable()) {
+	if (!m->run_sent && qp_fd_relayable(0)) {
 		r->flags |= QP_RUN_F_STDIN;
 		m->stdin_fd = 0;
 		m->stdin_credit = QP_PROTO_STDIN_WINDOW;

@@ -58,9 +58,9 @@ static int guest_message(struct vm_mon *m, const struct qp_msg *msg, qp_error **
 	switch (msg->type) {
 	case QP_MSG_STDOUT:
 	case QP_MSG_STDERR:
-		/* a closed stdout of ours must not stop the relay */
-		qp_write_all(msg->type == QP_MSG_STDOUT ? 1 : 2, msg->u.data.data, msg->u.data.len);
-		return 0;
+		/* held while our reader does not take it, within the window */
+		return mon_out_put(m, msg->type == QP_MSG_STDOUT ? 1 : 2, msg->u.data.data, msg->u.data.len,
+				   err);
 	case QP_MSG_STDIN_CREDIT:
 		if (m->stdin_credit + msg->u.credit.bytes > QP_PROTO_STDIN_WINDOW)
 			return qp_error_set(err, QP_E_GUEST, 0,

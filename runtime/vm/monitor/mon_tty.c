@@ -28,10 +28,7 @@ int mon_tty_setup(struct vm_mon *m, qp_error **err)
 			return qp_error_set(err, QP_E_INVALID, 0,
 					    "process.terminal is true but no --console-socket was given");
 		/* `qpod run -t`: our own stdin's terminal */
-		if (!isatty(0) || !isatty(1))
-			return qp_error_set(err, QP_E_INVALID, 0,
-					    "a terminal (-t) needs qpod's stdin and stdout to be one");
-		if (qp_console_raw(0, &m->tty_saved, err) < 0)
+		if (qp_console_own_raw(&m->tty_saved, err) < 0)
 			return -1;
 		m->tty_restore = true;
 		m->tty = true;

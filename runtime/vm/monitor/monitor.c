@@ -277,7 +277,7 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 
 	*code = 0;
 	while (!m->over) {
-		struct pollfd p[5 + MAX_CLIENTS];
+		struct pollfd p[7 + MAX_CLIENTS];
 		int timeout = -1;
 
 		if (m->exited)
@@ -327,6 +327,9 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 		p[4 + MAX_CLIENTS] = (struct pollfd){
 			.fd = m->stdin_fd >= 0 && m->stdin_credit && !m->exited && !m->stopping ? m->stdin_fd : -1,
 			.events = POLLIN };
+		/* output our readers have not taken yet */
+		for (int i = 0; i < 2; i++)
+			p[5 + MAX_CLIENTS + i] = (struct pollfd){ .fd = mon_out_pollfd(m, i), .events = POLLOUT };
 		if (m->qemu_pidfd < 0 && timeout < 0)
 			timeout = 50; /* no pidfd: poll for QEMU's end */
 		if (poll(p, QP_ARRAY_SIZE(p), timeout) < 0) {
@@ -355,6 +358,9 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 		}
 		if (p[4 + MAX_CLIENTS].revents && mon_stdin_input(m, &fail) < 0)
 			mon_begin_stop(m);
+		for (int i = 0; i < 2; i++)
+			if (p[5 + MAX_CLIENTS + i].fd >= 0 && p[5 + MAX_CLIENTS + i].revents)
+				mon_out_flush(m, i);
 		if (p[2].revents)
 			mon_client_accept(m);
 		for (int i = 0; i < MAX_CLIENTS; i++)
@@ -392,6 +398,8 @@ int vm_mon_serve(struct vm_mon *m, int sigfd, int *code, qp_error **err)
 		mon_client_close(c);
 	}
 	mon_replace_free(m);
+	/* what our readers have not taken yet, bounded */
+	mon_out_drain(m);
 	if (m->exec_err) {
 		qp_error_free(&fail);
 		*err = m->exec_err;
@@ -419,6 +427,7 @@ static void free_rest(struct vm_mon *m)
 	if (m->holder_fd >= 0)
 		close(m->holder_fd);
 	mon_fwmark_close(m);
+	mon_out_close(m);
 	vm_qmp_free(m->qmp);
 	vm_lv_free(m->lv);
 	vm_mounts_free(&m->mounts);

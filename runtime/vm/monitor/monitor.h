@@ -8,6 +8,8 @@
  *   mon_ctl.c      the ctl.sock server: clients and their requests
  *   mon_guest.c    the guest-message relay (STARTED, EXITED, output...)
  *   mon_replace.c  warm replace: a new workload in the running VM
+ *   mon_out.c      the workload's output to our stdout/stderr, credited
+ *   mon_tty.c      the terminal (process.terminal)
  * Everything from the guest is hostile (channel.c bounds and checks every
  * frame; a bad one ends the pod with the reason).  Clients are other qpod
  * processes of users allowed into the state dir; they are still checked
@@ -45,6 +47,14 @@ struct vm_client {
 };
 
 struct vm_lv;
+
+/* one of the workload's output streams on its way out (mon_out.c) */
+struct vm_out {
+	int fd;                 /* where it goes (-1: gone, what comes is dropped) */
+	bool own, sock;         /* fd is our reopened one; a socket (MSG_DONTWAIT) */
+	uint8_t *buf;           /* what its reader has not taken yet: buf[off..len) */
+	size_t off, len, cap;
+};
 
 /* the firmware's marker pipe (mon_fwmark.c) */
 struct vm_fwmark {
@@ -102,6 +112,10 @@ struct vm_mon {
 	 * guest may still take (protocol.h, STDIN_CREDIT) */
 	int stdin_fd;
 	uint32_t stdin_credit;
+	/* the workload's STDOUT and STDERR (mon_out.c): bytes the guest has
+	 * out (sent, not credited back) and of them those passed on */
+	struct vm_out out[2];
+	uint32_t out_inflight, out_due;
 	/* process.terminal: fd 0 and 1 are the terminal (mon_tty.c); the
 	 * size last sent; qpod's own terminal's settings to restore */
 	bool tty, tty_restore;
@@ -146,6 +160,20 @@ int mon_tty_setup(struct vm_mon *m, qp_error **err);
 void mon_tty_run(struct vm_mon *m, struct qp_run *r);
 int mon_tty_poll(struct vm_mon *m);
 void mon_tty_restore(struct vm_mon *m);
+
+/* the workload's output (mon_out.c).  open: at boot, after the terminal's
+ * setup, the writers of fd 1 and 2 (non-blocking where they can be);
+ * put: a STDOUT (stream 1) or STDERR (2) chunk, written or held, -1 when
+ * the guest went beyond its window; pollfd: the fd of stream i (0, 1)
+ * to poll for POLLOUT (-1: nothing held); flush: write what stream i
+ * holds; drain: after the pod's end, until written, gone, or its reader
+ * took nothing for QP_VM_OUT_DRAIN_MS; close: free it all. */
+void mon_out_open(struct vm_mon *m);
+int mon_out_put(struct vm_mon *m, int stream, const uint8_t *data, uint32_t len, qp_error **err);
+int mon_out_pollfd(const struct vm_mon *m, int i);
+void mon_out_flush(struct vm_mon *m, int i);
+void mon_out_drain(struct vm_mon *m);
+void mon_out_close(struct vm_mon *m);
 
 /* the firmware's markers (mon_fwmark.c).  open: the pipe, its write end
  * into o (the caller closes it once QEMU has it); wait: poll fd (-1: none)
