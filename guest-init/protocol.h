@@ -50,7 +50,13 @@
  *                  of ro, nosuid, nodev, noexec (or ""),
  *                  u16 rows, u16 cols (the terminal's first window size,
  *                  with QP_RUN_F_TERMINAL; 0 0 = the pty's default; without
- *                  the flag both must be 0)
+ *                  the flag both must be 0),
+ *                  u16 mtu (eth0's MTU, 68..65535; 0 = keep), strv routes
+ *                  (<= QP_PROTO_MAX_ROUTES, only with an address; EXEC:
+ *                  none), each "DST/PREFIX GATEWAY" in dotted IPv4
+ *                  (GATEWAY 0.0.0.0: on eth0's link), added after the
+ *                  default route: the routes of a mirrored network
+ *                  namespace (docs/DECISIONS.md, "Issue 30")
  *                  With QP_RUN_F_TERMINAL (needs QP_RUN_F_STDIN) the process
  *                  runs on a pty of the guest's, as session leader with it
  *                  as its controlling terminal; STDOUT carries the pty's
@@ -150,7 +156,7 @@
 #include <stdint.h>
 
 #define QP_PROTO_MAGIC 0x444f5051u /* bytes 'Q' 'P' 'O' 'D' */
-#define QP_PROTO_VERSION 4
+#define QP_PROTO_VERSION 5
 #define QP_PROTO_HDR_SIZE 12
 #define QP_PROTO_MAX_PAYLOAD 65536
 #define QP_PROTO_FRAME_MAX (QP_PROTO_HDR_SIZE + QP_PROTO_MAX_PAYLOAD)
@@ -160,6 +166,8 @@
 #define QP_PROTO_MAX_HOSTNAME 64
 #define QP_PROTO_MAX_SIGNAL 64
 #define QP_PROTO_MAX_MOUNTS 16 /* RUN mounts */
+#define QP_PROTO_MAX_ROUTES 16 /* RUN routes */
+#define QP_PROTO_MAX_ROUTE 40  /* "255.255.255.255/32 255.255.255.255" + NUL */
 #define QP_PROTO_PORT_NAME "qpod.0" /* virtio-serial port name */
 #define QP_PROTO_SEED_SIZE 32 /* CLONE's RNG seed, bytes */
 
@@ -259,6 +267,9 @@ struct qp_run {
 	uint32_t mountc;
 	const char *const *mounts; /* "KIND\tSOURCE\tDEST\tFLAGS", NULL-terminated */
 	uint16_t rows, cols;       /* QP_RUN_F_TERMINAL's first window size */
+	uint16_t mtu;              /* eth0's MTU, 0 = keep */
+	uint32_t routec;
+	const char *const *routes; /* "DST/PREFIX GATEWAY", NULL-terminated */
 };
 
 /* A message, decoded or to be encoded.  Decoded pointers point into a
@@ -350,6 +361,7 @@ struct qp_msg_store {
 	const char *argv[QP_PROTO_MAX_STRV + 1];
 	const char *env[QP_PROTO_MAX_STRV + 1];
 	const char *mounts[QP_PROTO_MAX_MOUNTS + 1];
+	const char *routes[QP_PROTO_MAX_ROUTES + 1];
 };
 
 #endif

@@ -132,7 +132,8 @@ int qp_nl_link_del(struct qp_nl *nl, const char *name, qp_error **err)
 	return 0;
 }
 
-int qp_nl_link_set_master_up(struct qp_nl *nl, int ifindex, int master, qp_error **err)
+/* Bring ifindex up, with a master (0: leave as is) and an MTU (0: leave). */
+static int link_set_up(struct qp_nl *nl, int ifindex, int master, unsigned mtu, qp_error **err)
 {
 	_cleanup_nl_link_ struct rtnl_link *orig = rtnl_link_alloc();
 	_cleanup_nl_link_ struct rtnl_link *chg = rtnl_link_alloc();
@@ -143,14 +144,28 @@ int qp_nl_link_set_master_up(struct qp_nl *nl, int ifindex, int master, qp_error
 	rtnl_link_set_ifindex(orig, ifindex);
 	if (master > 0)
 		rtnl_link_set_master(chg, master);
+	if (mtu > 0)
+		rtnl_link_set_mtu(chg, mtu);
 	rtnl_link_set_flags(chg, IFF_UP);
 	r = rtnl_link_change(sk(nl), orig, chg, 0);
 	if (r < 0 && master > 0)
 		return qp_fail(err, qp_nl_errno(nl, r), "attach link %d to bridge %d", ifindex,
 			       master);
+	if (r < 0 && mtu > 0)
+		return qp_fail(err, qp_nl_errno(nl, r), "set link %d's MTU to %u and bring it up", ifindex, mtu);
 	if (r < 0)
 		return qp_fail(err, qp_nl_errno(nl, r), "bring up link %d", ifindex);
 	return 0;
+}
+
+int qp_nl_link_set_master_up(struct qp_nl *nl, int ifindex, int master, qp_error **err)
+{
+	return link_set_up(nl, ifindex, master, 0, err);
+}
+
+int qp_nl_link_set_mtu_up(struct qp_nl *nl, int ifindex, unsigned mtu, qp_error **err)
+{
+	return link_set_up(nl, ifindex, 0, mtu, err);
 }
 
 int qp_nl_link_up(struct qp_nl *nl, int ifindex, qp_error **err)

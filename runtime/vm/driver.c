@@ -367,6 +367,8 @@ static int vm_destroy(struct pod *pod, qp_error **err)
 		usleep(5000); /* (a dead monitor removes nothing: no wait) */
 	if (pod_net_config(pod, &net, NULL) && qp_net_detach(&net, pod->id, err) < 0)
 		return -1;
+	if (vm_net_unwire(pod, err) < 0)
+		return -1;
 	unlinkat(pod->dirfd, QP_VM_CHAN_SOCK, 0);
 	unlinkat(pod->dirfd, QP_VM_CTL_SOCK, 0);
 	unlinkat(pod->dirfd, QP_VM_INITRD, 0);

@@ -380,6 +380,8 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 		    qp_net_attach_tap(&m->net, pod->id, ip, &m->lease, &tap, err) < 0)
 			goto fail;
 		m->has_net = true;
+	} else if (mon_net_mirror(m, &tap, err) < 0) {
+		goto fail;
 	}
 	m->tl.network = qp_now_ns();
 
@@ -393,7 +395,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	o.vcpus = spec->opts.vcpus > 0 ? spec->opts.vcpus : 1;
 	o.mem_mib = vm_spec_mem_mib(spec);
 	o.tap_fd = tap;
-	o.mac = m->lease.mac;
+	o.mac = m->mirrored ? m->mirror.mac : m->lease.mac;
 	if (vm_mounts_plan(spec, pod->rootfs, pod->dirfd, m->statedir, &m->mounts, err) < 0)
 		goto fail;
 	if (!spec->hostname && spec->ns[QP_NS_UTS].enabled && spec->ns[QP_NS_UTS].path &&
@@ -497,6 +499,7 @@ fail:
 		vm_mon_free(m);
 		if (had_net)
 			qp_net_detach(&net, pod->id, NULL);
+		vm_net_unwire(pod, NULL);
 	}
 	return -1;
 }
@@ -584,12 +587,7 @@ int mon_send_run(struct vm_mon *m, char **argv, qp_error **err)
 	/* the pod's mounts: applied by the first RUN (a replace's are ignored) */
 	r->mounts = (const char *const *)m->mounts.entries;
 	r->mountc = (uint32_t)m->mounts.n;
-	if (m->has_net) {
-		memcpy(r->ip, &m->lease.addr, 4);
-		r->prefix = (uint8_t)m->lease.prefix;
-		memcpy(r->gateway, &m->lease.gateway, 4);
-		memcpy(r->mac, m->lease.mac, 6);
-	}
+	mon_net_run(m, r);
 	if (qp_chan_send(m->chan, &msg, QP_VM_SEND_TIMEOUT_MS, err) < 0)
 		return qp_error_prefix(err, "send RUN to the VM");
 	return 0;
