@@ -56,8 +56,8 @@ struct qp_net_mirror {
 
 /* Read the namespace at nspath and wire its interface: 1 with *out and
  * *tap_fd (O_CLOEXEC, never 0..2; vnet_hdr) when an interface is wired,
- * 0 when there is nothing to wire (lo only, or the namespace is wired to
- * another VM pod already: out->note says so), -1 (QP_E_INVALID with every
+ * 0 when there is nothing to wire (lo only, the host's own namespace, or
+ * a namespace wired to another VM pod already: out->note says so), -1 (QP_E_INVALID with every
  * interface's reason) when the namespace cannot be mirrored. */
 int qp_net_mirror_attach(const char *nspath, struct qp_net_mirror *out, int *tap_fd, qp_error **err);
 

@@ -61,11 +61,23 @@ int qp_net_mirror_attach(const char *nspath, struct qp_net_mirror *out, int *tap
 {
 	_cleanup_close_ int nsfd = -1, fd = -1;
 	_cleanup_nl_ struct qp_nl *pnl = NULL;
+	qp_error *e = NULL;
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	*tap_fd = -1;
-	if ((nsfd = qp_netns_open_path(nspath, err)) < 0 || qp_netns_nl_open(nsfd, &pnl, err) < 0)
+	if ((nsfd = qp_netns_open_path(nspath, &e)) < 0 && e && e->code == QP_E_INVALID) {
+		/* the host's own (a CRI container joining the namespace of a VM
+		 * sandbox whose monitor has none to enter): nothing to wire there */
+		snprintf(out->note, sizeof(out->note), "not wired: it is the host's network namespace");
+		qp_error_free(&e);
+		return 0;
+	}
+	if (nsfd < 0) {
+		qp_net_pass_error(err, &e);
+		goto fail;
+	}
+	if (qp_netns_nl_open(nsfd, &pnl, err) < 0)
 		goto fail;
 	if ((r = ifindex_of(pnl, QP_NET_MIRROR_TAP, err)) < 0)
 		goto fail;

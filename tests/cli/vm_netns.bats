@@ -79,6 +79,10 @@ check_pod() { # BOOT
 	assert_contains "$output" '"spare0" (down)'
 	assert_contains "$output" '"spare1" (down)'
 	[ -n "$(wiring)" ] || flunk "no tap or qdisc in the pod's namespace after create"
+	# the pod's pid (its monitor) is in the namespace, as a container
+	# pod's is: what joins /proc/PID/ns/net (a CRI container) joins it
+	assert_eq "$(stat -L -c %i "/proc/$(pod_field "$ID" pid)/ns/net")" "$(stat -L -c %i "/run/netns/$PNS")" \
+		"the network namespace of the pod's pid"
 	tq start "$ID"
 	# the guest's eth0: the veth's address, MAC, MTU and routes
 	run --separate-stderr tq exec "$ID" -- sh -c 'ip -4 -o addr show eth0; cat /sys/class/net/eth0/address /sys/class/net/eth0/mtu; ip route'
@@ -138,4 +142,19 @@ check_pod() { # BOOT
 	run --separate-stderr tq run --bundle "$BUNDLE" "$ID"
 	assert_status 0
 	assert_eq "$output" lo "the guest's interfaces"
+}
+
+@test "vm netns: a monitor killed with SIGKILL takes QEMU and the tap with it; delete removes the veth's qdisc" {
+	local pid
+	make_net
+	netns_bundle cold
+	tq create "$ID" --bundle "$BUNDLE" </dev/null >"$TEST_DIR/pod.out" 2>"$TEST_DIR/pod.err" ||
+		flunk "create:" "$(cat "$TEST_DIR/pod.err")"
+	pid=$(pod_field "$ID" pid)
+	kill -KILL "$pid"
+	wait_for 200 sh -c "! ip -n '$PNS' link show qp-tap0"
+	[ -n "$(in_pns tc qdisc show dev eth0 ingress)" ] || flunk "the veth's qdisc went with the monitor"
+	run --separate-stderr tq delete --force "$ID"
+	assert_status 0
+	assert_eq "$(wiring)" "" "tap, qdisc or filter left in the pod's namespace"
 }

@@ -484,7 +484,7 @@ spawn:
 	close(tap);
 	tap = -1;
 hello:
-	if (wait_hello(m, err) < 0 || (m->listen_fd = ctl_listen(m, err)) < 0)
+	if (wait_hello(m, err) < 0 || (m->listen_fd = ctl_listen(m, err)) < 0 || mon_net_enter(m, err) < 0)
 		goto fail;
 	qp_debug("vm %s: hello after %.3f s of guest boot time (%s)", pod->id,
 		 (double)m->tl.guest_hello_ns / 1e9, vm_mon_accel(m));

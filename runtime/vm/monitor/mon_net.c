@@ -4,6 +4,7 @@
  * RUN tells the guest about its NIC.  The wiring is recorded in the pod's
  * dir (QP_VM_NET_MIRROR) so that delete, or gc, can undo it. */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,21 @@ int mon_net_mirror(struct vm_mon *m, int *tap, qp_error **err)
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "network namespace \"%s\": not supported with --vm-backend libvirt "
 				    "(libvirtd opens taps in its own network namespace)", path);
+	return 0;
+}
+
+int mon_net_enter(struct vm_mon *m, qp_error **err)
+{
+	const char *path = mirror_path(m->pod->spec);
+	_cleanup_close_ int fd = -1;
+
+	if (!m->mirrored)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return qp_fail(err, errno, "open network namespace \"%s\"", path);
+	if (setns(fd, CLONE_NEWNET) < 0)
+		return qp_fail(err, errno, "enter network namespace \"%s\"", path);
 	return 0;
 }
 

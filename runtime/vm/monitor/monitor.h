@@ -124,6 +124,12 @@ struct vm_mon {
  * nothing to wire); what is not wired is named in a warning.  Refused
  * (QP_E_INVALID) when the namespace cannot be mirrored. */
 int mon_net_mirror(struct vm_mon *m, int *tap, qp_error **err);
+/* A monitor whose VM's NIC is wired to the pod's network namespace enters
+ * it once the VM is up (templates and QEMU were made from where qpod
+ * runs): /proc/PID/ns/net of the pod's pid is then the pod's namespace, as
+ * a container pod's is, and what joins it by that path (a CRI container of
+ * the pod) finds it wired. */
+int mon_net_enter(struct vm_mon *m, qp_error **err);
 /* RUN's network fields (address, MAC, gateway, MTU, routes) for the NIC. */
 void mon_net_run(struct vm_mon *m, struct qp_run *r);
 
