@@ -61,6 +61,13 @@ struct qp_net_mirror {
  * interface's reason) when the namespace cannot be mirrored. */
 int qp_net_mirror_attach(const char *nspath, struct qp_net_mirror *out, int *tap_fd, qp_error **err);
 
+/* A tap made elsewhere (tap, in the namespace at from_path: a spare's
+ * QEMU's, in its holder's) in place of the one attach made: attach's
+ * wiring removed, the tap moved into the namespace as QP_NET_MIRROR_TAP
+ * and wired to m's veth (m->tap_ifindex updated). */
+int qp_net_mirror_adopt(const char *nspath, const char *from_path, const char *tap, struct qp_net_mirror *m,
+			qp_error **err);
+
 /* Remove what attach left in the namespace: the ingress qdisc of ifname
  * and the tap, if still there, unless a tap of another ifindex than
  * tap_ifindex is (a later pod's wiring: left alone).  A namespace that is

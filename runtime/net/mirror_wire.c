@@ -100,6 +100,36 @@ fail:
 	return qp_error_prefix(err, "network namespace \"%s\"", nspath);
 }
 
+int qp_net_mirror_adopt(const char *nspath, const char *from_path, const char *host_tap, struct qp_net_mirror *m,
+			qp_error **err)
+{
+	_cleanup_close_ int nsfd = -1, fromfd = -1;
+	_cleanup_nl_ struct qp_nl *pnl = NULL, *hnl = NULL;
+	int veth, host;
+
+	if ((nsfd = qp_netns_open_path(nspath, err)) < 0 || qp_netns_nl_open(nsfd, &pnl, err) < 0 ||
+	    (fromfd = open(from_path, O_RDONLY | O_CLOEXEC)) < 0)
+		goto fail_errno;
+	if (qp_netns_nl_open(fromfd, &hnl, err) < 0 || (veth = ifindex_of(pnl, m->ifname, err)) < 0 ||
+	    (host = ifindex_of(hnl, host_tap, err)) < 0)
+		goto fail;
+	if (!host) {
+		qp_error_set(err, QP_E_GENERIC, 0, "tap \"%s\" is gone", host_tap);
+		goto fail;
+	}
+	/* attach's wiring out (the tap's qdisc goes with the tap), the spare's
+	 * tap in under the same name, wired alike */
+	if ((veth > 0 && qp_nl_ingress_del(pnl, veth, err) < 0) || qp_nl_link_del(pnl, QP_NET_MIRROR_TAP, err) < 0 ||
+	    qp_nl_link_move(hnl, host, nsfd, QP_NET_MIRROR_TAP, err) < 0 || wire(pnl, m, err) < 0)
+		goto fail;
+	return 0;
+fail_errno:
+	if (nsfd >= 0 && pnl && fromfd < 0)
+		qp_fail(err, errno, "open \"%s\"", from_path);
+fail:
+	return qp_error_prefix(err, "network namespace \"%s\": adopt tap \"%s\"", nspath, host_tap);
+}
+
 int qp_net_mirror_unwire(const char *nspath, const char *ifname, int tap_ifindex, qp_error **err)
 {
 	_cleanup_close_ int nsfd = -1;

@@ -248,6 +248,7 @@ struct qp_pod_opts {
 	enum qp_vm_backend vm_backend; /* qpod.vm.backend */
 	char *libvirt_uri;     /* qpod.vm.libvirt.uri; NULL = $QPOD_LIBVIRT_URI or the default */
 	bool init;             /* qpod.init=true: a tiny init is PID 1 (container pods) */
+	bool spare_nic;        /* `spares fill --nic` only (no annotation): spares with a NIC */
 };
 
 /* The qpod.* annotations of s -> s->opts (spec_parse calls it); an unknown

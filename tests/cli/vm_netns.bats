@@ -22,6 +22,7 @@ setup() {
 }
 
 teardown() {
+	[ -z "${TEST_DIR:-}" ] || [ ! -d "$ROOT" ] || tq spares drain >/dev/null 2>&1 || true
 	teardown_common
 	ip netns del "$PNS" 2>/dev/null || true
 	ip netns del "$CNS" 2>/dev/null || true
@@ -68,11 +69,15 @@ wiring() {
 # the pod from BOOT answers at the veth's address with the veth's MAC, MTU
 # and routes; it reaches the gateway; after delete nothing of the wiring is
 # left
-check_pod() { # BOOT
+check_pod() { # BOOT [SPARE: the spare the pod must take]
 	make_net
 	netns_bundle "$1"
 	tq create "$ID" --bundle "$BUNDLE" </dev/null >"$TEST_DIR/pod.out" 2>"$TEST_DIR/pod.err" ||
 		flunk "create:" "$(cat "$TEST_DIR/pod.err")"
+	if [ -n "${2:-}" ]; then
+		assert_eq "$(tq spares list --format json | jq -r --arg s "$2" '.[] | select(.name == $s) | "\(.status) \(.taken_by)"')" \
+			"taken $ID" "the spare"
+	fi
 	# the other interfaces are named, with why they are not wired
 	run cat "$TEST_DIR/pod.err"
 	assert_contains "$output" 'wired "eth0"'
@@ -114,6 +119,15 @@ check_pod() { # BOOT
 @test "vm netns: the same from a template clone (a template with a NIC)" {
 	check_pod template
 	assert_eq "$(tq template list | jq -r '.meta | capture("nic=(?<n>[01])") | .n')" 1 "a template with a NIC"
+}
+
+@test "vm netns: the same from a spare made with --nic (its tap, kept in its holder's own namespace, moves into the pod's)" {
+	local spare
+	tq spares fill --count 1 --no-refill --nic >/dev/null || flunk "spares fill --nic"
+	spare=$(tq spares list --format json | jq -r '.[0].name')
+	# the spare's tap is not in the host's namespace
+	! ip link show "qp$spare" >/dev/null 2>&1 || flunk "the spare's tap is in the host's namespace"
+	check_pod auto "$spare"
 }
 
 @test "vm netns: a namespace qpod cannot mirror is refused at create with each interface's reason; lo only gives the guest loopback" {

@@ -227,9 +227,10 @@ static struct vm_template_params template_params(const struct vm_qemu_opts *o, c
 }
 
 /* A spare of this pod's template (spare.c), if the pod can take one (no
- * NIC, no shares of its own: a spare's devices are fixed) and there is a
- * free one: 1 when it is this pod's VM, bound to its rootfs and made
- * unique again (CLONE; HELLO follows), 0 when there is none. */
+ * shares of its own: a spare's devices are fixed; a NIC only for a
+ * mirrored network namespace, whose wiring then moves to the spare's tap)
+ * and there is a free one: 1 when it is this pod's VM, bound to its rootfs
+ * and made unique again (CLONE; HELLO follows), 0 when there is none. */
 static int take_spare(struct vm_mon *m, const struct vm_qemu_opts *o, const char *init, qp_error **err)
 {
 	const struct pod_spec *spec = m->pod->spec;
@@ -239,7 +240,7 @@ static int take_spare(struct vm_mon *m, const struct vm_qemu_opts *o, const char
 	char key[17];
 
 	if (m->pod->spare || spec->opts.boot == QP_BOOT_COLD || spec->opts.vm_backend != QP_VM_BACKEND_QEMU ||
-	    p.nic || p.nshares)
+	    (p.nic && !m->mirrored) || p.nshares)
 		return 0;
 	/* the state root: this pod's dir's parent (a detached monitor has no
 	 * fd of it) */
@@ -272,7 +273,7 @@ static int take_spare(struct vm_mon *m, const struct vm_qemu_opts *o, const char
 	/* the next one, in the background, while this pod starts */
 	vm_spares_refill(rootfd);
 	if (vm_spare_bind_rootfs(t.qemu, t.share, o->rootfs, o->rootfs_ro, err) < 0 ||
-	    send_clone(m, key, err) < 0)
+	    (p.nic && mon_net_adopt_spare(m, t.sd, t.name, err) < 0) || send_clone(m, key, err) < 0)
 		return qp_error_prefix(err, "spare %s", t.name);
 	return 1;
 }
@@ -380,6 +381,11 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 		    qp_net_attach_tap(&m->net, pod->id, ip, &m->lease, &tap, err) < 0)
 			goto fail;
 		m->has_net = true;
+	} else if (pod->spare && pod->spare_nic) {
+		char name[16];
+		vm_spare_tap_name(pod->id, name);
+		if ((tap = qp_net_tap_unattached(name, err)) < 0)
+			goto fail;
 	} else if (mon_net_mirror(m, &tap, err) < 0) {
 		goto fail;
 	}
@@ -395,7 +401,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	o.vcpus = spec->opts.vcpus > 0 ? spec->opts.vcpus : 1;
 	o.mem_mib = vm_spec_mem_mib(spec);
 	o.tap_fd = tap;
-	o.mac = m->mirrored ? m->mirror.mac : m->lease.mac;
+	o.mac = m->mirrored ? m->mirror.mac : pod->spare ? vm_template_mac : m->lease.mac;
 	if (vm_mounts_plan(spec, pod->rootfs, pod->dirfd, m->statedir, &m->mounts, err) < 0)
 		goto fail;
 	if (!spec->hostname && spec->ns[QP_NS_UTS].enabled && spec->ns[QP_NS_UTS].path &&

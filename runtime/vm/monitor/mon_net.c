@@ -14,6 +14,7 @@
 #include "pod.h"
 #include "util/cleanup.h"
 #include "util/log.h"
+#include "vm/snapshot/spare.h"
 #include "vm/monitor/monitor.h"
 
 /* The network namespace path a VM pod mirrors, NULL if none: one joined by
@@ -25,13 +26,21 @@ static const char *mirror_path(const struct pod_spec *spec)
 	return !spec->opts.net && ns->enabled && ns->path ? ns->path : NULL;
 }
 
+/* What vm_net_unwire undoes: the veth and the tap's ifindex. */
+static int record(struct vm_mon *m, qp_error **err)
+{
+	char rec[64];
+	int n = snprintf(rec, sizeof(rec), "%s %d\n", m->mirror.ifname, m->mirror.tap_ifindex);
+
+	return state_write_file(m->pod->dirfd, QP_VM_NET_MIRROR, rec, (size_t)n, err);
+}
+
 int mon_net_mirror(struct vm_mon *m, int *tap, qp_error **err)
 {
 	const struct pod_spec *spec = m->pod->spec;
 	const char *path = mirror_path(spec);
 	struct qp_net_mirror *mi = &m->mirror;
-	char rec[64];
-	int r, n;
+	int r;
 
 	*tap = -1;
 	if (!path)
@@ -50,8 +59,7 @@ int mon_net_mirror(struct vm_mon *m, int *tap, qp_error **err)
 	else
 		qp_debug("vm %s: network namespace \"%s\": %s", m->pod->id, path, mi->note);
 	/* recorded first: a failure from here on is undone (vm_net_unwire) */
-	n = snprintf(rec, sizeof(rec), "%s %d\n", mi->ifname, mi->tap_ifindex);
-	if (state_write_file(m->pod->dirfd, QP_VM_NET_MIRROR, rec, (size_t)n, err) < 0) {
+	if (record(m, err) < 0) {
 		qp_net_mirror_unwire(path, mi->ifname, mi->tap_ifindex, NULL);
 		return -1;
 	}
@@ -60,6 +68,21 @@ int mon_net_mirror(struct vm_mon *m, int *tap, qp_error **err)
 				    "network namespace \"%s\": not supported with --vm-backend libvirt "
 				    "(libvirtd opens taps in its own network namespace)", path);
 	return 0;
+}
+
+int mon_net_adopt_spare(struct vm_mon *m, int sd, const char *spare, qp_error **err)
+{
+	struct vm_spare_info in;
+	char tap[16], from[64];
+
+	vm_spare_read_info(sd, spare, &in);
+	if (!in.holder_alive)
+		return qp_error_set(err, QP_E_GENERIC, 0, "spare %s: its holder is gone", spare);
+	snprintf(from, sizeof(from), "/proc/%d/ns/net", (int)in.holder);
+	vm_spare_tap_name(spare, tap);
+	if (qp_net_mirror_adopt(mirror_path(m->pod->spec), from, tap, &m->mirror, err) < 0)
+		return -1;
+	return record(m, err);
 }
 
 int mon_net_enter(struct vm_mon *m, qp_error **err)

@@ -130,6 +130,10 @@ int mon_net_mirror(struct vm_mon *m, int *tap, qp_error **err);
  * a container pod's is, and what joins it by that path (a CRI container of
  * the pod) finds it wired. */
 int mon_net_enter(struct vm_mon *m, qp_error **err);
+/* A taken spare's tap (vm_spare_tap_name of spare, in its holder's network
+ * namespace; sd the spares dir) moved into the pod's network namespace in
+ * place of the one mon_net_mirror made, and wired. */
+int mon_net_adopt_spare(struct vm_mon *m, int sd, const char *spare, qp_error **err);
 /* RUN's network fields (address, MAC, gateway, MTU, routes) for the NIC. */
 void mon_net_run(struct vm_mon *m, struct qp_run *r);
 
