@@ -26,10 +26,10 @@ QP_CFLAGS := $(CFLAGS) $(SAN_FLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fstack-pro
 	-D_FORTIFY_SOURCE=2 -include config.h -Iruntime -I. $(PKG_CFLAGS) -MMD -MP
 QP_LDFLAGS := $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS)
 
-# guest-init/: the channel (channel.c, codec.c, run_mount.c) and tinyinit
+# guest-init/: the channel (channel.c, codec.c, run_mount.c, run_route.c) and tinyinit
 # are shared with the runtime (modules.c is in the library for its unit
 # test); every other file there belongs to the guest binary only.
-GI_SHARED := guest-init/channel.c guest-init/codec.c guest-init/run_mount.c guest-init/tinyinit.c guest-init/modules.c
+GI_SHARED := guest-init/channel.c guest-init/codec.c guest-init/run_mount.c guest-init/run_route.c guest-init/tinyinit.c guest-init/modules.c
 # runtime/'s folders are one or two deep (host/cgroup/, vm/qemu/, ...);
 # runtime/vm/tradvm/ is a program of its own (TRADVM below).
 LIB_SRCS := $(filter-out runtime/main.c runtime/vm/tradvm/%,$(wildcard runtime/*.c runtime/*/*.c runtime/*/*/*.c)) $(GI_SHARED)
@@ -206,7 +206,7 @@ FUZZ_SPEC_SRCS := $(wildcard runtime/spec/*.c) $(FUZZ_UTIL)
 FUZZ_TARGETS := spec resources channel state ipam result
 fuzz_srcs_spec := $(FUZZ_SPEC_SRCS)
 fuzz_srcs_resources := $(FUZZ_SPEC_SRCS)
-fuzz_srcs_channel := guest-init/channel.c guest-init/codec.c guest-init/run_mount.c runtime/util/error.c runtime/util/log.c
+fuzz_srcs_channel := guest-init/channel.c guest-init/codec.c guest-init/run_mount.c guest-init/run_route.c runtime/util/error.c runtime/util/log.c
 fuzz_srcs_state := runtime/state.c runtime/oci_state.c $(FUZZ_SPEC_SRCS)
 fuzz_srcs_ipam := runtime/net/ipam.c runtime/state.c runtime/oci_state.c $(FUZZ_SPEC_SRCS)
 fuzz_srcs_result := $(wildcard runtime/result/*.c) $(FUZZ_UTIL)

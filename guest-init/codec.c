@@ -207,6 +207,15 @@ static int validate_run(const struct qp_run *r, int code, const struct qp_msg *m
 			return invalid(err, code, m, "mounts[%u] is malformed", i);
 	if (r->prefix == 0 && memcmp(r->gateway, zero, 4) != 0)
 		return invalid(err, code, m, "gateway without an address");
+	if (r->routec > QP_PROTO_MAX_ROUTES)
+		return invalid(err, code, m, "more than %d routes", QP_PROTO_MAX_ROUTES);
+	if (r->routec && r->prefix == 0)
+		return invalid(err, code, m, "routes without an address");
+	for (uint32_t i = 0; i < r->routec; i++)
+		if (!r->routes || !r->routes[i] || qp_run_route_parse(r->routes[i], NULL) < 0)
+			return invalid(err, code, m, "routes[%u] is malformed", i);
+	if (r->mtu && (r->mtu < 68 || r->prefix == 0))
+		return invalid(err, code, m, "mtu %u (68..65535, with an address)", r->mtu);
 	if ((r->flags & QP_RUN_F_TERMINAL) && !(r->flags & QP_RUN_F_STDIN))
 		return invalid(err, code, m, "a terminal without stdin");
 	if (!(r->flags & QP_RUN_F_TERMINAL) && (r->rows || r->cols))
@@ -457,6 +466,8 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 		put_u16(w, r->rows);
 		put_u16(w, r->cols);
 		put_strv(w, r->cgroup, r->cgroupc);
+		put_u16(w, r->mtu);
+		put_strv(w, r->routes, r->routec);
 		break;
 	case QP_MSG_EXEC_SIGNAL:
 		put_u32(w, m->u.exec_signal.id);
@@ -743,12 +754,15 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 		    get_bytes(r, run->mac, 6, "mac", err) < 0 ||
 		    get_strv_max(r, r->st->mounts, &run->mountc, QP_PROTO_MAX_MOUNTS, "mounts", err) < 0 ||
 		    get_u16(r, &run->rows, "rows", err) < 0 || get_u16(r, &run->cols, "cols", err) < 0 ||
-		    get_strv_max(r, r->st->cgroup, &run->cgroupc, QP_PROTO_MAX_CGROUP, "cgroup", err) < 0)
+		    get_strv_max(r, r->st->cgroup, &run->cgroupc, QP_PROTO_MAX_CGROUP, "cgroup", err) < 0 ||
+		    get_u16(r, &run->mtu, "mtu", err) < 0 ||
+		    get_strv_max(r, r->st->routes, &run->routec, QP_PROTO_MAX_ROUTES, "routes", err) < 0)
 			return -1;
 		run->argv = r->st->argv;
 		run->env = r->st->env;
 		run->mounts = r->st->mounts;
 		run->cgroup = r->st->cgroup;
+		run->routes = r->st->routes;
 		return 0;
 	case QP_MSG_STARTED:
 		return get_u32(r, &m->u.started.pid, "pid", err) < 0 ||

@@ -1,7 +1,9 @@
 /* guest-init/net.c — the guest's network from RUN: lo up, the pod's
- * interface's MAC, address and default route (ioctl, no netlink). */
+ * interface's MAC, MTU, address, default route and further routes (ioctl,
+ * no netlink). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <net/if.h>
 #include <net/if_arp.h>
 #include <net/route.h>
@@ -40,6 +42,43 @@ void gi_link_up(int sk, const char *name)
 		die("SIOCSIFFLAGS %s up", name);
 }
 
+/* A route on eth0: dst/prefix via gw (all zero: on the link). */
+static void add_route(int sk, const uint8_t dst[4], unsigned prefix, const uint8_t gw[4])
+{
+	static const uint8_t zero[4];
+	uint32_t mask = htonl(prefix == 0 ? 0 : ~0u << (32 - prefix));
+	char dev[IFNAMSIZ] = "eth0";
+	struct rtentry rt;
+
+	memset(&rt, 0, sizeof(rt));
+	set_inet(&rt.rt_dst, dst);
+	set_inet(&rt.rt_genmask, (const uint8_t *)&mask);
+	set_inet(&rt.rt_gateway, gw);
+	rt.rt_flags = RTF_UP | (prefix == 32 ? RTF_HOST : 0);
+	if (memcmp(gw, zero, 4) != 0)
+		rt.rt_flags |= RTF_GATEWAY;
+	rt.rt_dev = dev;
+	if (ioctl(sk, SIOCADDRT, &rt) < 0)
+		die("SIOCADDRT %u.%u.%u.%u/%u via %u.%u.%u.%u", dst[0], dst[1], dst[2], dst[3], prefix,
+		    gw[0], gw[1], gw[2], gw[3]);
+}
+
+/* RUN's routes, those on the link (gateway 0.0.0.0) or those through a
+ * gateway: the first before the default route (a /32 gateway of a
+ * point-to-point link must be reachable first), the others after it. */
+static void add_routes(int sk, const struct qp_run *r, bool on_link)
+{
+	static const uint8_t zero[4];
+	struct qp_run_route rr;
+
+	for (uint32_t i = 0; i < r->routec; i++) {
+		if (qp_run_route_parse(r->routes[i], &rr) < 0)
+			die("RUN route \"%s\" is malformed", r->routes[i]); /* the codec checked it */
+		if ((memcmp(rr.gateway, zero, 4) == 0) == on_link)
+			add_route(sk, rr.dst, rr.prefix, rr.gateway);
+	}
+}
+
 void gi_net_setup(const struct qp_run *r)
 {
 	static const uint8_t zero[6];
@@ -59,6 +98,12 @@ void gi_net_setup(const struct qp_run *r)
 		if (ioctl(sk, SIOCSIFHWADDR, &ifr) < 0)
 			die("SIOCSIFHWADDR eth0 (no virtio-net device?)");
 	}
+	if (r->mtu) {
+		ifreq_for(&ifr, "eth0");
+		ifr.ifr_mtu = r->mtu;
+		if (ioctl(sk, SIOCSIFMTU, &ifr) < 0)
+			die("SIOCSIFMTU eth0 %u", r->mtu);
+	}
 	ifreq_for(&ifr, "eth0");
 	set_inet(&ifr.ifr_addr, r->ip);
 	if (ioctl(sk, SIOCSIFADDR, &ifr) < 0)
@@ -69,17 +114,9 @@ void gi_net_setup(const struct qp_run *r)
 	if (ioctl(sk, SIOCSIFNETMASK, &ifr) < 0)
 		die("SIOCSIFNETMASK eth0 /%u", r->prefix);
 	gi_link_up(sk, "eth0");
-	if (memcmp(r->gateway, zero, 4) != 0) {
-		struct rtentry rt;
-
-		memset(&rt, 0, sizeof(rt));
-		set_inet(&rt.rt_dst, zero);
-		set_inet(&rt.rt_genmask, zero);
-		set_inet(&rt.rt_gateway, r->gateway);
-		rt.rt_flags = RTF_UP | RTF_GATEWAY;
-		if (ioctl(sk, SIOCADDRT, &rt) < 0)
-			die("SIOCADDRT default via %u.%u.%u.%u", r->gateway[0], r->gateway[1],
-			    r->gateway[2], r->gateway[3]);
-	}
+	add_routes(sk, r, true);
+	if (memcmp(r->gateway, zero, 4) != 0)
+		add_route(sk, zero, 0, r->gateway);
+	add_routes(sk, r, false);
 	close(sk);
 }

@@ -66,6 +66,12 @@
  *                  container's own cgroup in the guest; FILE one of
  *                  memory.max, memory.swap.max, pids.max, cpu.max,
  *                  cpu.weight, VALUE 1..64 printable bytes
+ *                  u16 mtu (eth0's MTU, 68..65535; 0 = keep), strv routes
+ *                  (<= QP_PROTO_MAX_ROUTES, only with an address; EXEC:
+ *                  none), each "DST/PREFIX GATEWAY" in dotted IPv4
+ *                  (GATEWAY 0.0.0.0: on eth0's link), added after the
+ *                  default route: the routes of a mirrored network
+ *                  namespace (docs/DECISIONS.md, "Issue 30")
  *                  With QP_RUN_F_TERMINAL (needs QP_RUN_F_STDIN) the process
  *                  runs on a pty of the guest's, as session leader with it
  *                  as its controlling terminal; STDOUT carries the pty's
@@ -221,6 +227,8 @@
 #define QP_PROTO_MAX_MOUNTS 16 /* RUN mounts */
 #define QP_PROTO_MAX_CGROUP 8  /* RUN cgroup entries (a container's limits) */
 #define QP_PROTO_POD_DEST "/.pod" /* a podshare entry's DEST (mounted aside) */
+#define QP_PROTO_MAX_ROUTES 16 /* RUN routes */
+#define QP_PROTO_MAX_ROUTE 40  /* "255.255.255.255/32 255.255.255.255" + NUL */
 #define QP_PROTO_PORT_NAME "qpod.0" /* virtio-serial port name */
 #define QP_PROTO_SEED_SIZE 32 /* CLONE's RNG seed, bytes */
 
@@ -336,6 +344,9 @@ struct qp_run {
 	uint16_t rows, cols;       /* QP_RUN_F_TERMINAL's first window size */
 	uint32_t cgroupc;
 	const char *const *cgroup; /* "FILE=VALUE", NULL-terminated */
+	uint16_t mtu;              /* eth0's MTU, 0 = keep */
+	uint32_t routec;
+	const char *const *routes; /* "DST/PREFIX GATEWAY", NULL-terminated */
 };
 
 /* A message, decoded or to be encoded.  Decoded pointers point into a
@@ -437,6 +448,7 @@ struct qp_msg_store {
 	const char *env[QP_PROTO_MAX_STRV + 1];
 	const char *mounts[QP_PROTO_MAX_MOUNTS + 1];
 	const char *cgroup[QP_PROTO_MAX_CGROUP + 1];
+	const char *routes[QP_PROTO_MAX_ROUTES + 1];
 };
 
 #endif

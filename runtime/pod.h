@@ -42,6 +42,7 @@ struct pod {
 	int lock;                     /* enum qp_lock held on dirfd */
 	bool creator;                 /* this process is creating the pod */
 	bool spare;                   /* a VM spare being made (vm/snapshot/spare.c) */
+	bool spare_nic;               /* ...with a NIC on an unattached tap */
 	bool building;                /* drv->create got as far as a pod process
 				       * (clone, VMM fork): a failed create then
 				       * runs the poststop hooks, as a delete would */

@@ -28,6 +28,7 @@ libcmocka-dev
 busybox-static
 iproute2
 jq
+curl
 musl-tools
 qemu-system-x86
 qemu-system-data

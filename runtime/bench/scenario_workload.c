@@ -30,7 +30,7 @@
 #include "util/cleanup.h"
 
 const char *const qp_workload_tests[] = { "ctxsw", "ctxsw8", "fork", "execve", "syscall", "int",
-					  "fp", "stream", "tcp_rr", "tcp_stream", "rr_idle",
+					  "fp", "stream", "tcp_rr", "tcp_stream", "tcp_stream_out", "rr_idle",
 					  "rr_busy_host", "rr_busy_pod", "http", "file_write",
 					  "file_read", "file_copy", "file_create", "vol_write",
 					  "vol_read", "vol_copy", "vol_create", NULL };

@@ -2,6 +2,9 @@
  * the pod (bridge network) and the client on the host, in the bench's own
  * network namespace; the host's own figure is loopback:
  *   tcp_rr, tcp_stream   netbench (netperf TCP_RR / TCP_SENDFILE style)
+ *   tcp_stream_out       the other way: netbench's server on the host (the
+ *                        bridge's address), its client in the pod (exec),
+ *                        so the pod sends (OpenVZ's "from the container")
  *   rr_idle              tcp_rr's median and p99 round trip, idle host
  *   rr_busy_host         the same while another pod burns every CPU (one
  *                        intbench per online CPU in a container pod)
@@ -10,15 +13,20 @@
  *   http                 busybox httpd (the image's) serving /www/index.html,
  *                        httpbench with HTTP_CLIENTS clients: requests/s
  *                        and the response time's median and p99 (Siege) */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bench/workload.h"
+#include "util/cleanup.h"
 
 #define NET_PORT "12867"
+#define OUT_PORT "12868" /* tcp_stream_out's server, on the host side */
 #define HTTP_PORT "8080"
 #define HTTP_CLIENTS "4"
 #define NET_READY_TRIES 150 /* x 200 ms for the pod's server to listen (a VM boots) */
@@ -140,6 +148,90 @@ int wl_net_client(const struct wl *b, const char *test, const char *addr, struct
 	return -1;
 }
 
+/* The host's address towards the pod at addr (the bridge's): the source
+ * address of a UDP socket connected to it. */
+static int host_side(const char *addr, char *out, size_t size, qp_error **err)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(9) }, me;
+	socklen_t len = sizeof(me);
+	int sk = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r = -1;
+
+	if (sk < 0)
+		return qp_fail(err, errno, "socket");
+	if (inet_pton(AF_INET, addr, &to.sin_addr) != 1)
+		qp_error_set(err, QP_E_INVALID, 0, "pod address \"%s\"", addr);
+	else if (connect(sk, (struct sockaddr *)&to, sizeof(to)) < 0 || getsockname(sk, (struct sockaddr *)&me, &len) < 0)
+		qp_fail(err, errno, "the host's address towards %s", addr);
+	else if (inet_ntop(AF_INET, &me.sin_addr, out, (socklen_t)size))
+		r = 0;
+	close(sk);
+	return r;
+}
+
+/* tcp_stream_out: the pod (its client, exec'd) sends to a server on the
+ * host side; the host target's figure is loopback, as tcp_stream's. */
+static int run_stream_out(const struct wl *b, const char *target, struct wl_values *vals, qp_error **err)
+{
+	const char *argv[64];
+	char nb[4300], pnb[4300], addr[32], host[INET_ADDRSTRLEN] = "127.0.0.1";
+	bool is_host = !strcmp(target, "host");
+	struct qp_child_run server = { .pid = -1 };
+	int r = -1;
+
+	if (!is_host) {
+		size_t n = wl_target_prefix(b, target, argv, true, SERVER_POD);
+		double ms;
+		int status;
+		argv[n++] = "/bin/sleep";
+		argv[n++] = BURN_SECONDS;
+		argv[n] = NULL;
+		if (qp_bench_child((char *const *)argv, &ms, &status, NULL, err) < 0)
+			goto out;
+		if (status != 0) {
+			qp_error_set(err, QP_E_GENERIC, 0, "tcp_stream_out: the %s pod did not start (status %d)", target,
+				     status);
+			goto out;
+		}
+		if (wl_pod_addr(b, SERVER_POD, addr, sizeof(addr), err) < 0 || host_side(addr, host, sizeof(host), err) < 0)
+			goto out;
+	}
+	const char *sargv[] = { wl_tool_path(b, "host", "netbench", nb, sizeof(nb)), "server", "--port", OUT_PORT,
+				"--bind", host, NULL };
+	if (qp_bench_child_start((char *const *)sargv, &server, false, err) < 0)
+		goto out;
+	size_t n = 0;
+	if (!is_host) {
+		argv[n++] = b->o->qpod;
+		argv[n++] = "--root";
+		argv[n++] = b->o->root;
+		argv[n++] = "exec";
+		argv[n++] = SERVER_POD;
+		argv[n++] = "--";
+	}
+	const char *cargv[] = { wl_tool_path(b, target, "netbench", pnb, sizeof(pnb)), "client", "--host", host,
+				"--port", OUT_PORT, "--test", "stream", "--duration", b->dur, NULL };
+	for (size_t i = 0; i < QP_ARRAY_SIZE(cargv); i++)
+		argv[n++] = cargv[i];
+	for (int i = 0; i < NET_READY_TRIES; i++) {
+		qp_error *e = NULL;
+		if (wl_run_tool(argv, "tcp_stream_out", NULL, vals, &e) == 0) {
+			r = 0;
+			break;
+		}
+		if (i == NET_READY_TRIES - 1 || qp_bench_interrupted(NULL)) {
+			*err = e;
+			break;
+		}
+		qp_error_free(&e);
+		usleep(200000);
+	}
+out:
+	wl_stop(&server);
+	if (!is_host)
+		wl_delete_pod(b, SERVER_POD);
+	return r;
+}
+
 int wl_run_net(const struct wl *b, const char *target, const char *test, struct wl_values *vals,
 	       qp_error **err)
 {
@@ -149,6 +241,8 @@ int wl_run_net(const struct wl *b, const char *target, const char *test, struct 
 	struct qp_child_run server = { .pid = -1 }, eater = { .pid = -1 };
 	int r = -1;
 
+	if (!strcmp(test, "tcp_stream_out"))
+		return run_stream_out(b, target, vals, err);
 	if (burn && start_burner(b, err) < 0)
 		goto out;
 	if (host) {

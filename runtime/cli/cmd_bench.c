@@ -41,6 +41,7 @@ static const char usage[] =
 	"           runc,crun,runsc, which --baseline adds: the tests without a\n"
 	"           server in the pod or a volume),\n"
 	"           --tests ctxsw,ctxsw8,fork,execve,syscall,int,fp,stream,tcp_rr,tcp_stream,\n"
+	"           tcp_stream_out,\n"
 	"           rr_idle,rr_busy_host,rr_busy_pod,http,file_write,file_read,file_copy,\n"
 	"           file_create,vol_write,vol_read,vol_copy,vol_create or all (default), --duration SECONDS per run (default 2); --runs default 3,\n"
 	"           vm --memory default 2G. The network tests run in a network namespace\n"

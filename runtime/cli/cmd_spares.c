@@ -15,7 +15,7 @@
 
 static const char usage[] =
 	"Usage: qpod spares fill [--count N] [--no-refill] [--memory SIZE] [--vcpus N]\n"
-	"                        [--accel auto|kvm|tcg] [--firmware qpod|qboot|seabios|PATH]\n"
+	"                        [--accel auto|kvm|tcg] [--firmware qpod|qboot|seabios|PATH] [--nic]\n"
 	"       qpod spares list [--format table|json]\n"
 	"       qpod spares drain\n"
 	"Spares: vm pods started ahead of the pods that take them, kept in the state\n"
@@ -24,7 +24,10 @@ static const char usage[] =
 	"once), waiting with its QEMU started.  `run` and `create` of a vm pod (boot\n"
 	"auto or template) with the same memory, vCPUs, accel and firmware, no\n"
 	"network and no bind mounts of its own take a free spare instead of starting\n"
-	"a VM; its rootfs is then bound into the spare.  Each spare costs its memory\n"
+	"a VM; its rootfs is then bound into the spare.  A spare made with --nic has\n"
+	"a network device (on a tap attached to nothing): the pods that take it are\n"
+	"those whose spec joins a network namespace by path that qpod mirrors into\n"
+	"the guest (the tap moves into that namespace).  Each spare costs its memory\n"
 	"while it waits.  Spares need QEMU's jail (root, QPOD_VM_JAIL on).\n"
 	"  fill     make spares until --count (default 1) are free; waits until they\n"
 	"           are; prints {\"made\":[NAME...]}.  The count and options are kept\n"
@@ -43,6 +46,7 @@ const struct option cli_opts_spares[] = {
 	{ "memory", required_argument, NULL, 'M' }, { "vcpus", required_argument, NULL, 'c' },
 	{ "accel", required_argument, NULL, 'A' },  { "firmware", required_argument, NULL, 'f' },
 	{ "format", required_argument, NULL, 'F' }, { "help", no_argument, NULL, 'h' },
+	{ "nic", no_argument, NULL, 'N' },
 	{ 0 }
 };
 
@@ -86,6 +90,9 @@ static int fill(const struct pod_driver *d, int rootfd, int argc, char **argv, q
 			break;
 		case 'R':
 			keep = false;
+			break;
+		case 'N':
+			spec->opts.spare_nic = true;
 			break;
 		default: {
 			int k = cli_vm_shape_opt(c, optarg, spec, err);

@@ -51,6 +51,12 @@ bool qp_net_is_bridge_name(const struct qp_net_cfg *cfg, const char *name);
 /* Open /proc/PID/ns/net (O_CLOEXEC); QP_E_INVALID if it is our own netns
  * (attaching "eth0" there would reconfigure the host). */
 int qp_netns_open(pid_t pid, qp_error **err);
+/* The same for a netns by path (containerd's, podman's, /run/netns/NS). */
+int qp_netns_open_path(const char *path, qp_error **err);
+/* fn(arg) with the calling thread in the netns nsfd (a tap opened there is
+ * created there); the thread always returns to its original netns.
+ * Returns fn's result (-1: its error, prefixed). */
+int qp_netns_call(int nsfd, int (*fn)(void *arg, qp_error **err), void *arg, qp_error **err);
 /* A netlink socket living in the netns nsfd.  The calling thread enters
  * nsfd and always returns to its original netns before this returns. */
 int qp_netns_nl_open(int nsfd, struct qp_nl **out, qp_error **err);
@@ -86,6 +92,19 @@ void qp_net_op_end(struct qp_net_op *op);
  * *deleted (may be NULL) says whether it did. */
 int qp_net_link_del_ours(struct qp_nl *nl, const char *name, bool *deleted, qp_error **err);
 bool qp_net_is_our_kind(const char *kind);
+
+/* ---- nl_tc.c: tc for a mirrored namespace (mirror.h) ---- */
+/* An ingress qdisc on ifindex; one there already is an error (EEXIST). */
+int qp_nl_ingress_add(struct qp_nl *nl, int ifindex, qp_error **err);
+/* Delete ifindex's ingress qdisc (its filters go with it); none is success. */
+int qp_nl_ingress_del(struct qp_nl *nl, int ifindex, qp_error **err);
+/* On from's ingress: every frame redirected to to's egress (u32 + mirred). */
+int qp_nl_redirect_add(struct qp_nl *nl, int from, int to, qp_error **err);
+
+/* ---- mirror_read.c ---- */
+struct qp_net_mirror;
+/* Read the netns of pnl (mirror.h): 1 with *m, 0 for lo only, -1 refused. */
+int qp_net_mirror_read(struct qp_nl *pnl, struct qp_net_mirror *m, qp_error **err);
 
 /* ---- tap.c ---- */
 /* Create tap `name` (not persistent); returns its fd (O_CLOEXEC). */

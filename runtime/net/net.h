@@ -101,12 +101,12 @@ int qp_net_attach_veth(const struct qp_net_config *c, const char *id, pid_t pid,
 int qp_net_attach_tap(const struct qp_net_config *c, const char *id, const char *requested_ip,
 		      struct qp_net_lease *out, int *tap_fd, qp_error **err);
 
-/* A tap attached to nothing and down, named "qpt-" + 8 random hex digits
- * (not a pod's link: gc's "qp" + 10 hex never matches it), with
- * IFF_VNET_HDR; it dies with its last fd.  A VM template's NIC: the device
- * its clones' own taps take the place of.  Returns the fd (O_CLOEXEC, never
- * 0..2). */
-int qp_net_tap_unattached(qp_error **err);
+/* A tap attached to nothing and down, named name, or (NULL) "qpt-" + 8
+ * random hex digits (not a pod's link: gc's "qp" + 10 hex never matches
+ * it), with IFF_VNET_HDR; it dies with its last fd.  A VM template's NIC:
+ * the device its clones' own taps take the place of; a spare's.  Returns
+ * the fd (O_CLOEXEC, never 0..2). */
+int qp_net_tap_unattached(const char *name, qp_error **err);
 
 /* Delete the host link (if present) and release the lease; idempotent.
  * Bridges stay (qpod gc prunes empty ones): deleting one is slow. */

@@ -132,25 +132,65 @@ int qp_nl_link_del(struct qp_nl *nl, const char *name, qp_error **err)
 	return 0;
 }
 
-int qp_nl_link_set_master_up(struct qp_nl *nl, int ifindex, int master, qp_error **err)
+/* rtnl_link_change of ifindex to chg's attributes: libnl's result. */
+static int link_change(struct qp_nl *nl, int ifindex, struct rtnl_link *chg)
 {
 	_cleanup_nl_link_ struct rtnl_link *orig = rtnl_link_alloc();
-	_cleanup_nl_link_ struct rtnl_link *chg = rtnl_link_alloc();
-	int r;
 
-	if (!orig || !chg)
-		return qp_fail(err, ENOMEM, "set link %d", ifindex);
+	if (!orig)
+		return -NLE_NOMEM;
 	rtnl_link_set_ifindex(orig, ifindex);
-	if (master > 0)
-		rtnl_link_set_master(chg, master);
-	rtnl_link_set_flags(chg, IFF_UP);
-	r = rtnl_link_change(sk(nl), orig, chg, 0);
+	return rtnl_link_change(sk(nl), orig, chg, 0);
+}
+
+int qp_nl_link_move(struct qp_nl *nl, int ifindex, int nsfd, const char *name, qp_error **err)
+{
+	_cleanup_nl_link_ struct rtnl_link *chg = rtnl_link_alloc();
+	int r = -NLE_NOMEM;
+
+	if (chg) {
+		rtnl_link_set_ns_fd(chg, nsfd);
+		rtnl_link_set_name(chg, name); /* the kernel renames it as it moves it */
+		r = link_change(nl, ifindex, chg);
+	}
+	if (r < 0)
+		return qp_fail(err, qp_nl_errno(nl, r), "move link %d into another network namespace as \"%s\"",
+			       ifindex, name);
+	return 0;
+}
+
+/* Bring ifindex up, with a master (0: leave as is) and an MTU (0: leave). */
+static int link_set_up(struct qp_nl *nl, int ifindex, int master, unsigned mtu, qp_error **err)
+{
+	_cleanup_nl_link_ struct rtnl_link *chg = rtnl_link_alloc();
+	int r = -NLE_NOMEM;
+
+	if (chg) {
+		if (master > 0)
+			rtnl_link_set_master(chg, master);
+		if (mtu > 0)
+			rtnl_link_set_mtu(chg, mtu);
+		rtnl_link_set_flags(chg, IFF_UP);
+		r = link_change(nl, ifindex, chg);
+	}
 	if (r < 0 && master > 0)
 		return qp_fail(err, qp_nl_errno(nl, r), "attach link %d to bridge %d", ifindex,
 			       master);
+	if (r < 0 && mtu > 0)
+		return qp_fail(err, qp_nl_errno(nl, r), "set link %d's MTU to %u and bring it up", ifindex, mtu);
 	if (r < 0)
 		return qp_fail(err, qp_nl_errno(nl, r), "bring up link %d", ifindex);
 	return 0;
+}
+
+int qp_nl_link_set_master_up(struct qp_nl *nl, int ifindex, int master, qp_error **err)
+{
+	return link_set_up(nl, ifindex, master, 0, err);
+}
+
+int qp_nl_link_set_mtu_up(struct qp_nl *nl, int ifindex, unsigned mtu, qp_error **err)
+{
+	return link_set_up(nl, ifindex, 0, mtu, err);
 }
 
 int qp_nl_link_up(struct qp_nl *nl, int ifindex, qp_error **err)

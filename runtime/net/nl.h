@@ -50,6 +50,10 @@ int qp_nl_link_del(struct qp_nl *nl, const char *name, qp_error **err);
 /* Set master (0 = leave as is) and bring up. */
 int qp_nl_link_set_master_up(struct qp_nl *nl, int ifindex, int master, qp_error **err);
 int qp_nl_link_up(struct qp_nl *nl, int ifindex, qp_error **err);
+/* Move link ifindex into the netns nsfd, renamed name there. */
+int qp_nl_link_move(struct qp_nl *nl, int ifindex, int nsfd, const char *name, qp_error **err);
+/* Set the MTU and bring up. */
+int qp_nl_link_set_mtu_up(struct qp_nl *nl, int ifindex, unsigned mtu, qp_error **err);
 
 /* New bridge `name` with a fixed MAC (so its address never follows its
  * ports), up.  EEXIST is reported as an error. */

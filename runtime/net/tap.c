@@ -59,13 +59,15 @@ int qp_tap_open(const char *name, bool vnet_hdr, qp_error **err)
 	return steal_fd(&fd);
 }
 
-int qp_net_tap_unattached(qp_error **err)
+int qp_net_tap_unattached(const char *name, qp_error **err)
 {
 	unsigned char r[4];
-	char name[IFNAMSIZ];
+	char random_name[IFNAMSIZ];
 
+	if (name)
+		return qp_tap_open(name, true, err);
 	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
 		return qp_fail(err, errno, "getrandom");
-	snprintf(name, sizeof(name), "qpt-%02x%02x%02x%02x", r[0], r[1], r[2], r[3]);
-	return qp_tap_open(name, true, err);
+	snprintf(random_name, sizeof(random_name), "qpt-%02x%02x%02x%02x", r[0], r[1], r[2], r[3]);
+	return qp_tap_open(random_name, true, err);
 }

@@ -252,6 +252,7 @@ struct qp_pod_opts {
 				* holds the containers later created into it */
 	char *in_pod;          /* qpod.pod (or a CRI container's sandbox-id): the vm
 				* pod whose VM this container runs in; NULL = none */
+	bool spare_nic;        /* `spares fill --nic` only (no annotation): spares with a NIC */
 };
 
 /* The qpod.* annotations of s -> s->opts (spec_parse calls it); an unknown

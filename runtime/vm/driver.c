@@ -367,6 +367,8 @@ static int vm_destroy(struct pod *pod, qp_error **err)
 		usleep(5000); /* (a dead monitor removes nothing: no wait) */
 	if (pod_net_config(pod, &net, NULL) && qp_net_detach(&net, pod->id, err) < 0)
 		return -1;
+	if (vm_net_unwire(pod, err) < 0)
+		return -1;
 	unlinkat(pod->dirfd, QP_VM_CHAN_SOCK, 0);
 	unlinkat(pod->dirfd, QP_VM_CTL_SOCK, 0);
 	unlinkat(pod->dirfd, QP_VM_INITRD, 0);
@@ -579,7 +581,8 @@ static int vm_spares_fill_spec(int rootfd, const struct pod_spec *spec, int coun
 	const struct vm_spare_params sp = { .mem_mib = vm_spec_mem_mib(spec),
 					    .vcpus = spec->opts.vcpus > 0 ? spec->opts.vcpus : 1,
 					    .firmware = spec->opts.firmware,
-					    .accel = spec->opts.accel };
+					    .accel = spec->opts.accel,
+					    .nic = spec->opts.spare_nic };
 
 	if (count < 1 || count > VM_SPARES_MAX)
 		return qp_error_set(err, QP_E_INVALID, 0, "spares: a count of 1..%d, not %d", VM_SPARES_MAX, count);

@@ -49,6 +49,7 @@ struct pod;
 #define QP_VM_STOPPED "stopped"     /* one line: why the VM stopped */
 #define QP_VM_QMP_SOCK "qmp.sock"   /* QEMU's QMP server, the monitor its client */
 #define QP_VM_PAUSED "paused"       /* exists while the monitor holds the VM stopped */
+#define QP_VM_NET_MIRROR "net-mirror" /* "IFNAME TAPIFINDEX": a wired netns (mon_net.c) */
 
 /* the 9p tag of a VM's rootfs share (RUN's rootfs_tag) */
 #define VM_ROOTFS_TAG "rootfs"
@@ -104,6 +105,9 @@ struct vm_mon;
 
 /* Boot the pod's VM: network, initrd, QEMU, channel, HELLO, ctl.sock.
  * On failure everything it made is undone. */
+/* Undo what the pod's monitor wired in the network namespace its spec
+ * joins (mon_net.c): nothing recorded, or the namespace gone, is success. */
+int vm_net_unwire(struct pod *pod, qp_error **err);
 int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err);
 /* Send RUN (the pod's process).  Its outcome arrives in vm_mon_serve. */
 int vm_mon_run(struct vm_mon *m, qp_error **err);

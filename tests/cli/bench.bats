@@ -179,22 +179,38 @@ setup() {
 	return 0
 }
 
-@test "bench workload: host and container, syscall and fork, in the seeds' layout" {
-	run --separate-stderr "$QPOD" bench workload --targets host,container --tests syscall,fork --runs 1 --duration 0.2 --format json --image "$ROOTFS"
-	assert_status 0
-	for t in host container; do
-		for x in syscall fork; do
-			jq -e --arg t "$t" --arg x "$x" '[.results[] | select(.target == $t and .test == $x and .n == 1 and .min > 0 and .unit == "ops/s")] | length == 1' \
+# workload_results UNIT TARGETS TESTS (after `run ... --format json`): one
+# result of one run, above 0, in UNIT, for each target and test (words)
+workload_results() {
+	local t x
+	for t in $2; do
+		for x in $3; do
+			jq -e --arg t "$t" --arg x "$x" --arg u "$1" '[.results[] | select(.target == $t and .test == $x and .n == 1 and .min > 0 and .unit == $u)] | length == 1' \
 				<<<"$output" >/dev/null || flunk "$t $x missing: $output"
 		done
 	done
 	echo "$output" >"$TEST_DIR/w.json"
+}
+
+@test "bench workload: host and container, syscall and fork, in the seeds' layout" {
+	run --separate-stderr "$QPOD" bench workload --targets host,container --tests syscall,fork --runs 1 --duration 0.2 --format json --image "$ROOTFS"
+	assert_status 0
+	workload_results ops/s "host container" "syscall fork"
 	run "$QPOD" report "$TEST_DIR/w.json"
 	assert_status 0
 	run "$QPOD" bench workload --targets host,container --tests syscall --runs 1 --duration 0.2 --image "$ROOTFS"
 	assert_status 0
 	assert_contains "$output" "Microbenchmarks (OpenVZ's table)"
 	assert_match "$output" "container +[0-9]+ \([0-9]+-[0-9]+\) [0-9.]+%"
+}
+
+@test "bench workload: tcp_stream both ways (tcp_stream_out: the pod's client sends to a server on the host side), host and container" {
+	run --separate-stderr "$QPOD" bench workload --targets host,container --tests tcp_stream,tcp_stream_out --runs 1 --duration 0.3 --format json --image "$ROOTFS"
+	assert_status 0
+	workload_results Mbit/s "host container" "tcp_stream tcp_stream_out"
+	run "$QPOD" report "$TEST_DIR/w.json"
+	assert_status 0
+	assert_contains "$output" "stream out"
 }
 
 @test "bench workload: vm int, and tcp_rr through the bridge of a private netns" {

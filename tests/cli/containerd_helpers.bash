@@ -130,11 +130,13 @@ EOF
 # watchdog next to it. Exports QPOD_KERNEL first (vm_env), which containerd
 # passes on to the shims and so to qpod; the accel is left to qpod's auto
 # (the KVM probe), as a user's containerd would have it, unless
-# QPOD_TEST_ACCEL says otherwise.
+# QPOD_TEST_ACCEL says otherwise. With $CD_NETNS (a name under /run/netns,
+# made by the caller) containerd, its CNI plugins and shims, and so qpod,
+# run in that network namespace; cd_cleanup deletes it.
 cd_start() {
 	local i
 	QPOD_TEST_ACCEL=${QPOD_TEST_ACCEL:-auto} vm_env
-	(exec containerd --config "$CD_CONFIG") </dev/null >"$CD_LOG" 2>&1 3>&- &
+	(exec ${CD_NETNS:+nsenter --net="/run/netns/$CD_NETNS"} containerd --config "$CD_CONFIG") </dev/null >"$CD_LOG" 2>&1 3>&- &
 	CD_PID=$!
 	echo "$CD_PID" >"$CD_DIR/containerd.pid"
 	export CD_PID
@@ -275,6 +277,8 @@ cd_cleanup() {
 			rm -f "$m"
 		fi
 	done <"$CD_DIR/netns.list"
+	# the namespace containerd ran in (cd_start), and its bridge with it
+	[ -n "${CD_NETNS:-}" ] && ip netns del "$CD_NETNS" 2>/dev/null
 	# mounts: overlay rootfs, sandbox shm, ...
 	for m in $(cd_mounts); do
 		echo "cleanup: mount left: $m"

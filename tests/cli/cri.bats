@@ -4,10 +4,13 @@
 # (python3-grpcio, python3-protobuf, our own runtime_v1.proto), with two
 # runtime handlers on the runc v2 shim: `qpod` (container pods) and
 # `qpod-vm` (pod annotation qpod.mode=vm, passed on by pod_annotations =
-# ["qpod.*"]). Pod networking: a private CNI conf and bin dir with
-# tests/cri/cni-veth, which gives the pod an eth0 whose peer stays inside the
-# pod's own network namespace (no host link, no packet leaves); the network
-# namespaces are mounted under containerd's private state dir. Images are
+# ["qpod.*"]). Pod networking: containerd runs in a network namespace of
+# the file's own ($CD_NETNS), with a private CNI conf and bin dir: CNI's
+# bridge plugin (bridge qpcri0, gateway 10.255.255.1, host-local addresses
+# of 10.255.255.0/24 with their leases under $CD_DIR), so the bridge, the
+# pods' veths and every packet stay in that namespace; the pods' network
+# namespaces are mounted under containerd's private state dir. A qpod-vm
+# pod's address is on its guest's eth0 (net/mirror.h). Images are
 # imported into the k8s.io namespace from local tarballs; nothing is pulled.
 #
 # The lifecycle in both modes: RunPodSandbox, CreateContainer,
@@ -30,15 +33,23 @@ setup_file() {
 	need_containerd
 	cd_setup_dir
 	mkdir -p "$CD_DIR/cni/bin" "$CD_DIR/cni/net.d"
-	ln -s /usr/lib/cni/loopback "$CD_DIR/cni/bin/loopback"
-	ln -s "$REPO/tests/cri/cni-veth" "$CD_DIR/cni/bin/cni-veth"
-	cat >"$CD_DIR/cni/net.d/10-qpod-test.conflist" <<-'EOF'
+	local p
+	for p in loopback bridge host-local; do
+		ln -s "/usr/lib/cni/$p" "$CD_DIR/cni/bin/$p"
+	done
+	cat >"$CD_DIR/cni/net.d/10-qpod-test.conflist" <<-EOF
 		{
 		  "cniVersion": "0.4.0",
 		  "name": "qpod-test",
-		  "plugins": [{"type": "cni-veth", "address": "10.255.255.2/24"}]
+		  "plugins": [{"type": "bridge", "bridge": "qpcri0", "isGateway": true, "ipMasq": false,
+		    "ipam": {"type": "host-local", "subnet": "10.255.255.0/24", "routes": [{"dst": "0.0.0.0/0"}],
+		             "dataDir": "$CD_DIR/cni/ipam"}}]
 		}
 	EOF
+	CD_NETNS=qpcri-$CD_NS
+	export CD_NETNS
+	ip netns add "$CD_NETNS"
+	ip -n "$CD_NETNS" link set lo up
 	{
 		cd_config_head
 		cat <<-EOF
@@ -217,12 +228,13 @@ cri() {
 	timeout -k 5 $((d + 5)) "$CD_PY" "$CRI_PY" -s "$CD_SOCK" --gen "$CD_DIR/gen" --timeout "$d" "$@"
 }
 
-# pod_config HANDLER PID-MODE: a PodSandboxConfig as kubelet sends it (its
-# uid is $PREFIX, its cgroup parent /$CD_NS)
+# pod_config HANDLER PID-MODE [N]: a PodSandboxConfig as kubelet sends it
+# (its uid is $PREFIX, its cgroup parent /$CD_NS; N: the test's Nth pod,
+# named $PREFIX-pod, $PREFIX-pod1, ...)
 pod_config() {
-	local handler=$1 pidmode=${2:-CONTAINER} ann='{}'
+	local handler=$1 pidmode=${2:-CONTAINER} n=${3:-} ann='{}'
 	[ "$handler" = qpod-vm ] && ann='{"qpod.mode": "vm"}'
-	jq -cn --arg name "$PREFIX-pod" --arg uid "$PREFIX" --arg logs "$TEST_DIR/logs" \
+	jq -cn --arg name "$PREFIX-pod$n" --arg uid "$PREFIX" --arg logs "$TEST_DIR/logs" \
 		--arg cg "/$CD_NS" --arg pid "$pidmode" --argjson ann "$ann" '{
 		metadata: {name: $name, uid: $uid, namespace: "qpod-test", attempt: 0},
 		hostname: "qpod-cri-pod", log_directory: $logs,
@@ -249,9 +261,9 @@ json_args() {
 	printf '%s\n' "$@" | jq -R . | jq -sc .
 }
 
-# run_sandbox HANDLER [PID-MODE]: $SANDBOX, $POD_CONFIG
+# run_sandbox HANDLER [PID-MODE] [N]: $SANDBOX, $POD_CONFIG
 run_sandbox() {
-	POD_CONFIG=$(pod_config "$1" "${2:-CONTAINER}")
+	POD_CONFIG=$(pod_config "$1" "${2:-CONTAINER}" "${3:-}")
 	run --separate-stderr cri RunPodSandbox "{\"config\": $POD_CONFIG, \"runtime_handler\": \"$1\"}"
 	assert_status 0
 	SANDBOX=$(jq -r .pod_sandbox_id <<<"$output")
@@ -281,6 +293,10 @@ container_state() { # ID
 }
 
 container_state_is() { [ "$(container_state "$1")" = "$2" ]; }
+
+sandbox_ip() { # ID: the pod IP the CRI reports
+	cri PodSandboxStatus "{\"pod_sandbox_id\": \"$1\"}" | jq -r .status.network.ip
+}
 
 sandbox_state() { # ID
 	cri PodSandboxStatus "{\"pod_sandbox_id\": \"$1\"}" | jq -r .status.state
@@ -315,7 +331,7 @@ scenario_lifecycle() { # HANDLER
 	run --separate-stderr cri PodSandboxStatus "{\"pod_sandbox_id\": \"$SANDBOX\"}"
 	assert_status 0
 	jq -e --arg h "$handler" '.status.state == "SANDBOX_READY" and .status.runtime_handler == $h
-		and .status.network.ip == "10.255.255.2"' <<<"$output" >/dev/null ||
+		and (.status.network.ip | startswith("10.255.255."))' <<<"$output" >/dev/null ||
 		flunk "PodSandboxStatus:" "$output"
 
 	create_container work CONTAINER sh -c \
@@ -340,7 +356,7 @@ scenario_lifecycle() { # HANDLER
 		# the pod's network: eth0 with the address CNI gave the sandbox
 		run --separate-stderr exec_sync "$CONTAINER" 20 ip -o -4 addr show eth0
 		assert_status 0
-		assert_contains "$(jq -r .stdout <<<"$output")" "10.255.255.2/24" "eth0 of the pod"
+		assert_contains "$(jq -r .stdout <<<"$output")" "$(sandbox_ip "$SANDBOX")/24" "eth0 of the pod"
 	fi
 
 	# ContainerStats
@@ -564,6 +580,50 @@ scenario_vm_pod_containers() {
 	assert_contains "$(jq -r .stdout <<<"$output")" "sleep 1001" "the second container sees the first"
 	run --separate-stderr cri StopContainer "{\"container_id\": \"$first\", \"timeout\": 5}"
 	assert_status 0
+}
+
+# what the pods left in containerd's namespace: the bridge's ports (veths),
+# host-local's leases (files named by address)
+pod_net_leftovers() {
+	ip -n "$CD_NETNS" -o link show master qpcri0 2>/dev/null
+	ls "$CD_DIR/cni/ipam/qpod-test" 2>/dev/null | grep '^10\.' || true
+}
+
+@test "cri: a qpod-vm pod's CNI address (bridge plugin) is its guest's: a client reaches its HTTP server, it reaches the gateway and a second pod; nothing left after removal" {
+	need_vm
+	local a b ip_a ip_b vmroot=$CD_DIR/qpod/qpod-vm/$CRI_NS
+	run_sandbox qpod-vm CONTAINER
+	a=$SANDBOX
+	run_sandbox qpod-vm CONTAINER 1
+	b=$SANDBOX
+	ip_a=$(sandbox_ip "$a")
+	ip_b=$(sandbox_ip "$b")
+	assert_match "$ip_a" '^10\.255\.255\.[0-9]+$' "pod IP of the first pod"
+	assert_match "$ip_b" '^10\.255\.255\.[0-9]+$' "pod IP of the second pod"
+	# the pod IP is on the guest's eth0, with the default route via the bridge
+	run --separate-stderr "$QPOD" --root "$vmroot" exec "$a" -- sh -c 'ip -4 -o addr show eth0; ip route'
+	assert_status 0
+	assert_contains "$output" "inet $ip_a/24"
+	assert_contains "$output" "default via 10.255.255.1 dev eth0"
+	# an HTTP server in the guest answers a client in containerd's namespace
+	"$QPOD" --root "$vmroot" exec --detach "$a" -- sh -c \
+		'mkdir -p /tmp/www && echo "served by $(hostname) in the guest" >/tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www' ||
+		flunk "exec httpd in the pod's guest"
+	wait_for 400 nsenter --net="/run/netns/$CD_NETNS" curl -sf -m 5 -o "$TEST_DIR/got" "http://$ip_a:8080/"
+	assert_eq "$(cat "$TEST_DIR/got")" "served by qpod-cri-pod in the guest" "the guest's answer"
+	# the guest reaches the gateway and the other pod's guest
+	run --separate-stderr "$QPOD" --root "$vmroot" exec "$a" -- ping -c 1 -W 5 10.255.255.1
+	assert_status 0
+	run --separate-stderr "$QPOD" --root "$vmroot" exec "$a" -- ping -c 1 -W 5 "$ip_b"
+	assert_status 0
+	# removal: no veth on the bridge, no lease
+	for SANDBOX in "$a" "$b"; do
+		run --separate-stderr cri StopPodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
+		assert_status 0
+		run --separate-stderr cri RemovePodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
+		assert_status 0
+	done
+	assert_eq "$(pod_net_leftovers)" "" "veths or leases left"
 }
 
 @test "docs/containerd.md: the containerd snippet and the RuntimeClass YAML parse" {

@@ -57,6 +57,8 @@ setup() {
 teardown() {
 	local failed=0
 	podman_teardown || failed=1
+	# the namespace podman ran in for a network test (its bridge goes with it)
+	[ -z "${PMNS:-}" ] || ip netns del "$PMNS" 2>/dev/null || true
 	teardown_common || failed=1
 	return "$failed"
 }
@@ -472,4 +474,41 @@ vm_test() {
 	assert_status 6 || runtime_calls
 	output=${output//$'\r'/}
 	assert_match "$output" $'(^|\n)/dev/pts/[0-9]+\n30 100' "tty and size in exec -it"
+}
+
+# pmn ARGS...: pm in the test's network namespace $PMNS, where the CNI
+# bridge plugin makes its bridge
+pmn() {
+	nsenter --net="/run/netns/$PMNS" "${PM[@]}" "$@" 3>&-
+}
+
+@test "vm pod: a CNI network of podman's (bridge plugin, podman in a namespace of the test's): the guest has the address, answers a client, reaches the gateway; no veth or lease after rm" {
+	vm_test
+	local ip
+	PMNS=qppm-$PREFIX
+	ip netns add "$PMNS"
+	ip -n "$PMNS" link set lo up
+	# a network of the test's own: its leases under $PT, not /var/lib/cni
+	cat >"$PT/netconf/qpodtest.conflist" <<-EOF
+		{"cniVersion": "0.4.0", "name": "qpodtest",
+		 "plugins": [{"type": "bridge", "bridge": "qppm0", "isGateway": true, "ipMasq": false,
+		   "ipam": {"type": "host-local", "subnet": "10.89.7.0/24", "routes": [{"dst": "0.0.0.0/0"}],
+		            "dataDir": "$PT/cni-ipam"}}]}
+	EOF
+	run pmn run -d --name "$C" --network qpodtest --cgroup-parent "/$CGPARENT" --annotation qpod.mode=vm "$IMAGE" \
+		sh -c 'mkdir -p /tmp/www && echo served-by-the-guest >/tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www'
+	assert_status 0 || runtime_calls
+	ip=$(pmn inspect --format '{{(index .NetworkSettings.Networks "qpodtest").IPAddress}}' "$C")
+	assert_match "$ip" '^10\.89\.7\.[0-9]+$' "the container's address"
+	run --separate-stderr pmn exec "$C" ip -4 -o addr show eth0
+	assert_status 0
+	assert_contains "$output" "inet $ip/24" "the guest's eth0"
+	wait_for 400 nsenter --net="/run/netns/$PMNS" curl -sf -m 5 -o "$TEST_DIR/got" "http://$ip:8080/"
+	assert_eq "$(cat "$TEST_DIR/got")" served-by-the-guest "the guest's answer"
+	run --separate-stderr pmn exec "$C" ping -c 1 -W 5 10.89.7.1
+	assert_status 0
+	run pmn rm --force --time 0 "$C"
+	assert_status 0
+	assert_eq "$(ip -n "$PMNS" -o link show master qppm0 2>/dev/null)" "" "veths left on the bridge"
+	assert_eq "$(ls "$PT/cni-ipam/qpodtest" 2>/dev/null | grep '^10\.' || true)" "" "leases left"
 }

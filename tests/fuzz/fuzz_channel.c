@@ -7,7 +7,7 @@
  *     handed out until an error or EOF, never a crash, hang or overread.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -include config.h \
  *     -Iruntime -I. $(pkg-config --cflags yajl) -o build/fuzz/fuzz_channel \
- *     tests/fuzz/fuzz_channel.c guest-init/channel.c guest-init/codec.c guest-init/run_mount.c runtime/util/error.c runtime/util/log.c -lyajl
+ *     tests/fuzz/fuzz_channel.c guest-init/channel.c guest-init/codec.c guest-init/run_mount.c guest-init/run_route.c runtime/util/error.c runtime/util/log.c -lyajl
  *   build/fuzz/fuzz_channel -max_total_time=60 [CORPUS_DIR]
  */
 #include <fcntl.h>

@@ -865,6 +865,60 @@ static void test_container_messages(void **state)
 	assert_int_equal(qp_msg_sender(QP_MSG_EXEC_SIGNAL), QP_SENDER_HOST | QP_SENDER_CTL);
 }
 
+/* RUN's routes and MTU (a mirrored network namespace): entries parsed
+ * strictly and formatted back, a RUN with them survives encode/decode, and
+ * routes or an MTU without an address are refused */
+static void test_run_routes(void **state)
+{
+	struct qp_run_route r;
+	char buf[QP_PROTO_MAX_ROUTE];
+	static const char *const bad[] = {
+		"10.88.0.0/16", "10.88.0.1/16 10.77.0.1", "10.88.0.0/33 0.0.0.0", "10.88.0.0/x 0.0.0.0",
+		"10.88.0.0 /16 0.0.0.0", "10.88.0.0/16 10.77.0", "fd00::/8 ::", "10.88.0.0/16 0.0.0.0 x", "",
+	};
+
+	(void)state;
+	assert_int_equal(qp_run_route_parse("10.88.0.0/16 10.77.0.1", &r), 0);
+	assert_int_equal(r.prefix, 16);
+	assert_int_equal(r.dst[1], 88);
+	assert_int_equal(r.gateway[3], 1);
+	assert_int_equal(qp_run_route_format(&r, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "10.88.0.0/16 10.77.0.1");
+	assert_int_equal(qp_run_route_parse("10.77.0.1/32 0.0.0.0", NULL), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (qp_run_route_parse(bad[i], NULL) == 0)
+			fail_msg("accepted the malformed route entry \"%s\"", bad[i]);
+
+	const char *routes[] = { "10.77.0.1/32 0.0.0.0", "10.88.0.0/16 10.77.0.1", NULL };
+	const char *argv[] = { "true", NULL };
+	struct qp_msg in = { .type = QP_MSG_RUN }, out;
+	struct qp_msg_store *st = calloc(1, sizeof(*st));
+	uint8_t wire[QP_PROTO_FRAME_MAX];
+	qp_error *err = NULL;
+	in.u.run.rootfs = QP_ROOTFS_INITRAMFS;
+	in.u.run.rootfs_tag = "";
+	in.u.run.argv = argv;
+	in.u.run.argc = 1;
+	in.u.run.ip[0] = 10, in.u.run.prefix = 32;
+	in.u.run.routes = routes;
+	in.u.run.routec = 2;
+	in.u.run.mtu = 1400;
+	ssize_t n = qp_msg_encode(&in, wire, sizeof(wire), &err);
+	assert_true(n > 0);
+	assert_int_equal(qp_msg_decode(wire, (size_t)n, &out, st, &err), 0);
+	assert_int_equal(out.u.run.routec, 2);
+	assert_int_equal(out.u.run.mtu, 1400);
+	assert_string_equal(out.u.run.routes[1], "10.88.0.0/16 10.77.0.1");
+	in.u.run.mtu = 67; /* below IPv4's minimum */
+	assert_true(qp_msg_encode(&in, wire, sizeof(wire), &err) < 0);
+	qp_error_free(&err);
+	in.u.run.mtu = 0;
+	in.u.run.prefix = 0; /* routes without an address */
+	assert_true(qp_msg_encode(&in, wire, sizeof(wire), &err) < 0);
+	qp_error_free(&err);
+	free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -884,6 +938,7 @@ int main(void)
 		cmocka_unit_test(test_send_deadline_full_peer),
 		cmocka_unit_test(test_run_mounts),
 		cmocka_unit_test(test_container_messages),
+		cmocka_unit_test(test_run_routes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -227,9 +227,11 @@ static struct vm_template_params template_params(const struct vm_qemu_opts *o, c
 
 /* A spare of this pod's template (spare.c), if the pod can take one (no
  * NIC, no shares of its own: a spare's devices are fixed; a pod that holds
- * containers has its binds in the spare's share instead, vm/member/) and
- * there is a free one: 1 when it is this pod's VM, bound to its rootfs and
- * made unique again (CLONE; HELLO follows), 0 when there is none. */
+ * containers has its binds in the spare's share instead, vm/member/; a NIC
+ * only for a mirrored network namespace, whose wiring then moves to the
+ * spare's tap) and there is a free one: 1 when it is this pod's VM, bound
+ * to its rootfs and made unique again (CLONE; HELLO follows), 0 when there
+ * is none. */
 static int take_spare(struct vm_mon *m, const struct vm_qemu_opts *o, const char *init, qp_error **err)
 {
 	const struct pod_spec *spec = m->pod->spec;
@@ -241,7 +243,7 @@ static int take_spare(struct vm_mon *m, const struct vm_qemu_opts *o, const char
 	if (spec->opts.sandbox)
 		p.nshares = 0;
 	if (m->pod->spare || spec->opts.boot == QP_BOOT_COLD || spec->opts.vm_backend != QP_VM_BACKEND_QEMU ||
-	    p.nic || p.nshares)
+	    (p.nic && !m->mirrored) || p.nshares)
 		return 0;
 	/* the state root: this pod's dir's parent (a detached monitor has no
 	 * fd of it) */
@@ -276,7 +278,7 @@ static int take_spare(struct vm_mon *m, const struct vm_qemu_opts *o, const char
 	if (vm_spare_bind_rootfs(t.qemu, t.share, o->rootfs, o->rootfs_ro, err) < 0 ||
 	    (spec->opts.sandbox &&
 	     vm_pod_share_spare(&m->mounts, spec, o->rootfs, m->pod->dirfd, t.qemu, t.share, err) < 0) ||
-	    send_clone(m, key, err) < 0)
+	    (p.nic && mon_net_adopt_spare(m, t.sd, t.name, err) < 0) || send_clone(m, key, err) < 0)
 		return qp_error_prefix(err, "spare %s", t.name);
 	return 1;
 }
@@ -386,6 +388,13 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 		    qp_net_attach_tap(&m->net, pod->id, ip, &m->lease, &tap, err) < 0)
 			goto fail;
 		m->has_net = true;
+	} else if (pod->spare && pod->spare_nic) {
+		char name[16];
+		vm_spare_tap_name(pod->id, name);
+		if ((tap = qp_net_tap_unattached(name, err)) < 0)
+			goto fail;
+	} else if (mon_net_mirror(m, &tap, err) < 0) {
+		goto fail;
 	}
 	m->tl.network = qp_now_ns();
 
@@ -399,7 +408,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	o.vcpus = spec->opts.vcpus > 0 ? spec->opts.vcpus : 1;
 	o.mem_mib = vm_spec_mem_mib(spec);
 	o.tap_fd = tap;
-	o.mac = m->lease.mac;
+	o.mac = m->mirrored ? m->mirror.mac : pod->spare ? vm_template_mac : m->lease.mac;
 	if (vm_mounts_plan(spec, pod->rootfs, pod->dirfd, m->statedir, NULL, &m->mounts, err) < 0)
 		goto fail;
 	if (spec->opts.sandbox && mon_sandbox_ok(spec, err) < 0)
@@ -497,7 +506,7 @@ spawn:
 	close(tap);
 	tap = -1;
 hello:
-	if (wait_hello(m, err) < 0 || (m->listen_fd = ctl_listen(m, err)) < 0)
+	if (wait_hello(m, err) < 0 || (m->listen_fd = ctl_listen(m, err)) < 0 || mon_net_enter(m, err) < 0)
 		goto fail;
 	qp_debug("vm %s: hello after %.3f s of guest boot time (%s)", pod->id,
 		 (double)m->tl.guest_hello_ns / 1e9, vm_mon_accel(m));
@@ -512,6 +521,7 @@ fail:
 		vm_mon_free(m);
 		if (had_net)
 			qp_net_detach(&net, pod->id, NULL);
+		vm_net_unwire(pod, NULL);
 	}
 	return -1;
 }
@@ -606,12 +616,7 @@ int mon_send_run(struct vm_mon *m, char **argv, qp_error **err)
 	/* the pod's mounts: applied by the first RUN (a replace's are ignored) */
 	r->mounts = (const char *const *)m->mounts.entries;
 	r->mountc = (uint32_t)m->mounts.n;
-	if (m->has_net) {
-		memcpy(r->ip, &m->lease.addr, 4);
-		r->prefix = (uint8_t)m->lease.prefix;
-		memcpy(r->gateway, &m->lease.gateway, 4);
-		memcpy(r->mac, m->lease.mac, 6);
-	}
+	mon_net_run(m, r);
 	if (qp_chan_send(m->chan, &msg, QP_VM_SEND_TIMEOUT_MS, err) < 0)
 		return qp_error_prefix(err, "send RUN to the VM");
 	return 0;

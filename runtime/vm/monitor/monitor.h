@@ -10,6 +10,8 @@
  *   mon_replace.c  warm replace: a new workload in the running VM
  *   mon_out.c      the workload's output to our stdout/stderr, credited
  *   mon_tty.c      the terminal (process.terminal)
+ *   mon_net.c      a network namespace joined by path, mirrored into the
+ *                  guest (net/mirror.h), and RUN's network fields
  * Everything from the guest is hostile (channel.c bounds and checks every
  * frame; a bad one ends the pod with the reason).  Clients are other qpod
  * processes of users allowed into the state dir; they are still checked
@@ -26,6 +28,7 @@
 #include "qboot/qpod_abi.h"
 #include "vm/timeline.h"
 #include "vm/qemu/qemu.h"
+#include "net/mirror.h"
 #include "vm/vm.h"
 
 #define CONNECT_TIMEOUT_MS 5000
@@ -81,6 +84,11 @@ struct vm_mon {
 	bool has_net;
 	struct qp_net_config net;
 	struct qp_net_lease lease;
+	/* a network namespace joined by path, wired to the NIC (mon_net.c) */
+	bool mirrored;
+	struct qp_net_mirror mirror;
+	char route_text[QP_NET_MIRROR_ROUTES][QP_PROTO_MAX_ROUTE];
+	const char *routes[QP_NET_MIRROR_ROUTES + 1];
 	bool run_sent, started, exited, over, stopping;
 	int exit_code;
 	long long stop_deadline;
@@ -127,6 +135,24 @@ struct vm_mon {
 	char **rep_argv;        /* NULL: the pod's process again */
 	long long rep_request, rep_exit, rep_kill_at;
 };
+
+/* mon_net.c: a VM pod whose spec joins a network namespace by path (and
+ * has no qpod.net): its interface wired to a tap there, *tap its fd (-1:
+ * nothing to wire); what is not wired is named in a warning.  Refused
+ * (QP_E_INVALID) when the namespace cannot be mirrored. */
+int mon_net_mirror(struct vm_mon *m, int *tap, qp_error **err);
+/* A monitor whose VM's NIC is wired to the pod's network namespace enters
+ * it once the VM is up (templates and QEMU were made from where qpod
+ * runs): /proc/PID/ns/net of the pod's pid is then the pod's namespace, as
+ * a container pod's is, and what joins it by that path (a CRI container of
+ * the pod) finds it wired. */
+int mon_net_enter(struct vm_mon *m, qp_error **err);
+/* A taken spare's tap (vm_spare_tap_name of spare, in its holder's network
+ * namespace; sd the spares dir) moved into the pod's network namespace in
+ * place of the one mon_net_mirror made, and wired. */
+int mon_net_adopt_spare(struct vm_mon *m, int sd, const char *spare, qp_error **err);
+/* RUN's network fields (address, MAC, gateway, MTU, routes) for the NIC. */
+void mon_net_run(struct vm_mon *m, struct qp_run *r);
 
 /* the monitor core (monitor.c): QEMU's lifecycle, stop reasons, pause, signals, the serve loop */
 /* The dir of QEMU's sockets and log (the pod's, or a taken spare's). */

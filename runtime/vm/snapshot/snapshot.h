@@ -24,6 +24,9 @@ struct vm_template_params {
 				 * the template's; guest-init sets the MAC) */
 	unsigned nshares;       /* 9p shares besides the rootfs (tags m0..) */
 };
+/* The MAC a template's NIC boots with (and a spare's QEMU is given). */
+extern const unsigned char vm_template_mac[6];
+
 struct vm_template {
 	char key[17];           /* 16 hex digits */
 	char dir[PATH_MAX + 24]; /* CACHE/templates/KEY */
@@ -62,14 +65,20 @@ int vm_template_remove(const char *key, qp_error **err);
 #define QP_SPARE_TAKEN "taken"         /* in a spare's dir: the ID of the pod that took it */
 #define VM_SPARES_MAX 64               /* fill's --count at most */
 
-/* What a spare is made for (a pod with the same values, no NIC and no
- * shares of its own, takes it). */
+/* What a spare is made for (a pod with the same values and no shares of
+ * its own takes it; one with a NIC only if the pod mirrors a network
+ * namespace, mon_net.c). */
 struct vm_spare_params {
 	unsigned long long mem_mib;
 	int vcpus;
 	const char *firmware;   /* NULL: the default (qpod's) */
 	enum qp_accel accel;
+	bool nic;               /* a virtio-net device on an unattached tap, named
+				 * vm_spare_tap_name() */
 };
+/* The tap of spare NAME ("s" + 12 hex): "qp" + NAME, 15 bytes; not a pod's
+ * link name (gc's "qp" + 10 hex never matches it). */
+void vm_spare_tap_name(const char *spare, char buf[16]);
 struct vm_spare_info {
 	char name[16], key[17], accel[8];
 	char taken_by[QP_ID_MAX + 1]; /* "" while nobody took it */

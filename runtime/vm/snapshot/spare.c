@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -130,6 +131,11 @@ void vm_spare_read_info(int sd, const char *name, struct vm_spare_info *in)
 	in->holder_alive = in->holder > 0 && proc_start_time(in->holder) == in->holder_start;
 	in->free = in->holder_alive && in->ready && !in->taken_by[0] &&
 		   faccessat(d, QP_SPARE_TAKE_SOCK, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+void vm_spare_tap_name(const char *spare, char buf[16])
+{
+	snprintf(buf, 16, "qp%.13s", spare);
 }
 
 /* A spare's name: "s" and 12 random hex digits. */
@@ -354,12 +360,18 @@ static int holder_boot(struct holder *h, int rootfd, const struct vm_spare_param
 		return -1;
 	h->pod.id = h->name;
 	h->pod.spare = true;
+	h->pod.spare_nic = sp->nic;
 	h->pod.rootfd = -1;
 	h->pod.root = root;
 	h->pod.dirfd = h->d;
 	h->pod.rootfs = h->share;
 	h->pod.state = &h->state;
 	h->pod.sync_fd = h->pod.wait_fd = -1;
+	/* a NIC's tap lives in a network namespace of the holder's own until
+	 * a pod takes the spare and moves it into the pod's (mon_net.c):
+	 * nothing is made in the host's */
+	if (sp->nic && unshare(CLONE_NEWNET) < 0)
+		return qp_fail(err, errno, "spare %s: a network namespace for its tap", h->name);
 	if (vm_mon_boot(&h->pod, &h->m, err) < 0 || warm(h->m, err) < 0)
 		return qp_error_prefix(err, "spare %s", h->name);
 	/* its ctl.sock is for a pod's clients: a spare has none */

@@ -64,7 +64,8 @@ static int spare_key(const struct vm_spare_params *sp, struct count_ctx *c, char
 	    !(kernel = vm_find_kernel(err)) || !(init = vm_find_guest_init(err)))
 		return -1;
 	const struct vm_template_params p = { .kernel = kernel, .firmware = *firmware, .init = init,
-					      .kvm = c->kvm, .vcpus = sp->vcpus, .mem_mib = sp->mem_mib };
+					      .kvm = c->kvm, .vcpus = sp->vcpus, .mem_mib = sp->mem_mib,
+					      .nic = sp->nic };
 	return vm_template_key(&p, c->key, err);
 }
 
@@ -123,8 +124,8 @@ int vm_spares_fill(int rootfd, const struct vm_spare_params *sp, int count, enum
 		return -1;
 	if (mode == VM_FILL_KEEP) {
 		char target[128 + PATH_MAX];
-		int n = snprintf(target, sizeof(target), "count=%d mem=%lluM vcpus=%d accel=%s firmware=%s\n", count,
-				 sp->mem_mib, sp->vcpus, qp_accel_name(sp->accel),
+		int n = snprintf(target, sizeof(target), "count=%d mem=%lluM vcpus=%d accel=%s nic=%d firmware=%s\n",
+				 count, sp->mem_mib, sp->vcpus, qp_accel_name(sp->accel), sp->nic,
 				 sp->firmware && *sp->firmware ? sp->firmware : "qpod");
 		if ((size_t)n >= sizeof(target))
 			return qp_error_set(err, QP_E_INVALID, 0, "spares: the firmware's path is too long");
@@ -157,14 +158,15 @@ static bool read_target(int sd, int *count, struct vm_spare_params *sp, char *fw
 	bool ok;
 
 	const char *f;
-	int at = 0;
+	int at = 0, nic = 0;
 
 	if (state_read_file(sd, SPARE_TARGET, 128 + PATH_MAX, &t, &len, NULL) < 0)
 		return false;
 	/* the firmware last: a path, to the end of the line */
-	ok = sscanf(t, "count=%d mem=%lluM vcpus=%d accel=%7s firmware=%n", count, &sp->mem_mib, &sp->vcpus, accel,
-		    &at) == 4 && at > 0 && *count > 0 && *count <= VM_SPARES_MAX && sp->vcpus > 0 &&
-	     qp_accel_parse(accel, &sp->accel) == 0;
+	ok = sscanf(t, "count=%d mem=%lluM vcpus=%d accel=%7s nic=%d firmware=%n", count, &sp->mem_mib, &sp->vcpus,
+		    accel, &nic, &at) == 5 && at > 0 && *count > 0 && *count <= VM_SPARES_MAX && sp->vcpus > 0 &&
+	     (nic == 0 || nic == 1) && qp_accel_parse(accel, &sp->accel) == 0;
+	sp->nic = nic;
 	f = t + at;
 	ok = ok && strcspn(f, "\n") < fw_size;
 	if (ok)

@@ -46,6 +46,9 @@
 #include "vm/snapshot/snapshot.h"
 #include "vm/vm.h"
 
+/* a template's NIC's MAC, which never sends (its clones set their own) */
+const unsigned char vm_template_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+
 #define TPL_SUBDIR "templates"
 #define TPL_META_MAX 8192
 #define TPL_STATE_MAX (64u << 20)
@@ -271,7 +274,7 @@ static int make_in(int d, const char *tmp, const struct vm_template_params *p, c
 		   qp_error **err)
 {
 	/* the MAC the guest boots with; each clone's guest-init sets its own */
-	static const unsigned char template_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+	const unsigned char *template_mac = vm_template_mac;
 	char mem[PATH_MAX + 80], root[PATH_MAX + 80];
 	struct vm_share shares[QP_PROTO_MAX_MOUNTS];
 	char share_paths[QP_PROTO_MAX_MOUNTS][PATH_MAX + 80];
@@ -310,7 +313,7 @@ static int make_in(int d, const char *tmp, const struct vm_template_params *p, c
 	/* the NIC's backend: a tap attached to nothing and down (no packet
 	 * goes anywhere), of the kind (vnet_hdr) the clones' taps are, so the
 	 * features the guest negotiated hold for them */
-	if (p->nic && (o.tap_fd = tap = qp_net_tap_unattached(err)) < 0)
+	if (p->nic && (o.tap_fd = tap = qp_net_tap_unattached(NULL, err)) < 0)
 		return qp_error_prefix(err, "template: NIC");
 	if (vm_write_initrd(d, QP_VM_INITRD, p->init, err) < 0 || (qemu = vm_spawn_qemu(&o, err)) < 0)
 		goto out;
