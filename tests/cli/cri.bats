@@ -591,30 +591,42 @@ pod_net_leftovers() {
 
 @test "cri: a qpod-vm pod's CNI address (bridge plugin) is its guest's: a client reaches its HTTP server, it reaches the gateway and a second pod; nothing left after removal" {
 	need_vm
-	local a b ip_a ip_b vmroot=$CD_DIR/qpod/qpod-vm/$CRI_NS
+	local a b ip_a ip_b web
 	run_sandbox qpod-vm CONTAINER
 	a=$SANDBOX
+	# a container of the pod (inside the pod's VM) serves HTTP on the pod's
+	# network
+	create_container web CONTAINER sh -c \
+		'mkdir -p /tmp/www && echo "served by $(hostname) in the guest" >/tmp/www/index.html && echo ready && exec httpd -f -p 8080 -h /tmp/www'
+	web=$CONTAINER
+	run --separate-stderr cri StartContainer "{\"container_id\": \"$web\"}"
+	assert_status 0
+	wait_for 300 grep -q "stdout F ready" "$TEST_DIR/logs/web.log"
 	run_sandbox qpod-vm CONTAINER 1
 	b=$SANDBOX
 	ip_a=$(sandbox_ip "$a")
 	ip_b=$(sandbox_ip "$b")
 	assert_match "$ip_a" '^10\.255\.255\.[0-9]+$' "pod IP of the first pod"
 	assert_match "$ip_b" '^10\.255\.255\.[0-9]+$' "pod IP of the second pod"
-	# the pod IP is on the guest's eth0, with the default route via the bridge
-	run --separate-stderr "$QPOD" --root "$vmroot" exec "$a" -- sh -c 'ip -4 -o addr show eth0; ip route'
+	# the pod IP is on the guest's eth0 (as the container sees it), with the
+	# default route via the bridge
+	run --separate-stderr exec_sync "$web" 20 sh -c 'ip -4 -o addr show eth0; ip route'
 	assert_status 0
-	assert_contains "$output" "inet $ip_a/24"
-	assert_contains "$output" "default via 10.255.255.1 dev eth0"
-	# an HTTP server in the guest answers a client in containerd's namespace
-	"$QPOD" --root "$vmroot" exec --detach "$a" -- sh -c \
-		'mkdir -p /tmp/www && echo "served by $(hostname) in the guest" >/tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www' ||
-		flunk "exec httpd in the pod's guest"
+	assert_contains "$(jq -r .stdout <<<"$output")" "inet $ip_a/24"
+	assert_contains "$(jq -r .stdout <<<"$output")" "default via 10.255.255.1 dev eth0"
+	# the container's HTTP server answers a client in containerd's namespace
 	wait_for 400 nsenter --net="/run/netns/$CD_NETNS" curl -sf -m 5 -o "$TEST_DIR/got" "http://$ip_a:8080/"
 	assert_eq "$(cat "$TEST_DIR/got")" "served by qpod-cri-pod in the guest" "the guest's answer"
-	# the guest reaches the gateway and the other pod's guest
-	run --separate-stderr "$QPOD" --root "$vmroot" exec "$a" -- ping -c 1 -W 5 10.255.255.1
+	# the container reaches the gateway and the other pod's guest
+	run --separate-stderr exec_sync "$web" 20 ping -c 1 -W 5 10.255.255.1
 	assert_status 0
-	run --separate-stderr "$QPOD" --root "$vmroot" exec "$a" -- ping -c 1 -W 5 "$ip_b"
+	assert_eq "$(jq -r .exit_code <<<"$output")" 0 "ping of the gateway"
+	run --separate-stderr exec_sync "$web" 20 ping -c 1 -W 5 "$ip_b"
+	assert_status 0
+	assert_eq "$(jq -r .exit_code <<<"$output")" 0 "ping of the other pod"
+	run --separate-stderr cri StopContainer "{\"container_id\": \"$web\", \"timeout\": 1}"
+	assert_status 0
+	run --separate-stderr cri RemoveContainer "{\"container_id\": \"$web\"}"
 	assert_status 0
 	# removal: no veth on the bridge, no lease
 	for SANDBOX in "$a" "$b"; do
