@@ -34,6 +34,7 @@ static const char *const type_names[] = {
 	[QP_MSG_EXEC_CREDIT] = "EXEC_CREDIT", [QP_MSG_EXEC_SIGNAL] = "EXEC_SIGNAL",
 	[QP_MSG_CTR_STATS_REQ] = "CTR_STATS_REQ", [QP_MSG_CTR_STATS] = "CTR_STATS",
 	[QP_MSG_OUT_CREDIT] = "OUT_CREDIT",
+	[QP_MSG_CTR_UPDATE] = "CTR_UPDATE", [QP_MSG_CTR_UPDATED] = "CTR_UPDATED",
 };
 
 static const unsigned char senders[] = {
@@ -55,6 +56,7 @@ static const unsigned char senders[] = {
 	[QP_MSG_EXEC_SIGNAL] = QP_SENDER_HOST | QP_SENDER_CTL,
 	[QP_MSG_CTR_STATS_REQ] = QP_SENDER_HOST | QP_SENDER_CTL, [QP_MSG_CTR_STATS] = QP_SENDER_GUEST,
 	[QP_MSG_OUT_CREDIT] = QP_SENDER_HOST,
+	[QP_MSG_CTR_UPDATE] = QP_SENDER_HOST | QP_SENDER_CTL, [QP_MSG_CTR_UPDATED] = QP_SENDER_GUEST,
 };
 
 uint32_t qp_seed_check(const uint8_t seed[QP_PROTO_SEED_SIZE])
@@ -251,6 +253,21 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 		}
 		return validate_run(r, code, m, err);
 	}
+	case QP_MSG_CTR_UPDATE:
+	case QP_MSG_CTR_UPDATED:
+		if (!qp_proto_dir_name_ok(m->u.ctr_update.name))
+			return invalid(err, code, m, "not a container's name");
+		if (m->type == QP_MSG_CTR_UPDATED)
+			return m->u.ctr_update.text && strlen(m->u.ctr_update.text) > QP_PROTO_MAX_TEXT
+				       ? invalid(err, code, m, "text longer than %d bytes", QP_PROTO_MAX_TEXT)
+				       : 0;
+		if (m->u.ctr_update.cgroupc < 1 || m->u.ctr_update.cgroupc > QP_PROTO_MAX_CGROUP)
+			return invalid(err, code, m, "%u cgroup entries", m->u.ctr_update.cgroupc);
+		for (uint32_t i = 0; i < m->u.ctr_update.cgroupc; i++)
+			if (!m->u.ctr_update.cgroup || !m->u.ctr_update.cgroup[i] ||
+			    !cgroup_entry_ok(m->u.ctr_update.cgroup[i]))
+				return invalid(err, code, m, "cgroup[%u] is not a known FILE=VALUE", i);
+		return 0;
 	case QP_MSG_CTR_STATS_REQ:
 	case QP_MSG_CTR_STATS:
 		if (!qp_proto_dir_name_ok(m->u.ctr_stats.name))
@@ -475,6 +492,15 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 		break;
 	case QP_MSG_CTR_STATS_REQ:
 		put_str(w, m->u.ctr_stats.name);
+		break;
+	case QP_MSG_CTR_UPDATE:
+		put_str(w, m->u.ctr_update.name);
+		put_strv(w, m->u.ctr_update.cgroup, m->u.ctr_update.cgroupc);
+		break;
+	case QP_MSG_CTR_UPDATED:
+		put_str(w, m->u.ctr_update.name);
+		put_u32(w, (uint32_t)m->u.ctr_update.errnum);
+		put_str(w, m->u.ctr_update.text ? m->u.ctr_update.text : "");
 		break;
 	case QP_MSG_CTR_STATS:
 		put_str(w, m->u.ctr_stats.name);
@@ -797,6 +823,17 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 		       get_u32(r, &m->u.exec_signal.signo, "signo", err) < 0 ? -1 : 0;
 	case QP_MSG_CTR_STATS_REQ:
 		return get_str(r, &m->u.ctr_stats.name, "name", err);
+	case QP_MSG_CTR_UPDATE:
+		if (get_str(r, &m->u.ctr_update.name, "name", err) < 0 ||
+		    get_strv_max(r, r->st->cgroup, &m->u.ctr_update.cgroupc, QP_PROTO_MAX_CGROUP, "cgroup", err) < 0)
+			return -1;
+		m->u.ctr_update.cgroup = r->st->cgroup;
+		return 0;
+	case QP_MSG_CTR_UPDATED:
+		if (get_str(r, &m->u.ctr_update.name, "name", err) < 0 || get_u32(r, &u32, "errnum", err) < 0)
+			return -1;
+		m->u.ctr_update.errnum = (int32_t)u32;
+		return get_str(r, &m->u.ctr_update.text, "text", err);
 	case QP_MSG_CTR_STATS:
 		return get_str(r, &m->u.ctr_stats.name, "name", err) < 0 ||
 		       get_u8(r, &m->u.ctr_stats.found, "found", err) < 0 ||

@@ -84,6 +84,28 @@ static int write_at(int dirfd, const char *file, const char *value)
 	return n == (ssize_t)strlen(value) ? 0 : -1;
 }
 
+/* Limits "FILE=VALUE" written to the cgroup cg, in order; -1 with errno
+ * and why naming the one that failed. */
+static int write_limits(int cg, const char *const *entries, uint32_t n, char *why, size_t size)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		char file[32];
+		const char *eq = strchr(entries[i], '=');
+		snprintf(file, sizeof(file), "%.*s", (int)(eq - entries[i]), entries[i]);
+		/* a kernel without swap (no memory.swap.max) swaps nothing:
+		 * any swap limit holds */
+		if (!strcmp(file, "memory.swap.max") && faccessat(cg, file, F_OK, 0) < 0 && errno == ENOENT)
+			continue;
+		if (write_at(cg, file, eq + 1) < 0) {
+			int e = errno;
+			snprintf(why, size, "write %s %s", file, eq + 1);
+			errno = e;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The container's cgroup, its limits written. */
 static int make_cgroup(const struct qp_run *r, struct gi_ctr *c, char *why, size_t n)
 {
@@ -104,22 +126,35 @@ static int make_cgroup(const struct qp_run *r, struct gi_ctr *c, char *why, size
 		return -1;
 	}
 	close(root);
-	for (uint32_t i = 0; i < r->cgroupc; i++) {
-		char file[32];
-		const char *eq = strchr(r->cgroup[i], '=');
-		snprintf(file, sizeof(file), "%.*s", (int)(eq - r->cgroup[i]), r->cgroup[i]);
-		/* a kernel without swap has no swap to limit: "none" holds */
-		if (!strcmp(r->cgroup[i], "memory.swap.max=0") && faccessat(c->cg, file, F_OK, 0) < 0 && errno == ENOENT)
-			continue;
-		if (write_at(c->cg, file, eq + 1) < 0) {
-			int e = errno;
-			snprintf(why, n, "write %s %s", file, eq + 1);
-			gi_ctr_end(r->rootfs_tag);
-			errno = e;
-			return -1;
-		}
+	if (write_limits(c->cg, r->cgroup, r->cgroupc, why, n) < 0) {
+		int e = errno;
+		gi_ctr_end(r->rootfs_tag);
+		errno = e;
+		return -1;
 	}
 	return 0;
+}
+
+void gi_ctr_update(const struct qp_msg *req)
+{
+	struct qp_msg m = { .type = QP_MSG_CTR_UPDATED };
+	char why[200] = "";
+	int root = open(CG_ROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int cg = root < 0 ? -1 : openat(root, req->u.ctr_update.name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	m.u.ctr_update.name = req->u.ctr_update.name;
+	if (cg < 0) {
+		m.u.ctr_update.errnum = ESRCH;
+		snprintf(why, sizeof(why), "no such container is running");
+	} else if (write_limits(cg, req->u.ctr_update.cgroup, req->u.ctr_update.cgroupc, why, sizeof(why)) < 0) {
+		m.u.ctr_update.errnum = errno ? errno : EIO;
+	}
+	m.u.ctr_update.text = why;
+	if (cg >= 0)
+		close(cg);
+	if (root >= 0)
+		close(root);
+	gi_send_or_die(&m);
 }
 
 int gi_ctr_prepare(const struct qp_run *r, pid_t join_pid, struct gi_ctr *c, char *why, size_t n)

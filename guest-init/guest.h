@@ -162,6 +162,8 @@ void gi_ctr_end(const char *name);
 /* CTR_STATS of the container named in a CTR_STATS_REQ (its cgroup's
  * files; found 0 when it has none: not running). */
 void gi_ctr_stats(const struct qp_msg *req);
+/* CTR_UPDATED for a CTR_UPDATE: its limits written to the container's cgroup. */
+void gi_ctr_update(const struct qp_msg *req);
 /* A detached copy of path in the pod share (open_tree), -1 with errno. */
 int gi_pod_share_tree(const char *path);
 /* tree (a detached copy) moved onto dst, then remounted with flags

@@ -146,6 +146,11 @@
  *                  (cpu.stat), u64 memory (memory.current, bytes), u64
  *                  memory_max (0 = max), u64 pids, u64 pids_max (0 = max),
  *                  u64 oom_kills (memory.events oom_kill)
+ *   CTR_UPDATE  H  str name, strv cgroup (1..QP_PROTO_MAX_CGROUP, as EXEC's):
+ *                  new limits for that running container's cgroup, written
+ *                  in order; answered by CTR_UPDATED
+ *   CTR_UPDATED G  str name, i32 errnum (0: all written), str text (the
+ *                  entry that failed, or "")
  *   EXEC_STDIN  H  u32 id, raw bytes; no bytes means end of input (with a
  *                  terminal its hangup, as for STDIN).  The STDIN window
  *                  per exec, credited back by EXEC_CREDIT
@@ -177,7 +182,7 @@
  * Local control messages (CTL: between qpod processes on the host and the
  * pod's monitor over ctl.sock, never to or from a guest; the monitor accepts
  * from a client CTL_START, CTL_PAUSE, CTL_RESUME, SIGNAL, EXEC, MEMINFO_REQ,
- * CTR_STATS_REQ and SHUTDOWN, and for the client's exec EXEC_STDIN, EXEC_SIGNAL and
+ * CTR_STATS_REQ, CTR_UPDATE and SHUTDOWN, and for the client's exec EXEC_STDIN, EXEC_SIGNAL and
  * WINSIZE (their id
  * is the monitor's to set), and answers with CTL_REPLY, MEMINFO, or the
  * EXEC_* of that client's exec, EXEC_CREDIT included):
@@ -273,7 +278,9 @@ enum qp_msg_type {
 	QP_MSG_CTR_STATS_REQ = 29,
 	QP_MSG_CTR_STATS = 30,
 	QP_MSG_OUT_CREDIT = 31,
-	QP_MSG_TYPE_MAX = QP_MSG_OUT_CREDIT,
+	QP_MSG_CTR_UPDATE = 32,
+	QP_MSG_CTR_UPDATED = 33,
+	QP_MSG_TYPE_MAX = QP_MSG_CTR_UPDATED,
 };
 
 /* who may send a type: a receiver refuses a message from the wrong side
@@ -436,6 +443,13 @@ struct qp_msg {
 			uint64_t cpu_usec, cpu_user_usec, cpu_system_usec, memory, memory_max, pids, pids_max,
 				oom_kills;
 		} ctr_stats; /* CTR_STATS_REQ: name only */
+		struct {
+			const char *name;
+			uint32_t cgroupc;
+			const char *const *cgroup; /* CTR_UPDATE */
+			int32_t errnum;            /* CTR_UPDATED */
+			const char *text;
+		} ctr_update;
 	} u;
 };
 

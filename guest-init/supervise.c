@@ -186,6 +186,9 @@ static void relay_message(struct relay *rl, const struct qp_msg *m)
 	case QP_MSG_CTR_STATS_REQ:
 		gi_ctr_stats(m);
 		break;
+	case QP_MSG_CTR_UPDATE:
+		gi_ctr_update(m);
+		break;
 	case QP_MSG_SIGNAL:
 		if (w->pid <= 0 || rl->exited)
 			gi_send_error(QP_PERR_STATE, 0, "SIGNAL %u: no workload running", m->u.signal.signo);

@@ -107,7 +107,7 @@ member_bundle() { # NAME FILTER
 	[ -z "$(ls "$ROOT/$ID/ctrs")" ] || flunk "the pod share keeps: $(ls "$ROOT/$ID/ctrs")"
 }
 
-@test "vm pod: events --stats and stats of a container inside a vm pod: its own cgroup's usage and limits in the guest" {
+@test "vm pod: events --stats, stats and update of a container inside a vm pod: its own cgroup's usage and limits in the guest" {
 	start_sandbox
 	qp run -d --pod "$ID" --name "$ID-a" --memory 64M --pids 30 "$ROOTFS" -- sh -c 'echo ready; sleep 600' \
 		</dev/null >/dev/null 2>&1
@@ -125,6 +125,24 @@ member_bundle() { # NAME FILTER
 	run --separate-stderr qp stats "$ID-a"
 	assert_status 0
 	jq -e '.cgroup.usage_kb > 0' <<<"$output" >/dev/null || flunk "stats of a: $output"
+	# update: new limits in its cgroup in the guest, what the guest cannot
+	# apply refused by name and nothing changed
+	qp update --pids-limit 5 --memory 48M "$ID-a"
+	run --separate-stderr qp events --stats "$ID-a"
+	jq -e '.data.pids.limit == 5 and .data.memory.usage.limit == 50331648' <<<"$output" >/dev/null ||
+		flunk "events --stats after update: $output"
+	run --separate-stderr qp update --cpuset-cpus 0 "$ID-a"
+	[ "$status" -ne 0 ] || flunk "update --cpuset-cpus of a container inside a vm pod succeeded"
+	assert_contains "$stderr" "cpuset"
+	run --separate-stderr qp update --memory 2G --memory-swap 2G "$ID-a"
+	[ "$status" -ne 0 ] || flunk "a memory limit above the VM's RAM was taken"
+	assert_contains "$stderr" "more than the pod's VM has"
+	run --separate-stderr qp events --stats "$ID-a"
+	jq -e '.data.pids.limit == 5 and .data.memory.usage.limit == 50331648' <<<"$output" >/dev/null ||
+		flunk "events --stats after refused updates: $output"
+	qp update --pids-limit -1 "$ID-a"
+	run --separate-stderr qp events --stats "$ID-a"
+	jq -e '(.data.pids.limit // 0) == 0' <<<"$output" >/dev/null || flunk "pids limit after --pids-limit -1: $output"
 	qp delete --force "$ID-a"
 	qp delete --force "$ID-b"
 }
@@ -156,16 +174,19 @@ member_bundle() { # NAME FILTER
 	run --separate-stderr qp run --pod "$ID-none" "$ROOTFS" -- true
 	assert_status 125
 	assert_contains "$stderr" "does not exist"
-	# pause and update of one container: refused, naming the pod
+	# pause of one container: refused, naming the pod; update before it
+	# runs: refused (its cgroup in the guest is made at start)
 	member_bundle c '.process.args = ["sleep", "600"]'
 	qp_detached create --bundle "$TEST_DIR/c" "$ID2"
 	qp start "$ID2"
 	run --separate-stderr qp pause "$ID2"
 	[ "$status" -ne 0 ] || flunk "pause of a container inside a vm pod succeeded"
 	assert_contains "$stderr" "pause the pod"
-	run --separate-stderr qp update --pids-limit 5 "$ID2"
-	[ "$status" -ne 0 ] || flunk "update of a container inside a vm pod succeeded"
-	assert_contains "$stderr" "cannot change"
+	member_bundle d '.process.args = ["sleep", "600"]'
+	qp_detached create --bundle "$TEST_DIR/d" "$ID-d"
+	run --separate-stderr qp update --pids-limit 5 "$ID-d"
+	[ "$status" -ne 0 ] || flunk "update of a created container inside a vm pod succeeded"
+	assert_contains "$stderr" "once it runs"
 }
 
 @test "vm pod: SIGKILL of a container's keeper ends the container in the guest; of the pod's QEMU, every container ends; delete leaves nothing" {

@@ -863,6 +863,23 @@ static void test_container_messages(void **state)
 	assert_int_equal(qp_msg_sender(QP_MSG_CTR_STATS), QP_SENDER_GUEST);
 	assert_int_equal(qp_msg_sender(QP_MSG_CTR_STATS_REQ), QP_SENDER_HOST | QP_SENDER_CTL);
 	assert_int_equal(qp_msg_sender(QP_MSG_EXEC_SIGNAL), QP_SENDER_HOST | QP_SENDER_CTL);
+	/* new limits for a running container, and the answer */
+	const char *limits[] = { "pids.max=5", "memory.max=max", NULL };
+	in = (struct qp_msg){ .type = QP_MSG_CTR_UPDATE };
+	in.u.ctr_update.name = "c1", in.u.ctr_update.cgroup = limits, in.u.ctr_update.cgroupc = 2;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.ctr_update.cgroupc, 2);
+	assert_string_equal(out.u.ctr_update.cgroup[1], "memory.max=max");
+	in.u.ctr_update.cgroupc = 0; /* nothing to write */
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	limits[0] = "cgroup.procs=1", in.u.ctr_update.cgroupc = 1;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	in = (struct qp_msg){ .type = QP_MSG_CTR_UPDATED };
+	in.u.ctr_update.name = "c1", in.u.ctr_update.errnum = 2, in.u.ctr_update.text = "write pids.max 5";
+	round_trip(&in, &out);
+	assert_int_equal(out.u.ctr_update.errnum, 2);
+	assert_string_equal(out.u.ctr_update.text, "write pids.max 5");
+	assert_int_equal(qp_msg_sender(QP_MSG_CTR_UPDATED), QP_SENDER_GUEST);
 }
 
 /* RUN's routes and MTU (a mirrored network namespace): entries parsed

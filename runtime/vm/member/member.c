@@ -1,9 +1,9 @@
 /* runtime/vm/member/member.c — the driver of a container inside a vm pod's
  * VM (member.h): create fills its directory of the pod share and forks its
  * keeper; start, kill and delete go through the keeper; exec joins the
- * container in the guest; stats are its cgroup's in the guest.  What the
- * guest cannot do for one container alone (pause it, change its limits)
- * is refused by name. */
+ * container in the guest; stats and update are its cgroup's in the guest.
+ * What the guest cannot do for one container alone (pause it) is refused
+ * by name. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -291,14 +291,34 @@ static int member_pause(struct pod *pod, qp_error **err)
 			    "not one of its containers", pod->id, pod->state->sandbox);
 }
 
+/* New limits, written in the container's cgroup in the guest; what the
+ * guest cannot apply is refused by name (vm_member_limits), as at create. */
 static int member_update(struct pod *pod, const struct qp_resources *res, qp_error **err)
 {
-	const char *changed = spec_resources_changed(&pod->spec->resources, res);
+	struct vm_member_plan p = { 0 };
+	struct qp_msg req = { .type = QP_MSG_CTR_UPDATE };
+	struct pod *sb = NULL;
+	int r = -1;
 
-	if (!changed)
+	if (!spec_resources_changed(&pod->spec->resources, res))
 		return 0;
-	return qp_error_set(err, QP_E_INVALID, 0, "%s of container \"%s\" cannot change: a container inside a vm "
-			    "pod keeps the limits it was created with", changed, pod->id);
+	if (member_status(pod) != QP_STATUS_RUNNING)
+		return qp_error_set(err, QP_E_STATE, 0, "container \"%s\" inside vm pod \"%s\" takes new limits once "
+				    "it runs (its cgroup in the guest is made at start)", pod->id, pod->state->sandbox);
+	if (pod_open(pod->rootfd, pod->root, pod->state->sandbox, QP_LOCK_SHARED, &sb, err) < 0)
+		return qp_error_prefix(err, "the container's pod \"%s\"", pod->state->sandbox);
+	if (vm_member_limits(res, vm_spec_mem_mib(sb->spec), true, &p, err) < 0)
+		goto out;
+	req.u.ctr_update.name = pod->id;
+	req.u.ctr_update.cgroup = (const char *const *)p.cgroup;
+	req.u.ctr_update.cgroupc = (uint32_t)p.ncg;
+	r = vm_ctl_call(sb->dirfd, &req, NULL, NULL, KILL_TIMEOUT_MS, err);
+	if (r < 0)
+		qp_error_prefix(err, "the container's limits in the guest");
+out:
+	vm_member_plan_free(&p);
+	pod_free(sb);
+	return r;
 }
 
 /* The container's cgroup in the guest, through the pod's monitor. */

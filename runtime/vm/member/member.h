@@ -63,6 +63,10 @@ struct vm_member_plan {
 int vm_member_plan(const struct pod_spec *spec, const char *id, const char *rootfs, const struct pod *sandbox,
 		   int ctrfd, struct vm_member_plan *p, qp_error **err);
 void vm_member_plan_free(struct vm_member_plan *p);
+/* The cgroup entries of r into p (vm_mib: the VM's RAM, a bound); full:
+ * "max" for each limit r does not set (an update). */
+int vm_member_limits(const struct qp_resources *r, unsigned long long vm_mib, bool full, struct vm_member_plan *p,
+		     qp_error **err);
 
 /* ---- member_keeper.c: the container's host process ---- */
 

@@ -82,9 +82,11 @@ static int add_cg(struct vm_member_plan *p, qp_error **err, const char *fmt, ...
 	return 0;
 }
 
-/* The limits the guest's cgroup v2 applies; the rest refused by name. */
-static int limits(const struct qp_resources *r, unsigned long long vm_mib, struct vm_member_plan *p,
-		  qp_error **err)
+/* The limits the guest's cgroup v2 applies; the rest refused by name.
+ * full: every limit the guest applies, "max" where r sets none (an
+ * update: what is gone must go in the guest too). */
+int vm_member_limits(const struct qp_resources *r, unsigned long long vm_mib, bool full, struct vm_member_plan *p,
+		     qp_error **err)
 {
 	const char *no = r->has_memory_reservation ? "memory.reservation"
 		       : r->has_memory_swappiness ? "memory.swappiness"
@@ -103,6 +105,8 @@ static int limits(const struct qp_resources *r, unsigned long long vm_mib, struc
 				    "than the pod's VM has (%llu MiB)", (long long)r->memory_limit, vm_mib);
 	if (mem && add_cg(p, err, "memory.max=%lld", (long long)r->memory_limit) < 0)
 		return -1;
+	if (!mem && full && add_cg(p, err, "memory.max=max") < 0)
+		return -1;
 	if (r->has_memory_swap && r->memory_swap != 0) {
 		if (!mem && r->memory_swap > 0)
 			return qp_error_set(err, QP_E_INVALID, 0, "linux.resources.memory.swap without a limit");
@@ -113,11 +117,13 @@ static int limits(const struct qp_resources *r, unsigned long long vm_mib, struc
 						(long long)(r->memory_swap - r->memory_limit)))
 			return -1;
 	}
-	if (r->has_pids_limit && r->pids_limit > 0 && add_cg(p, err, "pids.max=%lld", (long long)r->pids_limit) < 0)
+	bool pids = r->has_pids_limit && r->pids_limit > 0, quota = r->has_cpu_quota && r->cpu_quota > 0;
+	unsigned long long period = r->has_cpu_period && r->cpu_period ? r->cpu_period : 100000;
+	if (pids ? add_cg(p, err, "pids.max=%lld", (long long)r->pids_limit) < 0
+		 : full && add_cg(p, err, "pids.max=max") < 0)
 		return -1;
-	if (r->has_cpu_quota && r->cpu_quota > 0 &&
-	    add_cg(p, err, "cpu.max=%lld %llu", (long long)r->cpu_quota,
-		   (unsigned long long)(r->has_cpu_period && r->cpu_period ? r->cpu_period : 100000)) < 0)
+	if (quota ? add_cg(p, err, "cpu.max=%lld %llu", (long long)r->cpu_quota, period) < 0
+		  : full && add_cg(p, err, "cpu.max=max %llu", period) < 0)
 		return -1;
 	if (r->has_cpu_shares && r->cpu_shares) {
 		/* the kernel's own v1 -> v2 mapping (2..262144 -> 1..10000) */
@@ -135,7 +141,7 @@ int vm_member_plan(const struct pod_spec *spec, const char *id, const char *root
 
 	memset(p, 0, sizeof(*p));
 	if (namespaces(spec, sandbox, &flags, err) < 0 ||
-	    limits(&spec->resources, vm_spec_mem_mib(sandbox->spec), p, err) < 0 ||
+	    vm_member_limits(&spec->resources, vm_spec_mem_mib(sandbox->spec), false, p, err) < 0 ||
 	    vm_mounts_plan(spec, rootfs, ctrfd, NULL, id, &p->mounts, err) < 0)
 		return -1;
 	p->run.flags = flags;

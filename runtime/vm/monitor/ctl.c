@@ -78,6 +78,13 @@ int vm_ctl_call(int dirfd, const struct qp_msg *req, struct qp_msg *reply, char 
 		if (reply && m.type == QP_MSG_CTR_STATS)
 			reply->u.ctr_stats.name = NULL;
 		r = 0;
+	} else if (m.type == QP_MSG_CTR_UPDATED && req->type == QP_MSG_CTR_UPDATE) {
+		r = 0;
+		if (m.u.ctr_update.errnum) {
+			char t[QP_PROTO_MAX_TEXT + 1];
+			snprintf(t, sizeof(t), "%s", m.u.ctr_update.text ? m.u.ctr_update.text : "");
+			r = qp_error_set(err, QP_E_GENERIC, m.u.ctr_update.errnum, "%s", t);
+		}
 	} else
 		qp_error_set(err, QP_E_GUEST, 0, "the monitor answered %s", qp_msg_type_name(m.type));
 out:

@@ -106,12 +106,15 @@ static void client_request(struct vm_mon *m, struct vm_client *c, struct qp_msg 
 			return; /* answered when the new workload runs */
 		break;
 	case QP_MSG_CTR_STATS_REQ:
+	case QP_MSG_CTR_UPDATE:
+		/* answered by CTR_STATS or CTR_UPDATED, routed by the name */
 		if (m->paused)
 			qp_error_set(&e, QP_E_STATE, 0, "pod \"%s\" is paused: its guest cannot answer", m->pod->id);
 		else if (c->want_ctr_stats[0])
-			qp_error_set(&e, QP_E_STATE, 0, "one CTR_STATS_REQ at a time");
+			qp_error_set(&e, QP_E_STATE, 0, "one container request at a time");
 		else if (qp_chan_send(m->chan, msg, QP_VM_SEND_TIMEOUT_MS, &e) == 0) {
-			snprintf(c->want_ctr_stats, sizeof(c->want_ctr_stats), "%s", msg->u.ctr_stats.name);
+			snprintf(c->want_ctr_stats, sizeof(c->want_ctr_stats), "%s",
+				 msg->type == QP_MSG_CTR_UPDATE ? msg->u.ctr_update.name : msg->u.ctr_stats.name);
 			return;
 		}
 		break;

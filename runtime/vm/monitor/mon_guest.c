@@ -117,8 +117,11 @@ static int guest_message(struct vm_mon *m, const struct qp_msg *msg, qp_error **
 			}
 		return 0;
 	case QP_MSG_CTR_STATS:
+	case QP_MSG_CTR_UPDATED:
 		for (int i = 0; i < MAX_CLIENTS; i++)
-			if (m->cl[i].ch && !strcmp(m->cl[i].want_ctr_stats, msg->u.ctr_stats.name)) {
+			if (m->cl[i].ch && !strcmp(m->cl[i].want_ctr_stats, msg->type == QP_MSG_CTR_STATS
+									? msg->u.ctr_stats.name
+									: msg->u.ctr_update.name)) {
 				m->cl[i].want_ctr_stats[0] = '\0';
 				mon_client_send(&m->cl[i], msg);
 			}
