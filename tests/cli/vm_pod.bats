@@ -67,6 +67,14 @@ member_bundle() { # NAME FILTER
 	[ -z "$(ls "$ROOT/$ID/ctrs")" ] || flunk "the pod share keeps: $(ls "$ROOT/$ID/ctrs")"
 }
 
+@test "vm pod: run -t --pod: the container on a terminal of the guest's, qpod's own terminal relayed, its exit status" {
+	start_sandbox
+	run timeout 60 script -qec "$(printf '%q ' "$QPOD" --root "$ROOT" run -t --rm --pod "$ID" --name "$ID2" "$ROOTFS" -- sh -c 'tty; exit 3')" /dev/null </dev/null
+	assert_status 3
+	assert_match "$output" '/dev/pts/[0-9]+' "the container's stdin is a terminal"
+	[ ! -e "$ROOT/$ID2" ] || flunk "--rm left the container's state"
+}
+
 @test "vm pod: create/start/state/exec/kill/delete of a container inside a vm pod (qpod.pod), two at once over the pod's loopback" {
 	start_sandbox
 	member_bundle web '.process.args = ["sh", "-c", "mkdir -p /tmp/w && cat /marker >/tmp/w/index.html && exec httpd -f -p 127.0.0.1:8081 -h /tmp/w"]'

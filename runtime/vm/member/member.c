@@ -158,7 +158,9 @@ static int member_create(struct pod *pod, qp_error **err)
 	    vm_pod_share_enter(sb->state->vmm_pid, share, ctrfd, pod->id, pod->rootfs, pod->spec->root_readonly,
 			       &plan.mounts, err) < 0)
 		goto leave;
-	if (pod->spec->process.terminal &&
+	/* a terminal: its master to the console socket now, as runc's; or
+	 * (`qpod run -t`) qpod's own terminal, which the keeper inherits */
+	if (pod->spec->process.terminal && pod->io.console_socket &&
 	    (qp_console_pair(&master, &slave, err) < 0 || qp_console_send(pod->io.console_socket, master, err) < 0))
 		goto leave;
 	if (fork_keeper(pod, sb, &plan, slave, err) < 0)

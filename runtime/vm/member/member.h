@@ -76,7 +76,8 @@ struct vm_keeper {
 	const struct qp_process *proc;
 	const struct qp_run *ctr;
 	int listen_fd;            /* VM_KEEPER_SOCK of the container's state dir */
-	int tty;                  /* a terminal's slave (-1: none) */
+	int tty;                  /* a terminal's slave (-1: none; with process.terminal,
+				   * the keeper's own stdio is the terminal: run -t) */
 };
 /* The keeper, in its forked process: waits for "start", runs the container
  * in the guest and exits with its status (never returns). */
