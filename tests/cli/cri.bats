@@ -523,6 +523,44 @@ scenario_vm_pod_containers() {
 	assert_eq "$(vm_pod_qemus)" "$qemus" "QEMUs after the new attempt"
 }
 
+# faults under the CRI: SIGKILL of a container's keeper (the pid the shim
+# holds) ends that container, EXITED; SIGKILL of the pod's QEMU ends the
+# other; the client's stop and remove then leave nothing (teardown checks)
+scenario_vm_pod_faults() {
+	need_vm
+	local vmroot=$CD_DIR/qpod/qpod-vm/$CRI_NS a b
+	run_sandbox qpod-vm
+	create_container a CONTAINER sh -c 'echo ready; exec sleep 1001'
+	a=$CONTAINER
+	run --separate-stderr cri StartContainer "{\"container_id\": \"$a\"}"
+	assert_status 0
+	create_container b CONTAINER sh -c 'echo ready; exec sleep 1002'
+	b=$CONTAINER
+	run --separate-stderr cri StartContainer "{\"container_id\": \"$b\"}"
+	assert_status 0
+	wait_for 300 grep -q "stdout F ready" "$TEST_DIR/logs/b.log"
+	kill -KILL "$("$QPOD" --root "$vmroot" state "$a" | jq -r .pid)"
+	wait_for 300 container_state_is "$a" CONTAINER_EXITED
+	run --separate-stderr cri ContainerStatus "{\"container_id\": \"$a\"}"
+	jq -e '.status.exit_code == 137' <<<"$output" >/dev/null || flunk "a after its keeper's SIGKILL:" "$output"
+	assert_eq "$(container_state "$b")" CONTAINER_RUNNING "b after a's keeper was killed"
+	kill -KILL "$("$QPOD" --root "$vmroot" state "$SANDBOX" | jq -r .vmm_pid)"
+	wait_for 300 container_state_is "$b" CONTAINER_EXITED
+	for CONTAINER in "$a" "$b"; do
+		run --separate-stderr cri StopContainer "{\"container_id\": \"$CONTAINER\", \"timeout\": 1}"
+		assert_status 0
+		run --separate-stderr cri RemoveContainer "{\"container_id\": \"$CONTAINER\"}"
+		assert_status 0
+	done
+	run --separate-stderr cri StopPodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
+	assert_status 0
+	run --separate-stderr cri RemovePodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
+	assert_status 0
+	run --separate-stderr "$QPOD" --root "$vmroot" gc
+	assert_status 0
+	assert_eq "$(ls "$vmroot")" "" "qpod state left in the handler's root"
+}
+
 # ---- tests ---------------------------------------------------------------------------
 
 @test "cri: Version and Status through the runtime.v1 client" {
@@ -553,6 +591,10 @@ scenario_vm_pod_containers() {
 
 @test "cri: one VM per pod: two containers of a qpod-vm pod in its VM, over 127.0.0.1, each its limits and exit status" {
 	scenario_vm_pod_containers
+}
+
+@test "cri: one VM per pod: SIGKILL of a container's keeper, then of the pod's QEMU; stop and remove leave nothing" {
+	scenario_vm_pod_faults
 }
 
 @test "cri: shareProcessNamespace (pid = POD): the container sees the sandbox's processes" {
