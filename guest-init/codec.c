@@ -232,6 +232,8 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 	case QP_MSG_RUN:
 		if (m->u.run.flags & (QP_RUN_F_CONTAINER | QP_RUN_F_JOIN))
 			return invalid(err, code, m, "a container or join flag in RUN");
+		if ((m->u.run.flags & QP_RUN_F_PAUSE) && (m->u.run.flags & QP_RUN_F_TERMINAL))
+			return invalid(err, code, m, "a pause on a terminal");
 		return validate_run(&m->u.run, code, m, err);
 	case QP_MSG_EXEC: {
 		static const uint8_t zero[6];
@@ -243,6 +245,8 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 			return invalid(err, code, m, "an exec cannot set the network");
 		if (container && join)
 			return invalid(err, code, m, "a container that joins a container");
+		if (r->flags & QP_RUN_F_PAUSE)
+			return invalid(err, code, m, "a pause is a RUN's");
 		if (container || join) {
 			if (r->rootfs != QP_ROOTFS_9P_SUBDIR || !qp_proto_dir_name_ok(r->rootfs_tag))
 				return invalid(err, code, m, "a container names its directory in the pod share");

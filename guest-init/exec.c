@@ -59,6 +59,15 @@ void gi_exec_child(const struct qp_run *r, int in, int out, int err, int rep_w)
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		goto fail;
 	setsid();
+	if (r->flags & QP_RUN_F_PAUSE) {
+		/* the pod's pause: until a signal ends it; no exec closes
+		 * guest-init's fds (the report pipe's end among them): closed here */
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		(void)rep_w;
+		for (;;)
+			pause();
+	}
 	if ((r->flags & QP_RUN_F_TERMINAL) && ioctl(0, TIOCSCTTY, 0) < 0)
 		goto fail;
 	rep.step = GI_STEP_IDS;

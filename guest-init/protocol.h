@@ -133,7 +133,9 @@
  *                  cgroup of its own named rootfs_tag with the cgroup
  *                  entries, the NEW_* namespaces of its own, the others
  *                  the pod's.  A container's end kills what is left in
- *                  its cgroup.  With QP_RUN_F_JOIN (not with CONTAINER)
+ *                  its cgroup.  With QP_RUN_F_PAUSE (RUN only) the workload
+ *                  is guest-init's own pause (a VM that only holds its pod's
+ *                  containers: argv is not exec'd).  With QP_RUN_F_JOIN (not with CONTAINER)
  *                  the process joins the running container rootfs_tag:
  *                  its mount, PID, IPC, UTS, network and cgroup
  *                  namespaces and its cgroup.
@@ -300,7 +302,8 @@ enum {
 	QP_RUN_F_NEW_NET = 1u << 8,       /* CONTAINER: a network namespace of its own */
 	QP_RUN_F_NEW_CGROUP = 1u << 9,    /* CONTAINER: a cgroup namespace of its own */
 	QP_RUN_F_JOIN = 1u << 10,         /* EXEC: into the running container rootfs_tag */
-	QP_RUN_F_ALL = (1u << 11) - 1,
+	QP_RUN_F_PAUSE = 1u << 11,        /* RUN: the workload only waits for a signal (no exec) */
+	QP_RUN_F_ALL = (1u << 12) - 1,
 	QP_RUN_F_NEW_NS = QP_RUN_F_NEW_PID | QP_RUN_F_NEW_IPC | QP_RUN_F_NEW_UTS | QP_RUN_F_NEW_NET |
 			  QP_RUN_F_NEW_CGROUP,
 };

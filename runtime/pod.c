@@ -14,6 +14,7 @@
 #include "hooks.h"
 #include "net/net.h"
 #include "pod.h"
+#include "vm/member/member.h"
 #include "spec/resources.h"
 #include "util/cleanup.h"
 #include "util/timeline.h"
@@ -312,6 +313,9 @@ int pod_delete(struct pod *pod, bool force, qp_error **err)
 				    qp_status_name(s));
 	if (pod->drv->destroy(pod, err) < 0)
 		return -1;
+	/* podman's infra container: the VM of its pod's vm containers goes too */
+	if (pod->state->mode == QP_MODE_CONTAINER)
+		vm_companion_delete(pod->rootfd, pod->root, pod->id);
 	/* the pod is gone, its state not yet: a failure is a warning */
 	pod_hooks_warn(pod, QP_HOOK_POSTSTOP, QP_STATUS_STOPPED, 0);
 	return state_remove(pod->rootfd, pod->id, err);

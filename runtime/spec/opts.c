@@ -203,9 +203,10 @@ static int set_init(struct pod_spec *s, const char *v)
 
 static int set_sandbox(struct pod_spec *s, const char *v)
 {
-	if (strcmp(v, "true") && strcmp(v, "false"))
+	if (strcmp(v, "true") && strcmp(v, "false") && strcmp(v, "pause"))
 		return -1;
-	s->opts.sandbox = !strcmp(v, "true");
+	s->opts.sandbox = strcmp(v, "false") != 0;
+	s->opts.sandbox_pause = !strcmp(v, "pause");
 	return 0;
 }
 
@@ -242,9 +243,10 @@ static const struct opt_def defs[] = {
 	  "qemu:///system)", set_libvirt_uri, QP_MODE_VM },
 	{ "qpod.init", "--init", "true or false",
 	  "true|false: a tiny init as PID 1 of a container pod (default false)", set_init, QP_MODE_CONTAINER },
-	{ "qpod.sandbox", "--sandbox", "true or false",
-	  "true|false: a vm pod whose VM holds the containers later created into it with qpod.pod (a CRI "
-	  "sandbox of a vm pod is one; default false)", set_sandbox, QP_MODE_VM },
+	{ "qpod.sandbox", "--sandbox", "true, false or pause",
+	  "true|false|pause: a vm pod whose VM holds the containers later created into it with qpod.pod (a "
+	  "CRI sandbox of a vm pod is one; pause: its own workload is the guest's pause, not process.args; "
+	  "default false)", set_sandbox, QP_MODE_VM },
 	{ "qpod.pod", "--pod", "the ID of a vm pod made with qpod.sandbox",
 	  "ID: this container runs inside that vm pod's VM (a CRI container of a vm pod names its sandbox "
 	  "with io.kubernetes.cri.sandbox-id)", set_in_pod, QP_MODE_VM },
@@ -285,14 +287,20 @@ static const char *annotation(const struct pod_spec *s, const char *key)
 	return NULL;
 }
 
-/* containerd's CRI names each container's kind and its sandbox: in a vm
- * pod the sandbox holds the pod's containers, one VM per pod (docs/
- * DECISIONS.md, "One VM per pod").  Container pods share namespaces by
- * path instead: nothing to do for them. */
+/* containerd's CRI (and podman, with CRI-O's keys) names each container's
+ * kind and its sandbox: in a vm pod the sandbox holds the pod's containers,
+ * one VM per pod (docs/DECISIONS.md, "One VM per pod").  Container pods
+ * share namespaces by path instead: nothing to do for them. */
 static int cri_pod_opts(struct pod_spec *s, qp_error **err)
 {
 	const char *type = annotation(s, "io.kubernetes.cri.container-type");
 	const char *sb = annotation(s, "io.kubernetes.cri.sandbox-id");
+
+	/* podman (CRI-O's keys): a pod's container names its infra container */
+	if (!type) {
+		type = annotation(s, "io.kubernetes.cri-o.ContainerType");
+		sb = annotation(s, "io.kubernetes.cri-o.SandboxID");
+	}
 	char shown[QP_SHOWN_MAX];
 
 	if (s->opts.mode != QP_MODE_VM || !type)
@@ -302,7 +310,7 @@ static int cri_pod_opts(struct pod_spec *s, qp_error **err)
 	else if (!strcmp(type, "container") && sb && !s->opts.in_pod) {
 		if (state_validate_id(sb, NULL) < 0)
 			return qp_error_set(err, QP_E_INVALID, 0,
-					    "config.json: annotations: io.kubernetes.cri.sandbox-id \"%s\" is not a pod ID",
+					    "config.json: annotations: the sandbox ID \"%s\" is not a pod ID",
 					    qp_shown(sb, shown));
 		if (!(s->opts.in_pod = strdup(sb)))
 			return qp_fail(err, ENOMEM, "annotations");

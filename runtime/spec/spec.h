@@ -250,6 +250,8 @@ struct qp_pod_opts {
 	bool init;             /* qpod.init=true: a tiny init is PID 1 (container pods) */
 	bool sandbox;          /* qpod.sandbox=true (or a CRI sandbox): a vm pod that
 				* holds the containers later created into it */
+	bool sandbox_pause;    /* qpod.sandbox=pause: and its own workload is the
+				* guest's pause (process.args not run) */
 	char *in_pod;          /* qpod.pod (or a CRI container's sandbox-id): the vm
 				* pod whose VM this container runs in; NULL = none */
 	bool spare_nic;        /* `spares fill --nic` only (no annotation): spares with a NIC */
@@ -330,6 +332,8 @@ int spec_write(const struct pod_spec *spec, char **out, size_t *len, qp_error **
 int spec_write_bundle(const struct pod_spec *spec, const char *dir, qp_error **err);
 
 void spec_free(struct pod_spec *spec);
+/* Every hook of spec dropped (a pod made from another pod's spec). */
+void spec_hooks_clear(struct pod_spec *spec);
 /* Free a seccomp profile not (or no longer) owned by a spec. */
 void spec_seccomp_free(struct qp_seccomp *sc);
 

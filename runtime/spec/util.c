@@ -166,6 +166,13 @@ void spec_free(struct pod_spec *spec)
 	for (size_t i = 0; spec->devices && i < spec->n_devices; i++)
 		free(spec->devices[i].path);
 	free(spec->devices);
+	spec_hooks_clear(spec);
+	spec_opts_free(&spec->opts);
+	free(spec);
+}
+
+void spec_hooks_clear(struct pod_spec *spec)
+{
 	for (int k = 0; k < QP_HOOK_COUNT; k++) {
 		for (size_t i = 0; spec->hooks[k] && i < spec->n_hooks[k]; i++) {
 			free(spec->hooks[k][i].path);
@@ -173,9 +180,9 @@ void spec_free(struct pod_spec *spec)
 			qp_strv_free(spec->hooks[k][i].env);
 		}
 		free(spec->hooks[k]);
+		spec->hooks[k] = NULL;
+		spec->n_hooks[k] = 0;
 	}
-	spec_opts_free(&spec->opts);
-	free(spec);
 }
 
 unsigned qp_dev_access_parse(const char *s)

@@ -512,3 +512,39 @@ pmn() {
 	assert_eq "$(ip -n "$PMNS" -o link show master qppm0 2>/dev/null)" "" "veths left on the bridge"
 	assert_eq "$(ls "$PT/cni-ipam/qpodtest" 2>/dev/null | grep '^10\.' || true)" "" "leases left"
 }
+
+# the QEMUs whose parent is a monitor of the runtime's state root
+pm_vm_qemus() {
+	local q parent
+	for q in $(pgrep -x qemu-system-x86); do
+		parent=$(awk '{ print $4 }' "/proc/$q/stat" 2>/dev/null) || continue
+		tr '\0' ' ' <"/proc/$parent/cmdline" 2>/dev/null | grep -q -- "--root $RT_ROOT " && echo "$q"
+	done
+}
+
+@test "vm pod: podman pod create + run --pod --annotation qpod.mode=vm: one VM for the pod's containers, over its loopback; pod rm leaves nothing" {
+	vm_test
+	local p=$PREFIX-p
+	# the infra container from the test image (no registry here): a
+	# container pod; podman's pods name it in CRI-O's SandboxID key
+	run pm pod create --name "$p" --infra-image "$IMAGE" --infra-command /bin/init --cgroup-parent "/$CGPARENT"
+	assert_status 0 || runtime_calls
+	local podid=$output
+	run pm run -d --pod "$p" --name "$C-web" --annotation qpod.mode=vm "$IMAGE" \
+		sh -c 'mkdir -p /tmp/w && echo "from the pod VM $(uname -r)" >/tmp/w/index.html && exec httpd -f -p 127.0.0.1:8080 -h /tmp/w'
+	assert_status 0 || runtime_calls
+	run --separate-stderr pm run --rm --pod "$p" --annotation qpod.mode=vm "$IMAGE" \
+		sh -c 'sleep 1; wget -qO- http://127.0.0.1:8080/; exit 5'
+	assert_status 5 || runtime_calls
+	assert_contains "$output" "from the pod VM" "the second container reached the first on the pod's loopback"
+	[[ $output != *"$(uname -r)"* ]] || flunk "the containers run the host's kernel: $output"
+	assert_eq "$(pm_vm_qemus | wc -w)" 1 "QEMUs of the pod"
+	run pm pod rm --force --time 0 "$p"
+	assert_status 0 || runtime_calls
+	# the pod's own cgroup is podman's: on a v1 host it leaves it in the
+	# hierarchies it does not manage (name=systemd, the unified tree),
+	# where the infra's cgroup path made it, as it would under runc
+	rmdir /sys/fs/cgroup/*/"$CGPARENT/$podid" 2>/dev/null || true
+	assert_eq "$(pm_vm_qemus)" "" "QEMUs after pod rm"
+	assert_eq "$(rt_state)" "" "the runtime's state after pod rm"
+}

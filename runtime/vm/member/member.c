@@ -46,18 +46,33 @@ static int dir_path(int dirfd, char *out, size_t size, qp_error **err)
 }
 
 /* The pod the container goes into: a vm pod made to hold containers,
- * whose VM runs. */
-static int open_sandbox(struct pod *pod, struct pod **sb, qp_error **err)
+ * whose VM runs; or podman's infra container, whose companion VM then
+ * holds the pod's vm containers (*infra_pid: the infra's pid). */
+static int open_sandbox(struct pod *pod, struct pod **sb, pid_t *infra_pid, qp_error **err)
 {
 	const char *id = pod->spec->opts.in_pod;
 
+	*infra_pid = 0;
 	if (pod_open(pod->rootfd, pod->root, id, QP_LOCK_SHARED, sb, err) < 0)
 		return qp_error_prefix(err, "the container's pod \"%s\"", id);
+	if ((*sb)->state->mode == QP_MODE_CONTAINER && !(*sb)->state->sandbox) {
+		struct pod *infra = *sb;
+		*infra_pid = infra->state->pid;
+		*sb = NULL;
+		int r = vm_companion_open(infra, sb, err);
+		pod_free(infra);
+		if (r < 0)
+			return -1;
+	}
 	if ((*sb)->state->mode != QP_MODE_VM || (*sb)->state->sandbox || !(*sb)->spec->opts.sandbox)
 		return qp_error_set(err, QP_E_INVALID, 0, "pod \"%s\" does not hold containers (a vm pod made with "
 				    "qpod.sandbox=true, or a CRI sandbox, does)", id);
 	if (!state_vmm_alive((*sb)->state) || pod_status(*sb) == QP_STATUS_STOPPED)
-		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is not running", id);
+		return qp_error_set(err, QP_E_STATE, 0, "pod \"%s\" is not running", (*sb)->id);
+	/* the pod this container's state names: its VM's */
+	free(pod->state->sandbox);
+	if (!(pod->state->sandbox = strdup((*sb)->id)))
+		return qp_fail(err, ENOMEM, "create");
 	return 0;
 }
 
@@ -118,6 +133,7 @@ static int member_create(struct pod *pod, qp_error **err)
 	struct vm_member_plan plan = { 0 };
 	struct pod *sb = NULL;
 	char statedir[PATH_MAX], share[PATH_MAX];
+	pid_t infra = 0;
 	bool jail;
 	int r = -1;
 
@@ -137,7 +153,7 @@ static int member_create(struct pod *pod, qp_error **err)
 				    "root, QPOD_VM_JAIL not off): its rootfs is bound in QEMU's namespace only");
 	if (pod->spec->process.terminal && !pod->io.console_socket && !pod->io.tty_stdin)
 		return qp_error_set(err, QP_E_INVALID, 0, "process.terminal needs --console-socket");
-	if (open_sandbox(pod, &sb, err) < 0 || dir_path(sb->dirfd, statedir, sizeof(statedir), err) < 0)
+	if (open_sandbox(pod, &sb, &infra, err) < 0 || dir_path(sb->dirfd, statedir, sizeof(statedir), err) < 0)
 		goto out;
 	free(pod->state->accel);
 	if (!(pod->state->accel = strdup(sb->state->accel ? sb->state->accel : "none"))) {
@@ -154,7 +170,7 @@ static int member_create(struct pod *pod, qp_error **err)
 		qp_fail(err, errno, "the container's directory in the pod share");
 		goto out;
 	}
-	if (vm_member_plan(pod->spec, pod->id, pod->rootfs, sb, ctrfd, &plan, err) < 0 ||
+	if (vm_member_plan(pod->spec, pod->id, pod->rootfs, sb, infra, ctrfd, &plan, err) < 0 ||
 	    vm_pod_share_enter(sb->state->vmm_pid, share, ctrfd, pod->id, pod->rootfs, pod->spec->root_readonly,
 			       &plan.mounts, err) < 0)
 		goto leave;

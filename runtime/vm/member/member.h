@@ -58,15 +58,26 @@ struct vm_member_plan {
 	size_t ncg;
 };
 /* What the guest does for the container id of spec in the pod sandbox
- * (its monitor's pid: the namespaces a path may name); what it cannot do
- * is refused by name. ctrfd: the container's directory in the pod share. */
+ * (its monitor's pid, or podman's infra's (infra_pid, 0: none): the
+ * namespaces a path may name); what it cannot do is refused by name.
+ * ctrfd: the container's directory in the pod share. */
 int vm_member_plan(const struct pod_spec *spec, const char *id, const char *rootfs, const struct pod *sandbox,
-		   int ctrfd, struct vm_member_plan *p, qp_error **err);
+		   pid_t infra_pid, int ctrfd, struct vm_member_plan *p, qp_error **err);
 void vm_member_plan_free(struct vm_member_plan *p);
 /* The cgroup entries of r into p (vm_mib: the VM's RAM, a bound); full:
  * "max" for each limit r does not set (an update). */
 int vm_member_limits(const struct qp_resources *r, unsigned long long vm_mib, bool full, struct vm_member_plan *p,
 		     qp_error **err);
+
+/* ---- companion.c: podman's pods (its infra container is a container pod) ---- */
+
+#define VM_COMPANION_SUFFIX ".vm"
+int vm_companion_id(const char *infra, char *out, size_t size);
+/* The running VM that holds the vm containers of podman's pod whose infra
+ * container is infra (made at the first one); *out opened, shared lock. */
+int vm_companion_open(struct pod *infra, struct pod **out, qp_error **err);
+/* The infra container infra was deleted: its companion goes too. */
+void vm_companion_delete(int rootfd, const char *root, const char *infra);
 
 /* ---- member_keeper.c: the container's host process ---- */
 

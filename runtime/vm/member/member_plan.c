@@ -37,7 +37,8 @@ static bool is_pods(const char *path, int ns, pid_t pod_pid)
 	return stat(path, &a) == 0 && stat(want, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-static int namespaces(const struct pod_spec *spec, const struct pod *sb, uint32_t *flags, qp_error **err)
+static int namespaces(const struct pod_spec *spec, const struct pod *sb, pid_t infra, uint32_t *flags,
+		      qp_error **err)
 {
 	char shown[QP_SHOWN_MAX];
 
@@ -53,7 +54,8 @@ static int namespaces(const struct pod_spec *spec, const struct pod *sb, uint32_
 			continue; /* the pod's (the guest's own) */
 		if (!n->path)
 			*flags |= own_ns[i].flag;
-		else if (!is_pods(n->path, own_ns[i].ns, sb->state->pid))
+		else if (!is_pods(n->path, own_ns[i].ns, sb->state->pid) &&
+			 !(infra > 0 && is_pods(n->path, own_ns[i].ns, infra)))
 			return qp_error_set(err, QP_E_INVALID, 0, "linux.namespaces: %s: \"%s\" is not pod \"%s\"'s "
 					    "(a container inside a vm pod has its pod's namespaces or its own)",
 					    own_ns[i].name, qp_shown(n->path, shown), sb->id);
@@ -135,12 +137,12 @@ int vm_member_limits(const struct qp_resources *r, unsigned long long vm_mib, bo
 }
 
 int vm_member_plan(const struct pod_spec *spec, const char *id, const char *rootfs, const struct pod *sandbox,
-		   int ctrfd, struct vm_member_plan *p, qp_error **err)
+		   pid_t infra_pid, int ctrfd, struct vm_member_plan *p, qp_error **err)
 {
 	uint32_t flags = QP_RUN_F_CONTAINER | (spec->root_readonly ? QP_RUN_F_ROOTFS_RO : 0);
 
 	memset(p, 0, sizeof(*p));
-	if (namespaces(spec, sandbox, &flags, err) < 0 ||
+	if (namespaces(spec, sandbox, infra_pid, &flags, err) < 0 ||
 	    vm_member_limits(&spec->resources, vm_spec_mem_mib(sandbox->spec), false, p, err) < 0 ||
 	    vm_mounts_plan(spec, rootfs, ctrfd, NULL, id, &p->mounts, err) < 0)
 		return -1;

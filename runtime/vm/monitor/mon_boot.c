@@ -600,7 +600,8 @@ int mon_send_run(struct vm_mon *m, char **argv, qp_error **err)
 	}
 	/* the guest stays after EXIT: the monitor then sends SHUTDOWN, or the
 	 * next RUN of a replace */
-	r->flags = QP_RUN_F_WAIT_SHUTDOWN | (m->pod->spec->root_readonly ? QP_RUN_F_ROOTFS_RO : 0);
+	r->flags = QP_RUN_F_WAIT_SHUTDOWN | (m->pod->spec->root_readonly ? QP_RUN_F_ROOTFS_RO : 0) |
+		   (m->pod->spec->opts.sandbox_pause ? QP_RUN_F_PAUSE : 0);
 	/* the first workload gets our stdin (as runc's process gets its
 	 * caller's), unless it is /dev/null or closed; a replace's does not */
 	if (!m->run_sent && qp_fd_relayable(0)) {
