@@ -461,14 +461,8 @@ scenario_tty() { # HANDLER
 }
 
 # vm_pod_qemus: the QEMUs of the qpod-vm handler's pods (their monitors
-# run with its --root), one pid a line
-vm_pod_qemus() {
-	local q parent
-	for q in $(pgrep -x qemu-system-x86); do
-		parent=$(awk '{ print $4 }' "/proc/$q/stat" 2>/dev/null) || continue
-		tr '\0' ' ' <"/proc/$parent/cmdline" 2>/dev/null | grep -q -- "--root $CD_DIR/qpod/qpod-vm" && echo "$q"
-	done
-}
+# run with its --root)
+vm_pod_qemus() { qemus_of_root "$CD_DIR/qpod/qpod-vm/$CRI_NS"; }
 
 # one VM per pod: two containers of a qpod-vm pod (an HTTP server and its
 # client on 127.0.0.1) in the sandbox's one VM, each with its own rootfs

@@ -322,6 +322,17 @@ no_leftovers() {
 	return 1
 }
 
+# qemus_of_root ROOT: the QEMUs whose parent is a qpod monitor of state
+# root ROOT (its --root ROOT on the command line), one pid a line
+qemus_of_root() {
+	local q parent
+	for q in $(pgrep -x qemu-system-x86); do
+		parent=$(awk '{ print $4 }' "/proc/$q/stat" 2>/dev/null) || continue
+		tr '\0' ' ' <"/proc/$parent/cmdline" 2>/dev/null | grep -q -- "--root $1 " && echo "$q"
+	done
+	return 0
+}
+
 # ---- microVM tests ---------------------------------------------------------------
 # The guest kernel, and TCG unless QPOD_TEST_ACCEL=kvm|auto: /dev/kvm may open
 # and still not work (nested virtualisation).

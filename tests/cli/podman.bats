@@ -513,14 +513,8 @@ pmn() {
 	assert_eq "$(ls "$PT/cni-ipam/qpodtest" 2>/dev/null | grep '^10\.' || true)" "" "leases left"
 }
 
-# the QEMUs whose parent is a monitor of the runtime's state root
-pm_vm_qemus() {
-	local q parent
-	for q in $(pgrep -x qemu-system-x86); do
-		parent=$(awk '{ print $4 }' "/proc/$q/stat" 2>/dev/null) || continue
-		tr '\0' ' ' <"/proc/$parent/cmdline" 2>/dev/null | grep -q -- "--root $RT_ROOT " && echo "$q"
-	done
-}
+# the QEMUs of the runtime's state root
+pm_vm_qemus() { qemus_of_root "$RT_ROOT"; }
 
 @test "vm pod: podman pod create + run --pod --annotation qpod.mode=vm: one VM for the pod's containers, over its loopback; pod rm leaves nothing" {
 	vm_test

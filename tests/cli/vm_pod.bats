@@ -28,14 +28,8 @@ start_sandbox() {
 	assert_eq "$(pod_field "$ID" status)" running "the sandbox"
 }
 
-# the QEMUs whose parent is a monitor of this test's state root
-test_qemus() {
-	local q parent
-	for q in $(pgrep -x qemu-system-x86); do
-		parent=$(awk '{ print $4 }' "/proc/$q/stat" 2>/dev/null) || continue
-		tr '\0' ' ' <"/proc/$parent/cmdline" 2>/dev/null | grep -q -- "--root $ROOT " && echo "$q"
-	done
-}
+# the QEMUs of this test's state root
+test_qemus() { qemus_of_root "$ROOT"; }
 
 # a container's bundle in $TEST_DIR/$1 (its own rootfs copy with a marker
 # file) inside pod $ID, then the jq FILTER
