@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "spec/spec.h"
-#include "state.h"
 
 struct opt_def {
 	const char *key;    /* annotation */
@@ -212,7 +211,7 @@ static int set_sandbox(struct pod_spec *s, const char *v)
 
 static int set_in_pod(struct pod_spec *s, const char *v)
 {
-	if (state_validate_id(v, NULL) < 0)
+	if (spec_validate_pod_id(v, NULL) < 0)
 		return -1;
 	return dup_into(&s->opts.in_pod, v);
 }
@@ -308,7 +307,7 @@ static int cri_pod_opts(struct pod_spec *s, qp_error **err)
 	if (!strcmp(type, "sandbox"))
 		s->opts.sandbox = true;
 	else if (!strcmp(type, "container") && sb && !s->opts.in_pod) {
-		if (state_validate_id(sb, NULL) < 0)
+		if (spec_validate_pod_id(sb, NULL) < 0)
 			return qp_error_set(err, QP_E_INVALID, 0,
 					    "config.json: annotations: the sandbox ID \"%s\" is not a pod ID",
 					    qp_shown(sb, shown));

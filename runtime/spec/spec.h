@@ -332,6 +332,9 @@ int spec_write(const struct pod_spec *spec, char **out, size_t *len, qp_error **
 int spec_write_bundle(const struct pod_spec *spec, const char *dir, qp_error **err);
 
 void spec_free(struct pod_spec *spec);
+/* A pod ID: 1..QP_ID_MAX bytes of [A-Za-z0-9_.+-:@], not starting with
+ * '.' or '-' (pod_id.c; state_validate_id is this). */
+int spec_validate_pod_id(const char *id, qp_error **err);
 /* Every hook of spec dropped (a pod made from another pod's spec). */
 void spec_hooks_clear(struct pod_spec *spec);
 /* Free a seccomp profile not (or no longer) owned by a spec. */
