@@ -1,6 +1,7 @@
 /* runtime/host/console.c — see console.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,9 +99,23 @@ int qp_console_raw(int fd, struct termios *saved, qp_error **err)
 
 int qp_console_own_raw(struct termios *saved, qp_error **err)
 {
+	struct pollfd p = { .fd = 0, .events = POLLIN };
+	int queued = -1, eof = 0;
+	char c;
+
 	if (!isatty(0) || !isatty(1))
 		return qp_error_set(err, QP_E_INVALID, 0, "a terminal (-t) needs qpod's stdin and stdout to be one");
-	return qp_console_raw(0, saved, err);
+	/* a lone EOF typed before we came (script(1) sends one at once when
+	 * its stdin is at its end) waits in the canonical line discipline as a
+	 * NUL that a raw read would return: read it here (0 bytes) instead,
+	 * and the caller sends VEOF on, which the pod's terminal turns into
+	 * the EOF it was */
+	if (poll(&p, 1, 0) == 1 && p.revents == POLLIN && ioctl(0, TIOCINQ, &queued) == 0 && queued == 0 &&
+	    read(0, &c, 1) == 0)
+		eof = 1;
+	if (qp_console_raw(0, saved, err) < 0)
+		return -1;
+	return eof;
 }
 
 int qp_console_size_changed(int fd, uint16_t *rows, uint16_t *cols)

@@ -32,7 +32,10 @@ int qp_console_send_fd(int sock, int master, qp_error **err);
  * line discipline): fd raw, its settings before in *saved (may be NULL). */
 int qp_console_raw(int fd, struct termios *saved, qp_error **err);
 /* qpod's own terminal (`run -t`, `exec -t` without a console socket):
- * stdin and stdout must be one; stdin raw, its settings before in *saved. */
+ * stdin and stdout must be one; stdin raw, its settings before in *saved.
+ * 1 when a lone EOF was typed before (script(1) with stdin at its end): it
+ * was taken, and the caller sends saved->c_cc[VEOF] to the pod's terminal
+ * first (docs/DECISIONS.md: else it arrives as a NUL). */
 int qp_console_own_raw(struct termios *saved, qp_error **err);
 /* fd's window size into *rows, *cols if it is set and differs from them:
  * 1 changed, 0 not, -1 not a terminal. */

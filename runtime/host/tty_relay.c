@@ -16,10 +16,15 @@ int qp_tty_relay_start(struct qp_tty_relay *r, int master, qp_error **err)
 	*r = (struct qp_tty_relay){ .master = master, .in = 0 };
 	if (fcntl(master, F_SETFL, O_NONBLOCK) < 0)
 		return qp_fail(err, errno, "the terminal's master");
-	if (qp_console_own_raw(&r->saved, err) < 0)
+	int eof = qp_console_own_raw(&r->saved, err);
+
+	if (eof < 0)
 		return -1;
 	r->raw = true;
 	qp_tty_relay_size(r);
+	/* an EOF typed before: the pod's terminal gets it as typed */
+	if (eof)
+		qp_write_all(master, &r->saved.c_cc[VEOF], 1);
 	return 0;
 }
 

@@ -436,6 +436,7 @@ check_run_tty() {
 	local after
 	after=$(tail -n 2 <<<"$output" | tr -d '\r' | sort | tr '\n' ' ')
 	assert_eq "$after" "echo icanon " "the terminal restored"
+	check_script_eof "run -t --rm --mode $mode $ROOTFS --" 6
 	# refused where it cannot be: no terminal, a detached run, a bundle
 	run --separate-stderr qp run -t --mode "$mode" "$ROOTFS" -- true </dev/null
 	assert_qpod_error 125
@@ -447,6 +448,16 @@ check_run_tty() {
 	run --separate-stderr qp run -t --bundle "$BUNDLE" "$ID"
 	assert_qpod_error 125
 	assert_contains "$stderr" "ROOTFS form"
+}
+
+# check_script_eof "QPOD-ARGS --" CODE: qpod QPOD-ARGS sh ... under script(1)
+# with stdin at its end: script sends an EOF at once, before qpod's terminal
+# goes raw; it reaches the process as an EOF (cat ends), not as a NUL
+# (which the pod's terminal echoed as ^@, and cat read on)
+check_script_eof() {
+	run timeout 120 script -qec "$QPOD --root $ROOT $1 sh -c 'tty; cat; echo cat-ended; exit $2'" /dev/null </dev/null
+	assert_status "$2"
+	assert_match "$(tr -d '\r' <<<"$output")" $'^/dev/pts/[0-9]+\ncat-ended$' "the tty and cat's end under script(1)"
 }
 
 # check_exec_tty MODE: `qpod exec -t` without --console-socket into a running
@@ -467,10 +478,8 @@ check_exec_tty() {
 	local after
 	after=$(tail -n 2 <<<"$output" | tr -d '\r' | sort | tr '\n' ' ')
 	assert_eq "$after" "echo icanon " "the terminal restored"
-	# script(1): its terminal, stdin at its end
-	run timeout 120 script -qec "$QPOD --root $ROOT exec -t $ID -- sh -c 'tty; exit 6'" /dev/null </dev/null
-	assert_status 6
-	assert_match "$(tr -d '\r' <<<"$output")" '/dev/pts/[0-9]+$' "the tty in script(1)"
+	# script(1) with stdin at its end: its EOF reaches the process as one
+	check_script_eof "exec -t $ID --" 6
 	# refused: no terminal; --detach without a console socket
 	run --separate-stderr qp exec -t "$ID" -- true </dev/null
 	assert_qpod_error 125

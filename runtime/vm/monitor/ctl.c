@@ -101,6 +101,7 @@ struct ctl_exec {
 	uint32_t credit;         /* EXEC_STDIN the guest may still take */
 	uint16_t rows, cols;     /* the terminal's size last sent */
 	bool restore;            /* our own terminal: saved is how it was */
+	bool veof;               /* an EOF typed before it went raw: send VEOF */
 	struct termios saved;
 	int *status;
 	bool *started;           /* set once the guest started it (may be NULL) */
@@ -217,8 +218,10 @@ static int exec_terminal(struct ctl_exec *x, const char *console, struct qp_run 
 	int slave = -1;
 
 	if (!console) {
-		if (qp_console_own_raw(&x->saved, err) < 0)
+		int eof = qp_console_own_raw(&x->saved, err);
+		if (eof < 0)
 			return -1;
+		x->veof = eof; /* sent after EXEC */
 		x->restore = true;
 		x->in_fd = 0;
 		x->out_fd = x->err_fd = 1;
@@ -285,6 +288,15 @@ int vm_ctl_exec_opts(int dirfd, const struct qp_process *proc, const struct vm_e
 	}
 	if (qp_chan_send(ch, &m, QP_VM_SEND_TIMEOUT_MS, err) < 0)
 		goto out;
+	if (x.veof) { /* the EOF typed before, as typed */
+		struct qp_msg in = { .type = QP_MSG_EXEC_STDIN };
+		in.u.exec_stdin.id = 1;
+		in.u.exec_stdin.data = (const uint8_t *)&x.saved.c_cc[VEOF];
+		in.u.exec_stdin.len = 1;
+		x.credit--;
+		if (qp_chan_send(ch, &in, QP_VM_SEND_TIMEOUT_MS, err) < 0)
+			goto out;
+	}
 	/* no deadline on the process itself: it runs as long as it runs; a
 	 * terminal's size is looked at every QP_CONSOLE_SIZE_POLL_MS */
 	while (r < 0) {

@@ -28,8 +28,10 @@ int mon_tty_setup(struct vm_mon *m, qp_error **err)
 			return qp_error_set(err, QP_E_INVALID, 0,
 					    "process.terminal is true but no --console-socket was given");
 		/* `qpod run -t`: our own stdin's terminal */
-		if (qp_console_own_raw(&m->tty_saved, err) < 0)
+		int eof = qp_console_own_raw(&m->tty_saved, err);
+		if (eof < 0)
 			return -1;
+		m->tty_veof = eof; /* sent once RUN is */
 		m->tty_restore = true;
 		m->tty = true;
 		return 0;
@@ -65,6 +67,15 @@ int mon_tty_poll(struct vm_mon *m)
 
 	if (!m->tty || !m->run_sent || m->exited || m->stopping || m->chan->broken)
 		return -1;
+	if (m->tty_veof && m->stdin_fd >= 0 && m->stdin_credit) {
+		/* an EOF typed before qpod's terminal went raw, as typed */
+		struct qp_msg in = { .type = QP_MSG_STDIN };
+		in.u.data.data = (const uint8_t *)&m->tty_saved.c_cc[VEOF];
+		in.u.data.len = 1;
+		m->tty_veof = false;
+		m->stdin_credit--;
+		qp_chan_send(m->chan, &in, QP_VM_SEND_TIMEOUT_MS, NULL);
+	}
 	if (qp_console_size_changed(0, &m->tty_rows, &m->tty_cols) > 0) {
 		msg.u.winsize.rows = m->tty_rows;
 		msg.u.winsize.cols = m->tty_cols;

@@ -127,6 +127,7 @@ struct vm_mon {
 	/* process.terminal: fd 0 and 1 are the terminal (mon_tty.c); the
 	 * size last sent; qpod's own terminal's settings to restore */
 	bool tty, tty_restore;
+	bool tty_veof;          /* an EOF typed before ours went raw: send VEOF */
 	uint16_t tty_rows, tty_cols;
 	struct termios tty_saved;
 	/* a replace in progress (CTL_REPLACE) */
