@@ -121,10 +121,13 @@ tty_bundle() { # a VM pod running sh on a terminal
 	local esock=$TEST_DIR/exec.sock first=$HOLDER
 	hold_console "$esock"
 	mv "$TEST_DIR/hold.out" "$TEST_DIR/hold-exec.out"
-	(exec timeout -k 5 120 "$QPOD" --root "$ROOT" exec -t --console-socket "$esock" "$ID" -- sh -c 'trap "exit 8" HUP; while :; do sleep 1; done') \
+	(exec timeout -k 5 120 "$QPOD" --root "$ROOT" exec -t --console-socket "$esock" "$ID" -- sh -c 'trap "exit 8" HUP; touch /tmp/hup-trap-set; while :; do sleep 1; done') \
 		</dev/null >"$TEST_DIR/exec.out" 2>&1 3>&- &
 	local ex=$!
 	wait_for 600 grep -qx held "$TEST_DIR/hold-exec.out"
+	# its trap is set (a hangup before would kill it: 129, not the race the
+	# test is about)
+	wait_for 600 "$QPOD" --root "$ROOT" exec "$ID" -- test -e /tmp/hup-trap-set
 	# the exec's client closes its master: the exec's shell gets SIGHUP
 	kill -TERM "$HOLDER"
 	local code=0
