@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <termios.h>
@@ -91,6 +92,8 @@ out:
 	qp_chan_free(ch);
 	return r;
 }
+
+#define FIRST_SIZE_WAIT_MS 500
 
 /* An exec in progress, as its client sees it. */
 struct ctl_exec {
@@ -198,12 +201,19 @@ static void terminal_run(struct ctl_exec *x, struct qp_run *r)
 	}
 }
 
-/* A terminal whose master went to the client already (a container's, at
- * create): the slave is ours (and closed with the exec). */
-static int exec_tty(struct ctl_exec *x, int slave, struct qp_run *r, qp_error **err)
+/* A terminal whose slave is ours (and closed with the exec): raw (the
+ * guest's pty does the line discipline). */
+static int tty_slave(struct ctl_exec *x, int slave, qp_error **err)
 {
 	x->tty = x->in_fd = x->out_fd = x->err_fd = slave;
-	if (qp_console_raw(slave, NULL, err) < 0)
+	return qp_console_raw(slave, NULL, err);
+}
+
+/* A terminal whose master went to the client already (a container's, at
+ * create). */
+static int exec_tty(struct ctl_exec *x, int slave, struct qp_run *r, qp_error **err)
+{
+	if (tty_slave(x, slave, err) < 0)
 		return -1;
 	terminal_run(x, r);
 	return 0;
@@ -228,9 +238,21 @@ static int exec_terminal(struct ctl_exec *x, const char *console, struct qp_run 
 		terminal_run(x, r);
 		return 0;
 	}
-	if (qp_console_pair(&master, &slave, err) < 0 || exec_tty(x, slave, r, err) < 0)
+	/* the size after the master went: the client sets it on the master
+	 * it receives (a later change is polled for); a process that asks at
+	 * once (stty size) must not find 0x0, so a client that has not set
+	 * one yet gets FIRST_SIZE_WAIT_MS for it */
+	if (qp_console_pair(&master, &slave, err) < 0 || tty_slave(x, slave, err) < 0 ||
+	    qp_console_send(console, master, err) < 0)
 		return -1;
-	return qp_console_send(console, master, err);
+	for (int waited = 0; waited < FIRST_SIZE_WAIT_MS; waited += 10) {
+		struct winsize ws = { 0 };
+		if (ioctl(slave, TIOCGWINSZ, &ws) < 0 || ws.ws_row || ws.ws_col)
+			break;
+		usleep(10000);
+	}
+	terminal_run(x, r);
+	return 0;
 }
 
 /* The container's or join's own fields over what proc gave. */
