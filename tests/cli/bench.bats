@@ -156,6 +156,35 @@ setup() {
 	return 0
 }
 
+@test "density --baseline: qpod's container and each peer as many idle pods, each row measured or a reason; nothing left" {
+	run --separate-stderr qp density --mode container --max 2 --baseline --format json --image "$ROOTFS"
+	assert_status 0
+	echo "$output" >"$TEST_DIR/density.json"
+	jq -e '.count == 2 and .params.baseline == "runc,crun,runsc"' "$TEST_DIR/density.json" >/dev/null ||
+		flunk "header: $(jq -c '{count, params}' "$TEST_DIR/density.json")"
+	local name metric
+	# "container": qpod run -d, timed as the peers are; runsc is the density the issue asks for
+	for name in container runc crun runsc; do
+		for metric in start_ms host_pss_mb per_pod_host_mb pods; do
+			jq -e --arg n "$name" --arg m "$metric" '[.results[] | select(.name == $n and .metric == $m)] | length == 1 and
+				all((.n >= 1 and .reason == null) or (.n == 0 and (.reason | length) > 0))' \
+				"$TEST_DIR/density.json" >/dev/null ||
+				flunk "$name $metric: $(jq -c --arg n "$name" '[.results[] | select(.name == $n)]' "$TEST_DIR/density.json")"
+		done
+		# a peer that ran started as many pods as qpod did, each timed
+		jq -e --arg n "$name" '[.results[] | select(.name == $n and .metric == "start_ms")][0] |
+			.reason != null or (.n == 2 and .min > 0)' "$TEST_DIR/density.json" >/dev/null || flunk "$name: start_ms"
+	done
+	pgrep -f "runsc.*density-peer" && flunk "a runsc sandbox of the density run outlived it"
+	local left
+	left=$(find /sys/fs/cgroup -maxdepth 3 -type d -name 'density-peer-*' 2>/dev/null)
+	[ -z "$left" ] || flunk "cgroups left:" "$left"
+	[ -z "$(ls -A "$ROOT")" ] || flunk "state left in the root: $(ls -A "$ROOT")"
+	run --separate-stderr qp report "$TEST_DIR/density.json"
+	assert_status 0
+	assert_contains "$output" "runsc"
+}
+
 @test "bench: an image that cannot run the workload stops the bench with the pod's error" {
 	mkdir -p "$TEST_DIR/empty"
 	run --separate-stderr "$QPOD" bench start --mode container --runs 2 --image "$TEST_DIR/empty"
