@@ -64,7 +64,7 @@ setup() {
 }
 
 @test "bench workload --baseline: runc, crun and runsc rows per test, each measured or carrying its reason" {
-	run --separate-stderr "$QPOD" bench workload --baseline --targets host,runc,crun,runsc --tests syscall,tcp_rr \
+	run --separate-stderr "$QPOD" bench workload --baseline --targets host,runc,crun,runsc --tests syscall,vol_write,tcp_rr \
 		--runs 1 --duration 0.2 --format json --image "$ROOTFS"
 	assert_status 0
 	echo "$output" >"$TEST_DIR/wl.json"
@@ -73,6 +73,11 @@ setup() {
 		jq -e --arg p "$peer" '[.results[] | select(.target == $p and .test == "syscall")] | length >= 1 and
 			all((.n == 1 and .min > 0 and .reason == null) or (.n == 0 and (.reason | length) > 0))' \
 			"$TEST_DIR/wl.json" >/dev/null || flunk "$peer syscall: $(jq -c --arg p "$peer" '[.results[] | select(.target == $p)]' "$TEST_DIR/wl.json")"
+		# the volume tests run under the peers too (the volume bind-mounted in their bundle)
+		jq -e --arg p "$peer" '[.results[] | select(.target == $p and .test == "vol_write")] | length >= 1 and
+			all((.n == 1 and .min > 0 and .reason == null) or
+			    (.n == 0 and (.reason | length) > 0 and (.reason | test("not run under a peer") | not)))' \
+			"$TEST_DIR/wl.json" >/dev/null || flunk "$peer vol_write: $(jq -c --arg p "$peer" '[.results[] | select(.target == $p)]' "$TEST_DIR/wl.json")"
 		# a test that needs qpod's bridge is a row that says so, not a gap
 		jq -e --arg p "$peer" '.results[] | select(.target == $p and .test == "tcp_rr") |
 			.n == 0 and (.reason | test("not run under a peer runtime"))' "$TEST_DIR/wl.json" >/dev/null ||
