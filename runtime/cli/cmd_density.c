@@ -87,6 +87,7 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	const char *accel = "none";
 	char detail[1200], *end;
 	sigset_t old;
+	qp_error *peer_err = NULL;
 	int c, ret = -1;
 	long v;
 
@@ -190,12 +191,11 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	/* Ctrl-C and SIGTERM end the run between starts; teardown follows */
 	qp_bench_hold_signals(&old);
 	ret = qp_density_run(&o, r, detail, sizeof(detail), err);
-	/* the peers start after qpod's pods are gone (unless --keep), as many */
+	/* the peers start after qpod's pods are gone (unless --keep), as many;
+	 * if they stop (Ctrl-C), what was measured is still written */
 	if (ret == 0 && baseline && r->count > 0 && strcmp(r->stop_reason, QP_DENSITY_INTERRUPTED) &&
-	    qp_density_peers(&o, r->count, r, err) < 0) {
-		qp_error_prefix(err, "density: --baseline");
-		ret = -1;
-	}
+	    qp_density_peers(&o, r->count, r, &peer_err) < 0)
+		r->partial = true;
 	qp_bench_release_signals(&old);
 	if (ret == 0) {
 		fprintf(stderr, "qpod: density: stopped: %s%s%s\n", r->stop_reason, detail[0] ? ": " : "", detail);
@@ -204,7 +204,13 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		/* a run that ended in an unexplained error still says so in the exit status */
 		if (ret == 0 && !strcmp(r->stop_reason, QP_DENSITY_ERROR))
 			ret = qp_error_set(err, QP_E_GENERIC, 0, "density: a start failed: %s", detail);
+		if (ret == 0 && peer_err) {
+			*err = peer_err;
+			peer_err = NULL;
+			ret = qp_error_prefix(err, "density: --baseline");
+		}
 	}
+	qp_error_free(&peer_err);
 out:
 	qp_bench_report_free(r);
 	return ret;

@@ -190,6 +190,25 @@ setup() {
 	assert_contains "$output" "runsc"
 }
 
+@test "density --baseline: Ctrl-C among the peers still writes qpod's rows, partial, and leaves nothing" {
+	(exec "$QPOD" --root "$ROOT" density --mode container --max 3 --baseline --format json \
+		--output "$TEST_DIR/partial.json" --image "$ROOTFS") >"$TEST_DIR/d.out" 2>"$TEST_DIR/d.err" </dev/null 3>&- &
+	BG_PID=$!
+	BG_PIDS+=("$BG_PID")
+	wait_for 300 pgrep -f -- "\.density-peer-"
+	kill -INT "$BG_PID"
+	wait "$BG_PID" && flunk "an interrupted density run exited 0"
+	assert_contains "$(cat "$TEST_DIR/d.err")" "interrupted"
+	jq -e '.partial == true and .count == 3 and ([.results[] | select(.name == "qpod" and .metric == "start_ms" and .n == 3)] | length == 1)' \
+		"$TEST_DIR/partial.json" >/dev/null || flunk "partial result: $(cat "$TEST_DIR/partial.json" 2>&1)"
+	sleep 1
+	pgrep -f "density-peer" && flunk "a peer's pod outlived the density run"
+	local left
+	left=$(find /sys/fs/cgroup -maxdepth 3 -type d -name 'density-peer-*' 2>/dev/null)
+	[ -z "$left" ] || flunk "cgroups left:" "$left"
+	return 0
+}
+
 @test "bench: an image that cannot run the workload stops the bench with the pod's error" {
 	mkdir -p "$TEST_DIR/empty"
 	run --separate-stderr "$QPOD" bench start --mode container --runs 2 --image "$TEST_DIR/empty"
