@@ -11,6 +11,20 @@ setup() {
 	vm_env
 }
 
+# qpod ARGS in the background, SIGINT once a process matches PATTERN: it
+# must fail and say "interrupted"
+interrupt_when() {
+	local pattern=$1
+	shift
+	(exec "$QPOD" "$@") >"$TEST_DIR/bg.out" 2>"$TEST_DIR/bg.err" </dev/null 3>&- &
+	BG_PID=$!
+	BG_PIDS+=("$BG_PID")
+	wait_for 300 pgrep -f -- "$pattern"
+	kill -INT "$BG_PID"
+	wait "$BG_PID" && flunk "an interrupted qpod $* exited 0"
+	assert_contains "$(cat "$TEST_DIR/bg.err")" "interrupted"
+}
+
 @test "bench start: container and vm, JSON result with samples and phases" {
 	need_vm
 	run --separate-stderr "$QPOD" bench start --mode both --runs 2 --warmup 0 --format json --image "$ROOTFS"
@@ -191,14 +205,8 @@ setup() {
 }
 
 @test "density --baseline: Ctrl-C among the peers still writes qpod's rows, partial, and leaves nothing" {
-	(exec "$QPOD" --root "$ROOT" density --mode container --max 3 --baseline --format json \
-		--output "$TEST_DIR/partial.json" --image "$ROOTFS") >"$TEST_DIR/d.out" 2>"$TEST_DIR/d.err" </dev/null 3>&- &
-	BG_PID=$!
-	BG_PIDS+=("$BG_PID")
-	wait_for 300 pgrep -f -- "\.density-peer-"
-	kill -INT "$BG_PID"
-	wait "$BG_PID" && flunk "an interrupted density run exited 0"
-	assert_contains "$(cat "$TEST_DIR/d.err")" "interrupted"
+	interrupt_when "\.density-peer-" --root "$ROOT" density --mode container --max 3 --baseline --format json \
+		--output "$TEST_DIR/partial.json" --image "$ROOTFS"
 	jq -e '.partial == true and .count == 3 and ([.results[] | select(.name == "qpod" and .metric == "start_ms" and .n == 3)] | length == 1)' \
 		"$TEST_DIR/partial.json" >/dev/null || flunk "partial result: $(cat "$TEST_DIR/partial.json" 2>&1)"
 	sleep 1
@@ -218,14 +226,8 @@ setup() {
 
 @test "bench: Ctrl-C in the middle tears every pod down and keeps partial results" {
 	need_vm
-	(exec "$QPOD" bench replace --runs 500 --warmup 0 --format json --output "$TEST_DIR/partial.json" --image "$ROOTFS") \
-		>"$TEST_DIR/bench.out" 2>"$TEST_DIR/bench.err" </dev/null 3>&- &
-	BG_PID=$!
-	BG_PIDS+=("$BG_PID")
-	wait_for 300 pgrep -f -- "replace bench-replace-vm"
-	kill -INT "$BG_PID"
-	wait "$BG_PID" && flunk "an interrupted bench exited 0"
-	assert_contains "$(cat "$TEST_DIR/bench.err")" "interrupted"
+	interrupt_when "replace bench-replace-vm" bench replace --runs 500 --warmup 0 --format json \
+		--output "$TEST_DIR/partial.json" --image "$ROOTFS"
 	jq -e '.partial == true and ([.results[] | select(.name == "warm" and .metric == "replace_ms")] | length == 1)' \
 		"$TEST_DIR/partial.json" >/dev/null || flunk "partial result: $(cat "$TEST_DIR/partial.json" 2>&1)"
 	pgrep -f "bench-replace-vm" && flunk "the bench pod is still running"
