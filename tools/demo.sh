@@ -9,7 +9,7 @@
 #   accelerator ran: KVM, or TCG where KVM is not usable);
 #   spares (clones started ahead): fill, list, a pod that takes one;
 #   a VM pod that stays: qpod stats, a warm replace with its gap;
-#   qpod density --max 3 in both modes; qpod bench start with its baselines
+#   qpod density --max 3 in both modes, with the peers (--baseline); qpod bench start with its baselines
 #   (runc; SeaBIOS and the traditional VM);
 #   the HTML report of those results, written to a path it prints (kept).
 # Uses a private state root under /tmp and removes it on exit.
@@ -171,11 +171,11 @@ step "$QPOD" --root "$STATE" replace "$VMID" -- sleep 600
 step "$QPOD" --root "$STATE" delete --force "$VMID"
 
 mkdir -p "$OUT"
-section "density: start idle pods until --max 3, in both modes (results in $OUT)"
-step "$QPOD" --root "$STATE" density --mode container --max 3 --memory 64M --image "$ROOTFS" \
+section "density: start idle pods until --max 3, in both modes, then as many under runc, crun and runsc (results in $OUT)"
+step "$QPOD" --root "$STATE" density --mode container --max 3 --memory 64M --baseline --image "$ROOTFS" \
 	--format json --output "$OUT/density-container.json"
 step "$QPOD" report "$OUT/density-container.json"
-step "$QPOD" --root "$STATE" density --mode vm --max 3 --memory 256M --image "$ROOTFS" \
+step "$QPOD" --root "$STATE" density --mode vm --max 3 --memory 256M --baseline --image "$ROOTFS" \
 	--format json --output "$OUT/density-vm.json"
 step "$QPOD" report "$OUT/density-vm.json"
 

@@ -56,4 +56,14 @@ int64_t qp_density_default_reserve(int64_t ram);
 int qp_density_run(const struct qp_density_opts *o, struct qp_bench_report *r, char *detail,
 		   size_t detail_size, qp_error **err);
 
+/* --baseline (bench/memory_peers.c): runc, crun and runsc, each starting
+ * count idle pods (`sleep`, detached) one after another on the same image,
+ * stopping early at the reserve; rows per peer: start_ms per pod,
+ * host_pss_mb and per_pod_host_mb per pod, "pods" started and
+ * "projected_pods" (how many would fit before the reserve at that cost).
+ * In container mode qpod's pods are measured the same way too (row
+ * "container": `qpod run -d`, timed as a child like the peers).
+ * A peer that is missing or refuses is a row with its reason. */
+int qp_density_peers(const struct qp_density_opts *o, long count, struct qp_bench_report *r, qp_error **err);
+
 #endif

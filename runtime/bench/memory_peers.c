@@ -10,7 +10,9 @@
  *                   daemonised processes are its descendants;
  *   mem_available_drop_mb  the host's MemAvailable before minus after, per
  *                   pod (kernel memory included; noisy on a shared host).
- * A peer that is missing or fails is a row with its reason. */
+ * A peer that is missing or fails is a row with its reason.
+ * `qpod density --baseline` runs the peers the same way (qp_density_peers):
+ * as many pods as qpod's run started, with each start's time. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "bench/density.h"
 #include "bench/peers.h"
 #include "bench/podmem.h"
 #include "stats.h"
@@ -148,6 +151,16 @@ static void remove_cgroup(const char *path)
 	fclose(f);
 }
 
+/* What one runtime's run records, and under which names. */
+struct peer_run {
+	const char *prefix;      /* pod ids PREFIX-RUNTIME-N, peers' cgroups qpod/ID */
+	const char *drop_metric; /* the MemAvailable drop per pod */
+	bool starts;             /* density: start_ms per pod, "pods" and "projected_pods" */
+	long long reserve;       /* density: bytes of MemAvailable that must remain */
+};
+
+static const struct peer_run memory_run = { .prefix = "bench-mem", .drop_metric = "mem_available_drop_mb" };
+
 struct mem_runtime {
 	const char *name;         /* the row */
 	const struct qp_peer *peer; /* NULL: qpod */
@@ -155,16 +168,16 @@ struct mem_runtime {
 };
 
 /* start (or, stop: delete) idle pod i of rt; the reason of a failure into *why */
-static int pod_op(const struct qp_bench_opts *o, struct mem_runtime *rt, const char *bundle, int i,
-		  bool stop, char **why, qp_error **err)
+static int pod_op(const struct qp_bench_opts *o, const struct peer_run *pr, struct mem_runtime *rt,
+		  const char *bundle, int i, bool stop, char **why, double *ms, qp_error **err)
 {
 	char id[32];
 	const char *argv[QP_PEER_ARGS + 8];
 	struct qp_child_out out = { 0 };
-	double ms;
+	double unused;
 	int status;
 
-	snprintf(id, sizeof(id), "bench-mem-%s-%d", rt->name, i);
+	snprintf(id, sizeof(id), "%s-%s-%d", pr->prefix, rt->name, i);
 	if (rt->peer && stop) {
 		qp_peer_delete(rt->peer, rt->bin, rt->root, id);
 		return 0;
@@ -193,7 +206,7 @@ static int pod_op(const struct qp_bench_opts *o, struct mem_runtime *rt, const c
 				    "sleep", "3600", NULL };
 		memcpy(argv, a, sizeof(a));
 	}
-	if (qp_bench_child((char *const *)argv, &ms, &status, &out, err) < 0)
+	if (qp_bench_child((char *const *)argv, ms ? ms : &unused, &status, &out, err) < 0)
 		return -1;
 	if (status != 0 && !stop) {
 		char *e = out.err && *out.err ? out.err : "(nothing on stderr)";
@@ -211,16 +224,29 @@ static void reap(void)
 		;
 }
 
-static int measure(const struct qp_bench_opts *o, struct qp_bench_report *r, struct mem_runtime *rt,
-		   const char *bundle, qp_error **err)
+/* the rows of a runtime that did not run, each with why */
+static int set_reason(struct qp_bench_result *const *rows, size_t n, const char *why, qp_error **err)
 {
-	struct qp_bench_result *pss, *drop;
+	for (size_t i = 0; i < n; i++)
+		if (rows[i] && qp_bench_set(&rows[i]->reason, why, err) < 0)
+			return -1;
+	return 0;
+}
+
+static int measure(const struct qp_bench_opts *o, const struct peer_run *pr, struct qp_bench_report *r,
+		   struct mem_runtime *rt, const char *bundle, qp_error **err)
+{
+	struct qp_bench_result *pss, *drop, *start = NULL, *pods = NULL, *fit = NULL;
 	_cleanup_free_ char *why = NULL;
 	int tried = 0, ret = -1;
 
-	if (qp_bench_result_add(r, rt->name, "host_pss_mb", "MB", &pss, err) < 0 ||
-	    qp_bench_result_add(r, rt->name, "mem_available_drop_mb", "MB", &drop, err) < 0)
+	if ((pr->starts && qp_bench_result_add(r, rt->name, "start_ms", "ms", &start, err) < 0) ||
+	    qp_bench_result_add(r, rt->name, "host_pss_mb", "MB", &pss, err) < 0 ||
+	    qp_bench_result_add(r, rt->name, pr->drop_metric, "MB", &drop, err) < 0 ||
+	    (pr->starts && (qp_bench_result_add(r, rt->name, "pods", "pods", &pods, err) < 0 ||
+			    qp_bench_result_add(r, rt->name, "projected_pods", "pods", &fit, err) < 0)))
 		return -1;
+	struct qp_bench_result *rows[] = { start, pss, drop, pods, fit };
 	if (rt->peer && !rt->bin) {
 		if (asprintf(&why, "not installed (Debian package %s; tools/deps.sh installs it)", rt->peer->package) < 0)
 			why = NULL;
@@ -229,26 +255,43 @@ static int measure(const struct qp_bench_opts *o, struct qp_bench_report *r, str
 	long long before = qp_host_mem_available_kb();
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	for (; tried < o->runs && !why; tried++) {
-		qp_bench_progress(o, "bench memory: peers", tried + 1, o->runs);
-		if (qp_bench_interrupted(err) || pod_op(o, rt, bundle, tried, false, &why, err) < 0)
+		double ms;
+		qp_bench_progress(o, pr->starts ? "density: peers" : "bench memory: peers", tried + 1, o->runs);
+		/* density's reserve rule holds for the peers too */
+		if (pr->reserve > 0 && before > 0 && qp_density_reserve_crossed(before, tried, false, pr->reserve, 0))
+			break;
+		if (qp_bench_interrupted(err) || pod_op(o, pr, rt, bundle, tried, false, &why, &ms, err) < 0)
 			goto out;
+		if (!why && start && qp_bench_sample(start, ms, err) < 0) {
+			tried++;
+			goto out;
+		}
 	}
-	if (why)
+	if (why || !tried)
 		goto out;
 	usleep(SETTLE_US);
 	long long pss_kb = descendants_pss_kb(), after = qp_host_mem_available_kb();
+	double drop_mb = (before - after) / 1024.0 / tried;
 	if (pss_kb < 0 || qp_bench_sample(pss, pss_kb / 1024.0 / tried, err) < 0 ||
-	    (before > 0 && after > 0 && qp_bench_sample(drop, (before - after) / 1024.0 / tried, err) < 0))
+	    (before > 0 && after > 0 && qp_bench_sample(drop, drop_mb, err) < 0) ||
+	    (pods && qp_bench_sample(pods, tried, err) < 0))
+		goto out;
+	/* how many would fit before the reserve, at this cost per pod */
+	if (fit && before > 0 && after > 0 && drop_mb > 0 &&
+	    qp_bench_sample(fit, (double)(long long)((before / 1024.0 - pr->reserve / 1048576.0) / drop_mb), err) < 0)
+		goto out;
+	if (fit && !fit->n && qp_bench_set(&fit->reason, "MemAvailable did not drop: the pods cost less than the "
+				       "host's noise", err) < 0)
 		goto out;
 	ret = 0;
 out:
 	for (int i = 0; i < tried; i++)
-		pod_op(o, rt, bundle, i, true, NULL, NULL);
+		pod_op(o, pr, rt, bundle, i, true, NULL, NULL, NULL);
 	usleep(200000); /* what the deletes killed has exited by now */
 	kill_leftovers();
 	for (int i = 0; rt->peer && i < tried; i++) { /* the cgroups of what was killed */
 		char cg[64];
-		snprintf(cg, sizeof(cg), "qpod/bench-mem-%s-%d", rt->name, i);
+		snprintf(cg, sizeof(cg), "qpod/%s-%s-%d", pr->prefix, rt->name, i);
 		remove_cgroup(cg);
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
@@ -256,29 +299,31 @@ out:
 	if (ret < 0 && !why)
 		return -1;
 reason:
-	if (why && (qp_bench_set(&pss->reason, why, err) < 0 || qp_bench_set(&drop->reason, why, err) < 0))
+	if (why && set_reason(rows, sizeof(rows) / sizeof(rows[0]), why, err) < 0)
 		return -1;
 	return 0;
 }
 
-int qp_bench_memory_peers(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err)
+/* qpod's row (with_qpod) and every peer's, measured by pr */
+static int run_all(const struct qp_bench_opts *o, const struct peer_run *pr, bool with_qpod,
+		   struct qp_bench_report *r, qp_error **err)
 {
 	struct mem_runtime rts[4] = { { .name = "container" } };
 	_cleanup_free_ char *bundle = NULL;
 	size_t n = 1;
 	int ret = 0;
 
-	if (asprintf(&bundle, "%s/.bench-mem-bundle", o->root) < 0)
+	if (asprintf(&bundle, "%s/.%s-bundle", o->root, pr->prefix) < 0)
 		return qp_fail(err, ENOMEM, "bench");
 	for (const struct qp_peer *p = qp_peers; p->name && n < 4; p++, n++) {
 		rts[n] = (struct mem_runtime){ .name = p->name, .peer = p, .bin = qp_peer_find(p) };
-		if (asprintf(&rts[n].root, "%s/.bench-mem-%s", o->root, p->name) < 0) {
+		if (asprintf(&rts[n].root, "%s/.%s-%s", o->root, pr->prefix, p->name) < 0) {
 			rts[n].root = NULL;
 			ret = qp_fail(err, ENOMEM, "bench");
 		}
 	}
-	for (size_t i = 0; i < n && ret == 0; i++)
-		ret = measure(o, r, &rts[i], bundle, err);
+	for (size_t i = with_qpod ? 0 : 1; i < n && ret == 0; i++)
+		ret = measure(o, pr, r, &rts[i], bundle, err);
 	for (size_t i = 1; i < n; i++) {
 		if (rts[i].root)
 			rmdir(rts[i].root);
@@ -287,4 +332,23 @@ int qp_bench_memory_peers(const struct qp_bench_opts *o, struct qp_bench_report 
 	}
 	qp_peer_remove_bundle(bundle);
 	return ret;
+}
+
+int qp_bench_memory_peers(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_error **err)
+{
+	return run_all(o, &memory_run, true, r, err);
+}
+
+int qp_density_peers(const struct qp_density_opts *d, long count, struct qp_bench_report *r, qp_error **err)
+{
+	const struct peer_run pr = { .prefix = "density-peer", .drop_metric = "per_pod_host_mb", .starts = true,
+				     .reserve = d->reserve };
+	/* this binary: density runs sealed (a memfd copy), which a child can
+	 * execute through the same link */
+	const struct qp_bench_opts o = { .runs = (int)count, .image = d->image, .root = d->root,
+					 .progress = d->progress, .qpod = "/proc/self/exe" };
+
+	/* container pods: qpod's too as a `qpod run -d` child (row "container"),
+	 * timed as the peers are; the "qpod" rows start in a forked worker */
+	return run_all(&o, &pr, !d->vm, r, err);
 }

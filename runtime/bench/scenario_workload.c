@@ -113,8 +113,9 @@ static int measure(const struct wl *b, const char *target, const char *test, str
 		   qp_error **err)
 {
 	if (wl_is_peer(target) && !wl_peer_runs(test))
-		return qp_error_set(err, QP_E_GENERIC, 0, "%s: not run under a peer runtime (it needs qpod's bridge "
-				    "network or a volume)", test);
+		return qp_error_set(err, QP_E_GENERIC, 0, "%s: not run under a peer runtime: its server runs in the "
+				    "pod behind qpod's bridge, and a peer's pod has only its loopback here "
+				    "(runsc --network=none; runc and crun: a fresh namespace)", test);
 	if (wl_is_net(test))
 		return wl_run_net(b, target, test, vals, err);
 	if (wl_is_file(test))

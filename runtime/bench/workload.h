@@ -50,11 +50,14 @@ int wl_run_in(const struct wl *b, const char *target, const char *const *cmd, co
 	      struct wl_values *vals, qp_error **err);
 /* workload_peers.c: "runc", "crun", "runsc" (bench/peers.h) as targets */
 bool wl_is_peer(const char *target);
-/* the tests a peer runs: those without qpod's bridge or a volume */
+/* the tests a peer runs: those without qpod's bridge */
 bool wl_peer_runs(const char *test);
 /* cmd under peer `target` on a bundle of the bench image (its own root) */
 int wl_run_peer(const struct wl *b, const char *target, const char *const *cmd, const char *what,
 		struct wl_values *vals, qp_error **err);
+/* the bundle in directory bundle under peer `target` (its own root) */
+int wl_run_peer_bundle(const struct wl *b, const char *target, const char *bundle, const char *what,
+		       struct wl_values *vals, qp_error **err);
 /* `qpod --root R delete --force id`, errors ignored (cleanup). */
 void wl_delete_pod(const struct wl *b, const char *id);
 /* SIGTERM to a child started with qp_bench_child_start (pid > 0), and wait

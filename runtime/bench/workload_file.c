@@ -7,6 +7,7 @@
  *            at /scratch (a VM pod: one more 9p share).  The friendly run
  *            form has no volume flag, so this pod is an OCI bundle the bench
  *            writes (qpod's default spec, the mount, the qpod.* annotations).
+ * The peers (runc, crun, runsc) run the same bundle for vol_*.
  * The host runs fileio in the same directories.  write, read, copy: MB/s of
  * FILE_MIB MiB files in 64 KiB blocks, fsync'd; create: 4 KiB files/s, each
  * created and deleted. */
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/peers.h"
 #include "bench/workload.h"
 #include "spec/spec.h"
 #include "util/strv.h"
@@ -92,6 +94,11 @@ static int write_bundle(const struct wl *b, const char *target, const char *cons
 	s->process.terminal = false;
 	if (!m->destination || !m->type || !m->source || !m->options || !s->process.args || !s->root_path)
 		goto nomem;
+	if (wl_is_peer(target)) { /* beside qpod's pods, as every peer's run (peers.h) */
+		free(s->cgroups_path);
+		if (!(s->cgroups_path = strdup(QP_PEER_CGROUP)))
+			goto nomem;
+	}
 	if (!strcmp(target, "vm")) {
 		s->resources.has_memory_limit = true;
 		s->resources.memory_limit = b->o->memory ? b->o->memory_bytes : WL_VM_MEMORY;
@@ -124,6 +131,8 @@ int wl_run_file(const struct wl *b, const char *target, const char *test, struct
 	if (vol && !host) {
 		if (write_bundle(b, target, fargv, bundle, sizeof(bundle), err) < 0)
 			return -1;
+		if (wl_is_peer(target))
+			return wl_run_peer_bundle(b, target, bundle, test, vals, err);
 		const char *rargv[] = { b->o->qpod, "--root", b->o->root, "run", VOL_POD, "--bundle", bundle, NULL };
 		int r = wl_run_tool(rargv, test, NULL, vals, err);
 		wl_delete_pod(b, VOL_POD);

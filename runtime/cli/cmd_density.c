@@ -46,6 +46,9 @@ static const char usage[] =
 	"                        RAM mergeable); waits for two full scans before the\n"
 	"                        memory figures and reports ksm_saved_mb; the host's KSM\n"
 	"                        settings are restored afterwards\n"
+	"  --baseline            then the same number of idle pods under runc, crun and\n"
+	"                        gVisor's runsc, one runtime at a time (a peer that is\n"
+	"                        missing or refuses this host is a row with its reason)\n"
 	"  --format table|markdown|csv|json  (default table); --output FILE\n"
 	"The stop reason goes to stderr as \"qpod: density: stopped: REASON: detail\".\n";
 
@@ -67,7 +70,7 @@ const struct option cli_opts_density[] = {
 	{ "bridge", required_argument, NULL, 'b' },  { "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },  { "help", no_argument, NULL, 'h' },
 	{ "ksm", no_argument, NULL, 'K' },	     { "accel", required_argument, NULL, 'A' },
-	{ "boot", required_argument, NULL, 'B' },
+	{ "boot", required_argument, NULL, 'B' },   { "baseline", no_argument, NULL, 'L' },
 	{ 0 },
 };
 
@@ -80,10 +83,11 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	const char *format = "table", *output = NULL, *image_arg = DEFAULT_IMAGE;
 	_cleanup_free_ char *image = NULL;
 	int64_t ram = (int64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
-	bool reserve_set = false;
+	bool reserve_set = false, baseline = false;
 	const char *accel = "none";
 	char detail[1200], *end;
 	sigset_t old;
+	qp_error *peer_err = NULL;
 	int c, ret = -1;
 	long v;
 
@@ -134,6 +138,7 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		case 'i': image_arg = optarg; break;
 		case 'k': o.keep = true; break;
 		case 'K': o.ksm = true; break;
+		case 'L': baseline = true; break;
 		case 'n':
 			if (strcmp(optarg, "none") && strcmp(optarg, "bridge"))
 				return qp_error_set(err, QP_E_INVALID, 0, "density: --net must be none or bridge, not \"%s\"", optarg);
@@ -180,11 +185,17 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	    qp_bench_param_num(r, "parallel", o.parallel, err) < 0 ||
 	    qp_bench_param_str(r, "net", o.net, err) < 0 ||
 	    (o.vm && qp_bench_param_str(r, "boot", o.boot ? o.boot : "auto", err) < 0) || qp_bench_param_str(r, "image", o.image, err) < 0 ||
-	    qp_bench_param_str(r, "ksm", o.ksm ? "on" : "off", err) < 0)
+	    qp_bench_param_str(r, "ksm", o.ksm ? "on" : "off", err) < 0 ||
+	    qp_bench_param_str(r, "baseline", baseline ? "runc,crun,runsc" : "none", err) < 0)
 		goto out;
 	/* Ctrl-C and SIGTERM end the run between starts; teardown follows */
 	qp_bench_hold_signals(&old);
 	ret = qp_density_run(&o, r, detail, sizeof(detail), err);
+	/* the peers start after qpod's pods are gone (unless --keep), as many;
+	 * if they stop (Ctrl-C), what was measured is still written */
+	if (ret == 0 && baseline && r->count > 0 && strcmp(r->stop_reason, QP_DENSITY_INTERRUPTED) &&
+	    qp_density_peers(&o, r->count, r, &peer_err) < 0)
+		r->partial = true;
 	qp_bench_release_signals(&old);
 	if (ret == 0) {
 		fprintf(stderr, "qpod: density: stopped: %s%s%s\n", r->stop_reason, detail[0] ? ": " : "", detail);
@@ -193,7 +204,13 @@ int cmd_density(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		/* a run that ended in an unexplained error still says so in the exit status */
 		if (ret == 0 && !strcmp(r->stop_reason, QP_DENSITY_ERROR))
 			ret = qp_error_set(err, QP_E_GENERIC, 0, "density: a start failed: %s", detail);
+		if (ret == 0 && peer_err) {
+			*err = peer_err;
+			peer_err = NULL;
+			ret = qp_error_prefix(err, "density: --baseline");
+		}
 	}
+	qp_error_free(&peer_err);
 out:
 	qp_bench_report_free(r);
 	return ret;

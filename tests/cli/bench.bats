@@ -11,6 +11,20 @@ setup() {
 	vm_env
 }
 
+# qpod ARGS in the background, SIGINT once a process matches PATTERN: it
+# must fail and say "interrupted"
+interrupt_when() {
+	local pattern=$1
+	shift
+	(exec "$QPOD" "$@") >"$TEST_DIR/bg.out" 2>"$TEST_DIR/bg.err" </dev/null 3>&- &
+	BG_PID=$!
+	BG_PIDS+=("$BG_PID")
+	wait_for 300 pgrep -f -- "$pattern"
+	kill -INT "$BG_PID"
+	wait "$BG_PID" && flunk "an interrupted qpod $* exited 0"
+	assert_contains "$(cat "$TEST_DIR/bg.err")" "interrupted"
+}
+
 @test "bench start: container and vm, JSON result with samples and phases" {
 	need_vm
 	run --separate-stderr "$QPOD" bench start --mode both --runs 2 --warmup 0 --format json --image "$ROOTFS"
@@ -64,7 +78,7 @@ setup() {
 }
 
 @test "bench workload --baseline: runc, crun and runsc rows per test, each measured or carrying its reason" {
-	run --separate-stderr "$QPOD" bench workload --baseline --targets host,runc,crun,runsc --tests syscall,tcp_rr \
+	run --separate-stderr "$QPOD" bench workload --baseline --targets host,runc,crun,runsc --tests syscall,vol_write,tcp_rr \
 		--runs 1 --duration 0.2 --format json --image "$ROOTFS"
 	assert_status 0
 	echo "$output" >"$TEST_DIR/wl.json"
@@ -73,6 +87,11 @@ setup() {
 		jq -e --arg p "$peer" '[.results[] | select(.target == $p and .test == "syscall")] | length >= 1 and
 			all((.n == 1 and .min > 0 and .reason == null) or (.n == 0 and (.reason | length) > 0))' \
 			"$TEST_DIR/wl.json" >/dev/null || flunk "$peer syscall: $(jq -c --arg p "$peer" '[.results[] | select(.target == $p)]' "$TEST_DIR/wl.json")"
+		# the volume tests run under the peers too (the volume bind-mounted in their bundle)
+		jq -e --arg p "$peer" '[.results[] | select(.target == $p and .test == "vol_write")] | length >= 1 and
+			all((.n == 1 and .min > 0 and .reason == null) or
+			    (.n == 0 and (.reason | length) > 0 and (.reason | test("not run under a peer") | not)))' \
+			"$TEST_DIR/wl.json" >/dev/null || flunk "$peer vol_write: $(jq -c --arg p "$peer" '[.results[] | select(.target == $p)]' "$TEST_DIR/wl.json")"
 		# a test that needs qpod's bridge is a row that says so, not a gap
 		jq -e --arg p "$peer" '.results[] | select(.target == $p and .test == "tcp_rr") |
 			.n == 0 and (.reason | test("not run under a peer runtime"))' "$TEST_DIR/wl.json" >/dev/null ||
@@ -156,6 +175,48 @@ setup() {
 	return 0
 }
 
+@test "density --baseline: qpod's container and each peer as many idle pods, each row measured or a reason; nothing left" {
+	run --separate-stderr qp density --mode container --max 2 --baseline --format json --image "$ROOTFS"
+	assert_status 0
+	echo "$output" >"$TEST_DIR/density.json"
+	jq -e '.count == 2 and .params.baseline == "runc,crun,runsc"' "$TEST_DIR/density.json" >/dev/null ||
+		flunk "header: $(jq -c '{count, params}' "$TEST_DIR/density.json")"
+	local name metric
+	# "container": qpod run -d, timed as the peers are; runsc is the density the issue asks for
+	for name in container runc crun runsc; do
+		for metric in start_ms host_pss_mb per_pod_host_mb pods; do
+			jq -e --arg n "$name" --arg m "$metric" '[.results[] | select(.name == $n and .metric == $m)] | length == 1 and
+				all((.n >= 1 and .reason == null) or (.n == 0 and (.reason | length) > 0))' \
+				"$TEST_DIR/density.json" >/dev/null ||
+				flunk "$name $metric: $(jq -c --arg n "$name" '[.results[] | select(.name == $n)]' "$TEST_DIR/density.json")"
+		done
+		# a peer that ran started as many pods as qpod did, each timed
+		jq -e --arg n "$name" '[.results[] | select(.name == $n and .metric == "start_ms")][0] |
+			.reason != null or (.n == 2 and .min > 0)' "$TEST_DIR/density.json" >/dev/null || flunk "$name: start_ms"
+	done
+	pgrep -f "runsc.*density-peer" && flunk "a runsc sandbox of the density run outlived it"
+	local left
+	left=$(find /sys/fs/cgroup -maxdepth 3 -type d -name 'density-peer-*' 2>/dev/null)
+	[ -z "$left" ] || flunk "cgroups left:" "$left"
+	[ -z "$(ls -A "$ROOT")" ] || flunk "state left in the root: $(ls -A "$ROOT")"
+	run --separate-stderr qp report "$TEST_DIR/density.json"
+	assert_status 0
+	assert_contains "$output" "runsc"
+}
+
+@test "density --baseline: Ctrl-C among the peers still writes qpod's rows, partial, and leaves nothing" {
+	interrupt_when "\.density-peer-" --root "$ROOT" density --mode container --max 3 --baseline --format json \
+		--output "$TEST_DIR/partial.json" --image "$ROOTFS"
+	jq -e '.partial == true and .count == 3 and ([.results[] | select(.name == "qpod" and .metric == "start_ms" and .n == 3)] | length == 1)' \
+		"$TEST_DIR/partial.json" >/dev/null || flunk "partial result: $(cat "$TEST_DIR/partial.json" 2>&1)"
+	sleep 1
+	pgrep -f "density-peer" && flunk "a peer's pod outlived the density run"
+	local left
+	left=$(find /sys/fs/cgroup -maxdepth 3 -type d -name 'density-peer-*' 2>/dev/null)
+	[ -z "$left" ] || flunk "cgroups left:" "$left"
+	return 0
+}
+
 @test "bench: an image that cannot run the workload stops the bench with the pod's error" {
 	mkdir -p "$TEST_DIR/empty"
 	run --separate-stderr "$QPOD" bench start --mode container --runs 2 --image "$TEST_DIR/empty"
@@ -165,14 +226,8 @@ setup() {
 
 @test "bench: Ctrl-C in the middle tears every pod down and keeps partial results" {
 	need_vm
-	(exec "$QPOD" bench replace --runs 500 --warmup 0 --format json --output "$TEST_DIR/partial.json" --image "$ROOTFS") \
-		>"$TEST_DIR/bench.out" 2>"$TEST_DIR/bench.err" </dev/null 3>&- &
-	BG_PID=$!
-	BG_PIDS+=("$BG_PID")
-	wait_for 300 pgrep -f -- "replace bench-replace-vm"
-	kill -INT "$BG_PID"
-	wait "$BG_PID" && flunk "an interrupted bench exited 0"
-	assert_contains "$(cat "$TEST_DIR/bench.err")" "interrupted"
+	interrupt_when "replace bench-replace-vm" bench replace --runs 500 --warmup 0 --format json \
+		--output "$TEST_DIR/partial.json" --image "$ROOTFS"
 	jq -e '.partial == true and ([.results[] | select(.name == "warm" and .metric == "replace_ms")] | length == 1)' \
 		"$TEST_DIR/partial.json" >/dev/null || flunk "partial result: $(cat "$TEST_DIR/partial.json" 2>&1)"
 	pgrep -f "bench-replace-vm" && flunk "the bench pod is still running"
