@@ -32,6 +32,17 @@ const char *qp_fd_path(int fd, char *buf, size_t len)
 	return buf;
 }
 
+int qp_fd_realpath(int fd, char *buf, size_t size, const char *what, qp_error **err)
+{
+	char link[64];
+	ssize_t n = readlink(qp_fd_path(fd, link, sizeof(link)), buf, size - 1);
+
+	if (n <= 0 || (size_t)n >= size - 1)
+		return qp_fail(err, n < 0 ? errno : ENAMETOOLONG, "the path of %s", what);
+	buf[n] = '\0';
+	return 0;
+}
+
 /* Create the leaf `name` under dirfd (a resolved O_PATH dir). */
 static int make_leaf(int dirfd, const char *name, bool dir)
 {

@@ -24,5 +24,8 @@ int qp_open_in_root(int rootfd, const char *path, enum qp_mkpath mk, int extra_f
 		    qp_error **err);
 /* "/proc/self/fd/N" for fd, in buf (at least 32 bytes). */
 const char *qp_fd_path(int fd, char *buf, size_t len);
+/* The absolute path fd names (what that link reads) into buf; -1 with an
+ * error naming `what` when it cannot be read or does not fit. */
+int qp_fd_realpath(int fd, char *buf, size_t size, const char *what, qp_error **err);
 
 #endif

@@ -25,25 +25,12 @@
 #include "spec/resources.h"
 #include "util/cleanup.h"
 #include "util/log.h"
+#include "util/safepath.h"
 #include "vm/member/member.h"
 #include "vm/qemu/qemu.h"
 
 #define START_TIMEOUT_MS 60000
 #define KILL_TIMEOUT_MS 10000
-
-/* The sandbox's state dir's path (its share's binds name host paths). */
-static int dir_path(int dirfd, char *out, size_t size, qp_error **err)
-{
-	char link[64];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
-	n = readlink(link, out, size - 1);
-	if (n <= 0 || (size_t)n >= size - 1)
-		return qp_fail(err, n < 0 ? errno : ENAMETOOLONG, "the pod's state dir");
-	out[n] = '\0';
-	return 0;
-}
 
 /* The pod the container goes into: a vm pod made to hold containers,
  * whose VM runs; or podman's infra container, whose companion VM then
@@ -153,7 +140,7 @@ static int member_create(struct pod *pod, qp_error **err)
 				    "root, QPOD_VM_JAIL not off): its rootfs is bound in QEMU's namespace only");
 	if (pod->spec->process.terminal && !pod->io.console_socket && !pod->io.tty_stdin)
 		return qp_error_set(err, QP_E_INVALID, 0, "process.terminal needs --console-socket");
-	if (open_sandbox(pod, &sb, &infra, err) < 0 || dir_path(sb->dirfd, statedir, sizeof(statedir), err) < 0)
+	if (open_sandbox(pod, &sb, &infra, err) < 0 || qp_fd_realpath(sb->dirfd, statedir, sizeof(statedir), "the pod's state dir", err) < 0)
 		goto out;
 	free(pod->state->accel);
 	if (!(pod->state->accel = strdup(sb->state->accel ? sb->state->accel : "none"))) {
@@ -254,7 +241,7 @@ static int member_destroy(struct pod *pod, qp_error **err)
 				    (int)pod->state->pid);
 	unlinkat(pod->dirfd, VM_KEEPER_SOCK, 0);
 	sbfd = openat(pod->rootfd, pod->state->sandbox, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (sbfd < 0 || dir_path(sbfd, statedir, sizeof(statedir), NULL) < 0 ||
+	if (sbfd < 0 || qp_fd_realpath(sbfd, statedir, sizeof(statedir), "the pod's state dir", NULL) < 0 ||
 	    (sharefd = vm_pod_share_open(sbfd, statedir, share, sizeof(share), NULL)) < 0)
 		return 0; /* the pod went first, and its share with it */
 	pid_t qemu = state_load(sbfd, &sst, NULL) == 0 && state_vmm_alive(sst) ? sst->vmm_pid : 0;

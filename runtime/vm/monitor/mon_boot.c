@@ -25,6 +25,7 @@
 #include "util/cleanup.h"
 #include "util/io.h"
 #include "util/log.h"
+#include "util/safepath.h"
 #include "vm/libvirt/libvirt.h"
 #include "vm/member/member.h"
 #include "vm/monitor/monitor.h"
@@ -119,19 +120,6 @@ unsigned long long vm_spec_mem_mib(const struct pod_spec *spec)
 		return DEFAULT_MEM_MIB;
 	v = ((unsigned long long)r->memory_limit + (1 << 20) - 1) >> 20;
 	return v < MIN_MEM_MIB ? MIN_MEM_MIB : v > MAX_MEM_MIB ? MAX_MEM_MIB : v;
-}
-
-static int state_dir_path(struct vm_mon *m, qp_error **err)
-{
-	char link[64];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", m->pod->dirfd);
-	n = readlink(link, m->statedir, sizeof(m->statedir) - 1);
-	if (n <= 0 || (size_t)n >= sizeof(m->statedir) - 1)
-		return qp_fail(err, n < 0 ? errno : ENAMETOOLONG, "state dir path");
-	m->statedir[n] = '\0';
-	return 0;
 }
 
 static int wait_hello(struct vm_mon *m, qp_error **err)
@@ -374,7 +362,7 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	if (vm_pick_accel(spec->opts.accel, &m->kvm, err) < 0 ||
 	    !(firmware = vm_find_firmware(spec->opts.firmware, err)) ||
 	    !(kernel = vm_find_kernel(err)) || !(init = vm_find_guest_init(err)) ||
-	    state_dir_path(m, err) < 0)
+	    qp_fd_realpath(pod->dirfd, m->statedir, sizeof(m->statedir), "the state dir", err) < 0)
 		goto fail;
 	free(pod->state->accel);
 	if (!(pod->state->accel = strdup(vm_mon_accel(m)))) {

@@ -57,6 +57,7 @@
 #include "util/fdpass.h"
 #include "util/io.h"
 #include "util/log.h"
+#include "util/safepath.h"
 #include "util/report.h"
 #include "vm/monitor/monitor.h"
 #include "vm/qemu/qemu.h"
@@ -234,21 +235,6 @@ void vm_spares_exit(int status)
 	_exit(status);
 }
 
-/* The state root's absolute path, from its fd (a spare's share path must
- * be absolute: QEMU and its jail see it by path). */
-static int fd_path(int fd, char *buf, size_t size, qp_error **err)
-{
-	char link[64];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, buf, size - 1);
-	if (n <= 0 || (size_t)n >= size - 1)
-		return qp_fail(err, n < 0 ? errno : ENAMETOOLONG, "the path of the state root");
-	buf[n] = '\0';
-	return 0;
-}
-
 /* A listening socket NAME in d (non-blocking accepts). */
 static int listen_in(int d, const char *name, qp_error **err)
 {
@@ -330,7 +316,8 @@ static int holder_boot(struct holder *h, int rootfd, const struct vm_spare_param
 	_cleanup_free_ char *init = NULL;
 	uint8_t rnd[6];
 
-	if ((h->sd = vm_spares_open(rootfd, true, err)) < 0 || fd_path(rootfd, root, sizeof(root), err) < 0)
+	if ((h->sd = vm_spares_open(rootfd, true, err)) < 0 ||
+	    qp_fd_realpath(rootfd, root, sizeof(root), "the state root", err) < 0)
 		return -1;
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
 		return qp_fail(err, errno, "getrandom");
