@@ -277,15 +277,22 @@ run_sandbox() {
 	cat "$TEST_DIR/netns.$SANDBOX" >>"$CD_DIR/netns.list"
 }
 
-# create_container NAME PID-MODE ARGS...: $CONTAINER
-create_container() {
-	local cfg
-	cfg=$(container_config "$@")
+# create_container_cfg CONFIG: that ContainerConfig (JSON) in $SANDBOX: $CONTAINER
+create_container_cfg() {
 	run --separate-stderr cri CreateContainer \
-		"{\"pod_sandbox_id\": \"$SANDBOX\", \"config\": $cfg, \"sandbox_config\": $POD_CONFIG}"
+		"{\"pod_sandbox_id\": \"$SANDBOX\", \"config\": $1, \"sandbox_config\": $POD_CONFIG}"
 	assert_status 0
 	CONTAINER=$(jq -r .container_id <<<"$output")
 	assert_match "$CONTAINER" '^[0-9a-f]{64}$' "container_id"
+}
+
+# create_container NAME PID-MODE ARGS...: $CONTAINER
+create_container() { create_container_cfg "$(container_config "$@")"; }
+
+# start_container [ID]: StartContainer of ID (default $CONTAINER), answered without error
+start_container() {
+	run --separate-stderr cri StartContainer "{\"container_id\": \"${1:-$CONTAINER}\"}"
+	assert_status 0
 }
 
 container_state() { # ID
@@ -337,8 +344,7 @@ scenario_lifecycle() { # HANDLER
 	create_container work CONTAINER sh -c \
 		'trap "echo got-term; exit 7" TERM; echo "started $QPOD_TEST"; while :; do sleep 0.1; done'
 	assert_eq "$(container_state "$CONTAINER")" CONTAINER_CREATED "state after CreateContainer"
-	run --separate-stderr cri StartContainer "{\"container_id\": \"$CONTAINER\"}"
-	assert_status 0
+	start_container
 	assert_eq "$(container_state "$CONTAINER")" CONTAINER_RUNNING "state after StartContainer"
 	wait_for 200 grep -q "stdout F started cri" "$TEST_DIR/logs/work.log"
 
@@ -401,8 +407,7 @@ scenario_pod_files() { # HANDLER
 	[ "$handler" = qpod-vm ] && need_vm
 	run_sandbox "$handler"
 	create_container files CONTAINER sh -c 'echo ready; while :; do sleep 0.1; done'
-	run --separate-stderr cri StartContainer "{\"container_id\": \"$CONTAINER\"}"
-	assert_status 0
+	start_container
 	wait_for 200 grep -q "stdout F ready" "$TEST_DIR/logs/files.log"
 	run --separate-stderr exec_sync "$CONTAINER" 20 sh -c 'hostname; cat /etc/hostname'
 	assert_status 0
@@ -423,8 +428,7 @@ scenario_stop_kill() { # HANDLER
 	[ "$handler" = qpod-vm ] && need_vm
 	run_sandbox "$handler"
 	create_container stubborn CONTAINER sh -c 'trap "" TERM; echo ready; while :; do sleep 0.1; done'
-	run --separate-stderr cri StartContainer "{\"container_id\": \"$CONTAINER\"}"
-	assert_status 0
+	start_container
 	wait_for 200 grep -q "stdout F ready" "$TEST_DIR/logs/stubborn.log"
 	t0=$(now_ms)
 	CRI_DEADLINE=35 run --separate-stderr cri StopContainer "{\"container_id\": \"$CONTAINER\", \"timeout\": 2}"
@@ -447,12 +451,8 @@ scenario_tty() { # HANDLER
 	run_sandbox "$handler"
 	local cfg
 	cfg=$(container_config term CONTAINER sh -c '[ -t 0 ] && [ -t 1 ] && echo "on-a-tty $(tty)"; exit 5' | jq -c '.tty = true')
-	run --separate-stderr cri CreateContainer \
-		"{\"pod_sandbox_id\": \"$SANDBOX\", \"config\": $cfg, \"sandbox_config\": $POD_CONFIG}"
-	assert_status 0
-	CONTAINER=$(jq -r .container_id <<<"$output")
-	run --separate-stderr cri StartContainer "{\"container_id\": \"$CONTAINER\"}"
-	assert_status 0
+	create_container_cfg "$cfg"
+	start_container
 	wait_for 600 grep -Eq "stdout F on-a-tty /dev/pts/[0-9]+" "$TEST_DIR/logs/term.log"
 	wait_for 200 container_state_is "$CONTAINER" CONTAINER_EXITED
 	run --separate-stderr cri ContainerStatus "{\"container_id\": \"$CONTAINER\"}"
@@ -478,19 +478,14 @@ scenario_vm_pod_containers() {
 	create_container web CONTAINER sh -c \
 		'mkdir -p /tmp/www && echo "pod-local $(hostname)" >/tmp/www/index.html && echo ready && exec httpd -f -p 127.0.0.1:8080 -h /tmp/www'
 	web=$CONTAINER
-	run --separate-stderr cri StartContainer "{\"container_id\": \"$web\"}"
-	assert_status 0
+	start_container "$web"
 	wait_for 300 grep -q "stdout F ready" "$TEST_DIR/logs/web.log"
 	cfg=$(container_config client CONTAINER sh -c \
 		'wget -qO- http://127.0.0.1:8080/; cg=/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup); echo "mem $(cat $cg/memory.max) pids $(cat $cg/pids.max)"; ls -d /proc/self /dev/null; touch /ro-test 2>/dev/null || echo read-only; exit 4' |
 		jq -c --arg i "$BARE_IMAGE" '.image.image = $i | .linux.resources = {memory_limit_in_bytes: 67108864}
 			| .linux.security_context.readonly_rootfs = true')
-	run --separate-stderr cri CreateContainer \
-		"{\"pod_sandbox_id\": \"$SANDBOX\", \"config\": $cfg, \"sandbox_config\": $POD_CONFIG}"
-	assert_status 0
-	CONTAINER=$(jq -r .container_id <<<"$output")
-	run --separate-stderr cri StartContainer "{\"container_id\": \"$CONTAINER\"}"
-	assert_status 0
+	create_container_cfg "$cfg"
+	start_container
 	wait_for 300 container_state_is "$CONTAINER" CONTAINER_EXITED
 	run --separate-stderr cri ContainerStatus "{\"container_id\": \"$CONTAINER\"}"
 	jq -e '.status.exit_code == 4' <<<"$output" >/dev/null || flunk "the client's exit code: expected 4:" "$output"
@@ -507,12 +502,8 @@ scenario_vm_pod_containers() {
 	assert_status 0
 	assert_eq "$(container_state "$web")" CONTAINER_EXITED "web after StopContainer"
 	cfg=$(container_config web CONTAINER sh -c 'echo attempt-1; exec sleep 1000' | jq -c '.metadata.attempt = 1')
-	run --separate-stderr cri CreateContainer \
-		"{\"pod_sandbox_id\": \"$SANDBOX\", \"config\": $cfg, \"sandbox_config\": $POD_CONFIG}"
-	assert_status 0
-	CONTAINER=$(jq -r .container_id <<<"$output")
-	run --separate-stderr cri StartContainer "{\"container_id\": \"$CONTAINER\"}"
-	assert_status 0
+	create_container_cfg "$cfg"
+	start_container
 	wait_for 300 grep -q "stdout F attempt-1" "$TEST_DIR/logs/web.log"
 	assert_eq "$(vm_pod_qemus)" "$qemus" "QEMUs after the new attempt"
 }
@@ -526,12 +517,10 @@ scenario_vm_pod_faults() {
 	run_sandbox qpod-vm
 	create_container a CONTAINER sh -c 'echo ready; exec sleep 1001'
 	a=$CONTAINER
-	run --separate-stderr cri StartContainer "{\"container_id\": \"$a\"}"
-	assert_status 0
+	start_container "$a"
 	create_container b CONTAINER sh -c 'echo ready; exec sleep 1002'
 	b=$CONTAINER
-	run --separate-stderr cri StartContainer "{\"container_id\": \"$b\"}"
-	assert_status 0
+	start_container "$b"
 	wait_for 300 grep -q "stdout F ready" "$TEST_DIR/logs/b.log"
 	kill -KILL "$("$QPOD" --root "$vmroot" state "$a" | jq -r .pid)"
 	wait_for 300 container_state_is "$a" CONTAINER_EXITED
@@ -594,8 +583,7 @@ scenario_vm_pod_faults() {
 @test "cri: shareProcessNamespace (pid = POD): the container sees the sandbox's processes" {
 	run_sandbox qpod POD
 	create_container shared POD sh -c 'echo ready; exec sleep 1001'
-	run --separate-stderr cri StartContainer "{\"container_id\": \"$CONTAINER\"}"
-	assert_status 0
+	start_container
 	wait_for 200 grep -q "stdout F ready" "$TEST_DIR/logs/shared.log"
 	run --separate-stderr exec_sync "$CONTAINER" 20 ps -o pid,args
 	assert_status 0
@@ -608,8 +596,7 @@ scenario_vm_pod_faults() {
 	# and another container of the pod sees this one
 	local first=$CONTAINER
 	create_container second POD sh -c 'echo ready; exec sleep 1002'
-	run --separate-stderr cri StartContainer "{\"container_id\": \"$CONTAINER\"}"
-	assert_status 0
+	start_container
 	wait_for 200 grep -q "stdout F ready" "$TEST_DIR/logs/second.log"
 	run --separate-stderr exec_sync "$CONTAINER" 20 ps -o pid,args
 	assert_status 0
@@ -635,8 +622,7 @@ pod_net_leftovers() {
 	create_container web CONTAINER sh -c \
 		'mkdir -p /tmp/www && echo "served by $(hostname) in the guest" >/tmp/www/index.html && echo ready && exec httpd -f -p 8080 -h /tmp/www'
 	web=$CONTAINER
-	run --separate-stderr cri StartContainer "{\"container_id\": \"$web\"}"
-	assert_status 0
+	start_container "$web"
 	wait_for 300 grep -q "stdout F ready" "$TEST_DIR/logs/web.log"
 	run_sandbox qpod-vm CONTAINER 1
 	b=$SANDBOX
