@@ -150,13 +150,14 @@ int vm_mount_point(int rootfd, const char *dest, bool dir, qp_error **err)
 	return fd < 0 ? qp_error_prefix(err, "mount point \"%s\"", dest) : 0;
 }
 
-/* What the guest mounts in a root itself: a pod's /tmp too.  A read-only
- * root (the CRI's pause image: only /pause in it) gets them here. */
-static int guest_points(int rootfd, bool member, qp_error **err)
+/* What the guest mounts in a root itself (a pod's /tmp too; a container's
+ * root gets the point as well).  A read-only root (the CRI's pause image:
+ * only /pause in it) gets them here. */
+static int guest_points(int rootfd, qp_error **err)
 {
 	static const char *const points[] = { "/proc", "/sys", "/dev", "/tmp" };
 
-	for (size_t i = 0; i < QP_ARRAY_SIZE(points) - (member ? 1 : 0); i++)
+	for (size_t i = 0; i < QP_ARRAY_SIZE(points); i++)
 		if (vm_mount_point(rootfd, points[i], true, err) < 0)
 			return -1;
 	return 0;
@@ -218,7 +219,7 @@ int vm_mounts_plan(const struct pod_spec *spec, const char *rootfs, int dirfd, c
 	memset(out, 0, sizeof(*out));
 	if (rootfd < 0)
 		return qp_fail(err, errno, "open rootfs \"%s\"", rootfs);
-	if (guest_points(rootfd, member, err) < 0)
+	if (guest_points(rootfd, err) < 0)
 		return -1;
 	for (size_t i = 0; i < spec->n_mounts; i++) {
 		const struct qp_mount *m = &spec->mounts[i];

@@ -29,9 +29,9 @@
 int vm_pod_share_add(struct vm_mounts *mm, int dirfd, const char *statedir, qp_error **err);
 /* A sandbox that took a spare: the spare's own share (root/ bound there)
  * is the pod share; POD_SHARE_DIR in its state dir a symlink to it.  The
- * sandbox's own binds (*mm, planned as 9p shares) are planned again in
- * VM_POD_SELF of that share, as a container's are, and bound in QEMU's
- * namespace: a spare has no 9p device for them. */
+ * sandbox's own binds are planned into *mm (empty) in VM_POD_SELF of that
+ * share, as a container's are, and bound in QEMU's namespace: a spare has
+ * no 9p device for them. */
 #define VM_POD_SELF "_pod"
 int vm_pod_share_spare(struct vm_mounts *mm, const struct pod_spec *spec, const char *rootfs, int dirfd,
 		       pid_t qemu, const char *share, qp_error **err);

@@ -98,7 +98,6 @@ int vm_pod_share_spare(struct vm_mounts *mm, const struct pod_spec *spec, const 
 		vm_mounts_free(&plan);
 		return err && *err ? -1 : qp_error_set(err, QP_E_INVALID, 0, "too many mounts");
 	}
-	vm_mounts_free(mm);
 	*mm = plan;
 	/* the tag of the root: the guest keeps that share (protocol.h) */
 	snprintf(rm.tag, sizeof(rm.tag), VM_ROOTFS_TAG);

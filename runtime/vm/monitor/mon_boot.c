@@ -223,13 +223,11 @@ static struct vm_template_params template_params(const struct vm_qemu_opts *o, c
 static int take_spare(struct vm_mon *m, const struct vm_qemu_opts *o, const char *init, qp_error **err)
 {
 	const struct pod_spec *spec = m->pod->spec;
-	struct vm_template_params p = template_params(o, init);
+	const struct vm_template_params p = template_params(o, init);
 	struct vm_spare_taken t;
 	qp_error *e = NULL;
 	char key[17];
 
-	if (spec->opts.sandbox)
-		p.nshares = 0;
 	if (m->pod->spare || spec->opts.boot == QP_BOOT_COLD || spec->opts.vm_backend != QP_VM_BACKEND_QEMU ||
 	    (p.nic && !m->mirrored) || p.nshares)
 		return 0;
@@ -397,7 +395,9 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 	o.mem_mib = vm_spec_mem_mib(spec);
 	o.tap_fd = tap;
 	o.mac = m->mirrored ? m->mirror.mac : pod->spare ? vm_template_mac : m->lease.mac;
-	if (vm_mounts_plan(spec, pod->rootfs, pod->dirfd, m->statedir, NULL, &m->mounts, err) < 0)
+	/* a pod that holds containers plans its mounts once it knows where
+	 * they go: a spare's share, or 9p devices of its own (below) */
+	if (!spec->opts.sandbox && vm_mounts_plan(spec, pod->rootfs, pod->dirfd, m->statedir, NULL, &m->mounts, err) < 0)
 		goto fail;
 	if (spec->opts.sandbox && mon_sandbox_ok(spec, err) < 0)
 		goto fail;
@@ -412,10 +412,12 @@ int vm_mon_boot(struct pod *pod, struct vm_mon **out, qp_error **err)
 		goto fail;
 	if (took)
 		goto hello;
-	/* a pod that holds containers and took no spare: its pod share is one
-	 * more 9p device (a spare's share serves as one: take_spare) */
+	/* a pod that holds containers and took no spare: its binds are 9p
+	 * devices, and its pod share one more (a spare's share serves as one:
+	 * take_spare) */
 	if (spec->opts.sandbox) {
-		if (vm_pod_share_add(&m->mounts, pod->dirfd, m->statedir, err) < 0)
+		if (vm_mounts_plan(spec, pod->rootfs, pod->dirfd, m->statedir, NULL, &m->mounts, err) < 0 ||
+		    vm_pod_share_add(&m->mounts, pod->dirfd, m->statedir, err) < 0)
 			goto fail;
 		o.nshares = m->mounts.nshares;
 	}
