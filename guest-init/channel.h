@@ -45,15 +45,23 @@ int qp_run_mount_parse(const char *entry, struct qp_run_mount *out);
 /* The entry for m into buf; -1 if it does not fit or m is not valid. */
 int qp_run_mount_format(const struct qp_run_mount *m, char *buf, size_t size);
 
-/* One entry of RUN's routes (protocol.h), parsed and checked. */
+/* One entry of RUN's routes (protocol.h), parsed and checked: IPv4 (the
+ * first 4 bytes of dst and gateway) or IPv6. */
 struct qp_run_route {
-	uint8_t dst[4], prefix, gateway[4]; /* gateway 0.0.0.0: on the link */
+	int family;                           /* AF_INET or AF_INET6 */
+	uint8_t dst[16], prefix, gateway[16]; /* gateway all zero: on the link */
 };
 /* 0 and *out (may be NULL: just check), or -1 if malformed (host bits
- * past the prefix included). */
+ * past the prefix, or the two addresses of different families, included). */
 int qp_run_route_parse(const char *entry, struct qp_run_route *out);
 /* The entry for r into buf; -1 if it does not fit or r is not valid. */
 int qp_run_route_format(const struct qp_run_route *r, char *buf, size_t size);
+/* One entry of RUN's addrs6: "ADDR/PREFIX", a global IPv6 address. */
+struct qp_run_addr6 {
+	uint8_t addr[16], prefix;
+};
+int qp_run_addr6_parse(const char *entry, struct qp_run_addr6 *out);
+int qp_run_addr6_format(const struct qp_run_addr6 *a, char *buf, size_t size);
 
 /* Encode `m` as one frame into out[0..cap).  Returns the frame length, or -1
  * (QP_E_INVALID) if the message breaks a protocol bound or does not fit. */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 
 #include "guest-init/channel.h"
 
@@ -120,7 +121,7 @@ bool qp_proto_dir_name_ok(const char *n)
 static bool cgroup_entry_ok(const char *e)
 {
 	static const char *const files[] = { "memory.max=", "memory.swap.max=", "pids.max=", "cpu.max=",
-					     "cpu.weight=" };
+					     "cpu.weight=", "cpuset.cpus=", "cpuset.mems=" };
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		size_t k = strlen(files[i]), n;
 		if (strncmp(e, files[i], k))
@@ -211,12 +212,19 @@ static int validate_run(const struct qp_run *r, int code, const struct qp_msg *m
 		return invalid(err, code, m, "gateway without an address");
 	if (r->routec > QP_PROTO_MAX_ROUTES)
 		return invalid(err, code, m, "more than %d routes", QP_PROTO_MAX_ROUTES);
-	if (r->routec && r->prefix == 0)
-		return invalid(err, code, m, "routes without an address");
-	for (uint32_t i = 0; i < r->routec; i++)
-		if (!r->routes || !r->routes[i] || qp_run_route_parse(r->routes[i], NULL) < 0)
+	if (r->addr6c > QP_PROTO_MAX_ADDRS6)
+		return invalid(err, code, m, "more than %d IPv6 addresses", QP_PROTO_MAX_ADDRS6);
+	for (uint32_t i = 0; i < r->addr6c; i++)
+		if (!r->addrs6 || !r->addrs6[i] || qp_run_addr6_parse(r->addrs6[i], NULL) < 0)
+			return invalid(err, code, m, "addrs6[%u] is malformed", i);
+	for (uint32_t i = 0; i < r->routec; i++) {
+		struct qp_run_route rt;
+		if (!r->routes || !r->routes[i] || qp_run_route_parse(r->routes[i], &rt) < 0)
 			return invalid(err, code, m, "routes[%u] is malformed", i);
-	if (r->mtu && (r->mtu < 68 || r->prefix == 0))
+		if (rt.family == AF_INET ? r->prefix == 0 : r->addr6c == 0)
+			return invalid(err, code, m, "routes[%u] without an address of its family", i);
+	}
+	if (r->mtu && (r->mtu < 68 || (r->prefix == 0 && r->addr6c == 0)))
 		return invalid(err, code, m, "mtu %u (68..65535, with an address)", r->mtu);
 	if ((r->flags & QP_RUN_F_TERMINAL) && !(r->flags & QP_RUN_F_STDIN))
 		return invalid(err, code, m, "a terminal without stdin");
@@ -241,7 +249,7 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 		bool container = r->flags & QP_RUN_F_CONTAINER, join = r->flags & QP_RUN_F_JOIN;
 		if (r->id == 0)
 			return invalid(err, code, m, "id 0");
-		if (r->prefix || memcmp(r->mac, zero, 6) || memcmp(r->ip, zero, 4))
+		if (r->prefix || r->addr6c || memcmp(r->mac, zero, 6) || memcmp(r->ip, zero, 4))
 			return invalid(err, code, m, "an exec cannot set the network");
 		if (container && join)
 			return invalid(err, code, m, "a container that joins a container");
@@ -489,6 +497,7 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 		put_strv(w, r->cgroup, r->cgroupc);
 		put_u16(w, r->mtu);
 		put_strv(w, r->routes, r->routec);
+		put_strv(w, r->addrs6, r->addr6c);
 		break;
 	case QP_MSG_EXEC_SIGNAL:
 		put_u32(w, m->u.exec_signal.id);
@@ -786,13 +795,15 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 		    get_u16(r, &run->rows, "rows", err) < 0 || get_u16(r, &run->cols, "cols", err) < 0 ||
 		    get_strv_max(r, r->st->cgroup, &run->cgroupc, QP_PROTO_MAX_CGROUP, "cgroup", err) < 0 ||
 		    get_u16(r, &run->mtu, "mtu", err) < 0 ||
-		    get_strv_max(r, r->st->routes, &run->routec, QP_PROTO_MAX_ROUTES, "routes", err) < 0)
+		    get_strv_max(r, r->st->routes, &run->routec, QP_PROTO_MAX_ROUTES, "routes", err) < 0 ||
+		    get_strv_max(r, r->st->addrs6, &run->addr6c, QP_PROTO_MAX_ADDRS6, "addrs6", err) < 0)
 			return -1;
 		run->argv = r->st->argv;
 		run->env = r->st->env;
 		run->mounts = r->st->mounts;
 		run->cgroup = r->st->cgroup;
 		run->routes = r->st->routes;
+		run->addrs6 = r->st->addrs6;
 		return 0;
 	case QP_MSG_STARTED:
 		return get_u32(r, &m->u.started.pid, "pid", err) < 0 ||

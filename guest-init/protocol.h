@@ -65,13 +65,21 @@
  *                  none), each "FILE=VALUE": a limit written to the
  *                  container's own cgroup in the guest; FILE one of
  *                  memory.max, memory.swap.max, pids.max, cpu.max,
- *                  cpu.weight, VALUE 1..64 printable bytes
+ *                  cpu.weight, cpuset.cpus, cpuset.mems, VALUE 1..64
+ *                  printable bytes
  *                  u16 mtu (eth0's MTU, 68..65535; 0 = keep), strv routes
- *                  (<= QP_PROTO_MAX_ROUTES, only with an address; EXEC:
- *                  none), each "DST/PREFIX GATEWAY" in dotted IPv4
- *                  (GATEWAY 0.0.0.0: on eth0's link), added after the
- *                  default route: the routes of a mirrored network
- *                  namespace (docs/DECISIONS.md, "Issue 30")
+ *                  (<= QP_PROTO_MAX_ROUTES, each only with an address of
+ *                  its family; EXEC: none), each "DST/PREFIX GATEWAY",
+ *                  both dotted IPv4 (GATEWAY 0.0.0.0: on eth0's link) or
+ *                  both IPv6 (GATEWAY ::, on the link; ::/0 is IPv6's
+ *                  default route), added after the IPv4 default route:
+ *                  the routes of a mirrored network namespace
+ *                  (docs/DECISIONS.md, "Issue 30"),
+ *                  strv addrs6 (<= QP_PROTO_MAX_ADDRS6; EXEC: none), each
+ *                  "ADDR/PREFIX": eth0's global IPv6 addresses, added
+ *                  without duplicate address detection (the namespace's
+ *                  interface did it); with addrs6 and no IPv4 address
+ *                  (prefix 0) eth0 still comes up, IPv6 only
  *                  With QP_RUN_F_TERMINAL (needs QP_RUN_F_STDIN) the process
  *                  runs on a pty of the guest's, as session leader with it
  *                  as its controlling terminal; STDOUT carries the pty's
@@ -222,7 +230,7 @@
 #include <stdint.h>
 
 #define QP_PROTO_MAGIC 0x444f5051u /* bytes 'Q' 'P' 'O' 'D' */
-#define QP_PROTO_VERSION 5
+#define QP_PROTO_VERSION 6
 #define QP_PROTO_HDR_SIZE 12
 #define QP_PROTO_MAX_PAYLOAD 65536
 #define QP_PROTO_FRAME_MAX (QP_PROTO_HDR_SIZE + QP_PROTO_MAX_PAYLOAD)
@@ -235,7 +243,8 @@
 #define QP_PROTO_MAX_CGROUP 8  /* RUN cgroup entries (a container's limits) */
 #define QP_PROTO_POD_DEST "/.pod" /* a podshare entry's DEST (mounted aside) */
 #define QP_PROTO_MAX_ROUTES 16 /* RUN routes */
-#define QP_PROTO_MAX_ROUTE 40  /* "255.255.255.255/32 255.255.255.255" + NUL */
+#define QP_PROTO_MAX_ROUTE 96  /* two IPv6 addresses of INET6_ADDRSTRLEN, "/128", " " */
+#define QP_PROTO_MAX_ADDRS6 8  /* RUN addrs6 */
 #define QP_PROTO_PORT_NAME "qpod.0" /* virtio-serial port name */
 #define QP_PROTO_SEED_SIZE 32 /* CLONE's RNG seed, bytes */
 
@@ -357,6 +366,8 @@ struct qp_run {
 	uint16_t mtu;              /* eth0's MTU, 0 = keep */
 	uint32_t routec;
 	const char *const *routes; /* "DST/PREFIX GATEWAY", NULL-terminated */
+	uint32_t addr6c;
+	const char *const *addrs6; /* "ADDR/PREFIX" (IPv6), NULL-terminated */
 };
 
 /* A message, decoded or to be encoded.  Decoded pointers point into a
@@ -466,6 +477,7 @@ struct qp_msg_store {
 	const char *mounts[QP_PROTO_MAX_MOUNTS + 1];
 	const char *cgroup[QP_PROTO_MAX_CGROUP + 1];
 	const char *routes[QP_PROTO_MAX_ROUTES + 1];
+	const char *addrs6[QP_PROTO_MAX_ADDRS6 + 1];
 };
 
 #endif

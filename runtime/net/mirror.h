@@ -7,9 +7,10 @@
  * (QP_NET_MIRROR_TAP, vnet_hdr, the veth's MTU, up) and redirects every
  * frame both ways with tc: an ingress qdisc on each and one u32 filter
  * matching all with `mirred egress redirect` to the other.  The tap's fd is
- * QEMU's virtio-net backend; the guest's eth0 takes the veth's MAC, IPv4
- * address and prefix, MTU and IPv4 routes (default gateway included), read
- * from the namespace when the pod starts.  The veth keeps its address (no
+ * QEMU's virtio-net backend; the guest's eth0 takes the veth's MAC, first
+ * IPv4 address and prefix, global IPv6 addresses, MTU and routes of both
+ * families (default gateways included), read from the namespace when the
+ * pod starts.  The veth keeps its address (no
  * frame reaches the namespace's own stack any more: they are redirected
  * before it), so whoever reads the namespace (the CRI's status, `ip addr`)
  * sees the pod's address where it was.  Nothing is made in the host's own
@@ -21,9 +22,10 @@
  * pod whose creator died).
  *
  * What is wired.  One interface per pod: the veth carrying the IPv4
- * default route, else the first veth with an IPv4 address.  Every other
- * interface but lo is named in the note with the reason it is not wired
- * (another kind than veth, no IPv4 address, down, a second veth).  A
+ * default route, else the IPv6 one, else the first veth with an address
+ * (IPv4, or global IPv6: an IPv6-only pod).  Every other interface but lo
+ * is named in the note with the reason it is not wired (another kind than
+ * veth, no address, down, a second veth).  A
  * namespace with lo only is nothing to mirror (podman's --network none):
  * the guest has loopback only.  A namespace with interfaces of which none
  * can be wired is refused, with each one's reason. */
@@ -36,9 +38,16 @@
 
 #define QP_NET_MIRROR_TAP "qp-tap0"
 #define QP_NET_MIRROR_ROUTES 16 /* == QP_PROTO_MAX_ROUTES (guest-init/protocol.h) */
+#define QP_NET_MIRROR_ADDRS6 8  /* == QP_PROTO_MAX_ADDRS6 */
 
 struct qp_net_mirror_route {
-	struct in_addr dst, gateway; /* gateway 0.0.0.0: on the link */
+	int family;                            /* AF_INET or AF_INET6 */
+	unsigned char dst[16], gateway[16];    /* gateway all zero: on the link */
+	int prefix;                            /* 0 with AF_INET6: IPv6's default route */
+};
+
+struct qp_net_mirror_addr6 {
+	struct in6_addr addr;
 	int prefix;
 };
 
@@ -47,8 +56,10 @@ struct qp_net_mirror {
 	unsigned char mac[6];       /* the veth's: the guest's NIC takes it */
 	unsigned mtu;
 	struct in_addr addr, gateway; /* gateway 0.0.0.0: no default route */
-	int prefix;
-	unsigned nroutes;           /* routes other than the default and the address's own */
+	int prefix;                 /* 0: no IPv4 address (IPv6 only) */
+	unsigned naddrs6;           /* global IPv6 addresses */
+	struct qp_net_mirror_addr6 addrs6[QP_NET_MIRROR_ADDRS6];
+	unsigned nroutes;           /* routes but IPv4's default and the addresses' own */
 	struct qp_net_mirror_route routes[QP_NET_MIRROR_ROUTES];
 	int tap_ifindex;            /* QP_NET_MIRROR_TAP's, for unwire */
 	char note[512];             /* what is not wired and why ("" if all is) */

@@ -556,7 +556,7 @@ static int vm_replace(struct pod *pod, char **cmd, qp_error **err)
 static int vm_template_create(const struct pod_spec *spec, char key[17], bool *made, qp_error **err)
 {
 	_cleanup_free_ char *kernel = NULL, *firmware = NULL, *init = NULL;
-	struct vm_template_params p = { .vcpus = spec->opts.vcpus > 0 ? spec->opts.vcpus : 1,
+	struct vm_template_params p = { .vcpus = (int)vm_spec_vcpus(spec),
 					.mem_mib = vm_spec_mem_mib(spec) };
 	struct vm_template t;
 
@@ -579,7 +579,7 @@ static int vm_spares_fill_spec(int rootfd, const struct pod_spec *spec, int coun
 			       void (*made)(void *ctx, const char *name), void *ctx, qp_error **err)
 {
 	const struct vm_spare_params sp = { .mem_mib = vm_spec_mem_mib(spec),
-					    .vcpus = spec->opts.vcpus > 0 ? spec->opts.vcpus : 1,
+					    .vcpus = (int)vm_spec_vcpus(spec),
 					    .firmware = spec->opts.firmware,
 					    .accel = spec->opts.accel,
 					    .nic = spec->opts.spare_nic };

@@ -203,6 +203,8 @@ int vm_ctl_exec_opts(int dirfd, const struct qp_process *proc, const struct vm_e
 /* The VM's RAM for a spec: its memory limit (rounded up to MiB, within
  * bounds), 256 MiB without one (mon_boot.c). */
 unsigned long long vm_spec_mem_mib(const struct pod_spec *spec);
+/* The VM's virtual CPUs (qpod.vcpus, default 1). */
+unsigned vm_spec_vcpus(const struct pod_spec *spec);
 /* How long a booting guest has to say HELLO ($QPOD_VM_HELLO_TIMEOUT_MS, for
  * tests of that path; else 30 s under TCG, 10 s under KVM). */
 int vm_hello_timeout_ms(bool kvm);

@@ -142,7 +142,7 @@ check_pod() { # BOOT [SPARE: the spare the pod must take]
 	assert_status 125
 	qp_file_stderr
 	assert_contains "$stderr" "no interface qpod can wire into the guest"
-	assert_contains "$stderr" '"eth0" (no IPv4 address)'
+	assert_contains "$stderr" '"eth0" (no IPv4 or global IPv6 address)'
 	assert_contains "$stderr" '"mv0" (not a veth: qpod wires veth interfaces only)'
 	assert_eq "$(wiring)" "" "wiring left by a refused create"
 
@@ -156,6 +156,55 @@ check_pod() { # BOOT [SPARE: the spare the pod must take]
 	run --separate-stderr tq run --bundle "$BUNDLE" "$ID"
 	assert_status 0
 	assert_eq "$output" lo "the guest's interfaces"
+}
+
+# a dual-stack or IPv6-only pod (FAMILIES: "4 6" or "6"): the namespace's
+# eth0 with fd00:77::2/64 (and 10.77.0.2/24), IPv6's default route via the
+# client's fd00:77::1 and a route fd00:88::/48 through it; the guest's eth0
+# has them, a client reaches the guest's server over IPv6 and the guest
+# reaches the gateway
+check_ipv6_pod() { # FAMILIES
+	ip -n "$CNS" link add cl0 type veth peer name eth0 netns "$PNS"
+	ip -n "$CNS" addr add fd00:77::1/64 dev cl0 nodad
+	ip -n "$CNS" link set cl0 up
+	ip -n "$PNS" addr add fd00:77::2/64 dev eth0 nodad
+	ip -n "$PNS" link set eth0 up
+	ip -n "$PNS" -6 route add default via fd00:77::1
+	ip -n "$PNS" -6 route add fd00:88::/48 via fd00:77::1
+	if [ "$1" = "4 6" ]; then
+		ip -n "$CNS" addr add 10.77.0.1/24 dev cl0
+		ip -n "$PNS" addr add 10.77.0.2/24 dev eth0
+		ip -n "$PNS" route add default via 10.77.0.1
+	fi
+	netns_bundle cold
+	tq create "$ID" --bundle "$BUNDLE" </dev/null >"$TEST_DIR/pod.out" 2>"$TEST_DIR/pod.err" ||
+		flunk "create:" "$(cat "$TEST_DIR/pod.err")"
+	tq start "$ID"
+	run --separate-stderr tq exec "$ID" -- sh -c 'ip -6 -o addr show dev eth0 scope global; ip -6 route show; ip -4 -o addr show dev eth0'
+	assert_status 0
+	assert_contains "$output" "inet6 fd00:77::2/64"
+	assert_contains "$output" "default via fd00:77::1 dev eth0"
+	assert_contains "$output" "fd00:88::/48 via fd00:77::1 dev eth0"
+	if [ "$1" = "4 6" ]; then
+		assert_contains "$output" "inet 10.77.0.2/24"
+	else
+		assert_not_contains "$output" "inet "
+	fi
+	wait_for 400 in_cns curl -sf -g -m 5 -o "$TEST_DIR/got" 'http://[fd00:77::2]:8080/'
+	assert_eq "$(cat "$TEST_DIR/got")" hello-from-the-guest "the guest's answer over IPv6"
+	run --separate-stderr tq exec "$ID" -- ping -6 -c 1 -W 5 fd00:77::1
+	assert_status 0
+	run --separate-stderr tq delete --force "$ID"
+	assert_status 0
+	assert_eq "$(wiring)" "" "tap, qdisc or filter left in the pod's namespace"
+}
+
+@test "vm netns: a dual-stack namespace: the guest has the veth's IPv6 address and routes beside its IPv4 ones, and answers over IPv6" {
+	check_ipv6_pod "4 6"
+}
+
+@test "vm netns: an IPv6-only namespace: the guest's eth0 comes up with the IPv6 address only, answers a client and reaches the gateway" {
+	check_ipv6_pod 6
 }
 
 @test "vm netns: a monitor killed with SIGKILL takes QEMU and the tap with it; delete removes the veth's qdisc" {

@@ -133,9 +133,14 @@ member_bundle() { # NAME FILTER
 	run --separate-stderr qp events --stats "$ID-a"
 	jq -e '.data.pids.limit == 5 and .data.memory.usage.limit == 50331648' <<<"$output" >/dev/null ||
 		flunk "events --stats after update: $output"
-	run --separate-stderr qp update --cpuset-cpus 0 "$ID-a"
-	[ "$status" -ne 0 ] || flunk "update --cpuset-cpus of a container inside a vm pod succeeded"
-	assert_contains "$stderr" "cpuset"
+	# cpus: the VM's own (one vCPU); one it has not is refused by name
+	qp update --cpuset-cpus 0 --cpuset-mems 0 "$ID-a"
+	run --separate-stderr qp exec "$ID-a" -- sh -c 'cg=/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup); cat $cg/cpuset.cpus $cg/cpuset.mems'
+	assert_status 0
+	assert_eq "$output" $'0\n0' "the container's cpuset in the guest"
+	run --separate-stderr qp update --cpuset-cpus 0-1 "$ID-a"
+	[ "$status" -ne 0 ] || flunk "update --cpuset-cpus with a CPU the VM has not succeeded"
+	assert_contains "$stderr" "is not a list of the pod's VM's CPUs (0-0)"
 	run --separate-stderr qp update --memory 2G --memory-swap 2G "$ID-a"
 	[ "$status" -ne 0 ] || flunk "a memory limit above the VM's RAM was taken"
 	assert_contains "$stderr" "more than the pod's VM has"
@@ -156,7 +161,8 @@ member_bundle() { # NAME FILTER
 		'.hostname = "other"|hostname' \
 		'.linux.namespaces += [{"type": "network", "path": "/proc/1/ns/net"}]|is not pod' \
 		'.linux.resources.memory = {"limit": 1073741824}|more than the pod'"'"'s VM has' \
-		'.linux.resources.cpu = {"cpus": "0"}|cpuset'; do
+		'.linux.resources.cpu = {"cpus": "1"}|not a list of the pod'"'"'s VM'"'"'s CPUs' \
+		'.linux.resources.cpu = {"mems": "0,"}|not a list of the pod'"'"'s VM'"'"'s memory nodes'; do
 		member_bundle bad "${bad%%|*}"
 		run qp_stdio_files create --bundle "$TEST_DIR/bad" "$ID2"
 		qp_file_stderr

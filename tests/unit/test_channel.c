@@ -734,6 +734,20 @@ static void test_send_deadline_full_peer(void **state)
 	close(sv[1]);
 }
 
+/* A RUN of `true` from the initramfs, the rest zero: what a test of one
+ * field starts from. */
+static struct qp_msg true_run(void)
+{
+	static const char *const argv[] = { "true", NULL };
+	struct qp_msg m = { .type = QP_MSG_RUN };
+
+	m.u.run.rootfs = QP_ROOTFS_INITRAMFS;
+	m.u.run.rootfs_tag = "";
+	m.u.run.argv = argv;
+	m.u.run.argc = 1;
+	return m;
+}
+
 /* RUN's mounts: entries parsed strictly, formatted and parsed back, and a
  * RUN carrying them survives encode/decode; an EXEC may carry none */
 static void test_run_mounts(void **state)
@@ -764,15 +778,10 @@ static void test_run_mounts(void **state)
 			fail_msg("accepted the malformed mount entry \"%s\"", bad[i]);
 
 	const char *mounts[] = { "9p\tm0\t/data\tro", "tmpfs\t\t/s\t", NULL };
-	const char *argv[] = { "true", NULL };
-	struct qp_msg in = { .type = QP_MSG_RUN }, out;
+	struct qp_msg in = true_run(), out;
 	struct qp_msg_store *st = calloc(1, sizeof(*st));
 	uint8_t wire[QP_PROTO_FRAME_MAX];
 	qp_error *err = NULL;
-	in.u.run.rootfs = QP_ROOTFS_INITRAMFS;
-	in.u.run.rootfs_tag = "";
-	in.u.run.argv = argv;
-	in.u.run.argc = 1;
 	in.u.run.mounts = mounts;
 	in.u.run.mountc = 2;
 	ssize_t n = qp_msg_encode(&in, wire, sizeof(wire), &err);
@@ -826,7 +835,7 @@ static void test_container_messages(void **state)
 	assert_string_equal(out.u.run.mounts[0], mounts[0]);
 	/* refused: an unknown cgroup file, a path as the container's name,
 	 * namespace flags or a pod mount without a container, a RUN container */
-	cg[1] = "cpuset.cpus=0";
+	cg[1] = "cpu.rt_runtime_us=0";
 	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
 	cg[1] = "pids.max=20";
 	r->rootfs_tag = "c1/root";
@@ -891,7 +900,8 @@ static void test_run_routes(void **state)
 	char buf[QP_PROTO_MAX_ROUTE];
 	static const char *const bad[] = {
 		"10.88.0.0/16", "10.88.0.1/16 10.77.0.1", "10.88.0.0/33 0.0.0.0", "10.88.0.0/x 0.0.0.0",
-		"10.88.0.0 /16 0.0.0.0", "10.88.0.0/16 10.77.0", "fd00::/8 ::", "10.88.0.0/16 0.0.0.0 x", "",
+		"10.88.0.0 /16 0.0.0.0", "10.88.0.0/16 10.77.0", "10.88.0.0/16 0.0.0.0 x", "",
+		"fd00::/8 10.77.0.1", "10.88.0.0/16 ::", "fd00::1/8 ::", "fd00::/129 ::", "fd00::/8 fd00::x",
 	};
 
 	(void)state;
@@ -907,12 +917,7 @@ static void test_run_routes(void **state)
 			fail_msg("accepted the malformed route entry \"%s\"", bad[i]);
 
 	const char *routes[] = { "10.77.0.1/32 0.0.0.0", "10.88.0.0/16 10.77.0.1", NULL };
-	const char *argv[] = { "true", NULL };
-	struct qp_msg in = { .type = QP_MSG_RUN }, out;
-	in.u.run.rootfs = QP_ROOTFS_INITRAMFS;
-	in.u.run.rootfs_tag = "";
-	in.u.run.argv = argv;
-	in.u.run.argc = 1;
+	struct qp_msg in = true_run(), out;
 	in.u.run.ip[0] = 10, in.u.run.prefix = 32;
 	in.u.run.routes = routes;
 	in.u.run.routec = 2;
@@ -925,6 +930,77 @@ static void test_run_routes(void **state)
 	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
 	in.u.run.mtu = 0;
 	in.u.run.prefix = 0; /* routes without an address */
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+}
+
+/* RUN's IPv6 (a dual-stack or IPv6-only mirrored namespace): addresses and
+ * IPv6 routes parsed strictly and formatted back, an IPv6-only RUN (no
+ * IPv4 prefix) survives encode/decode with its MTU, and an IPv6 route
+ * without an IPv6 address, an IPv4 route without an IPv4 one, too many
+ * addresses and an EXEC that sets addresses are refused */
+static void test_run_ipv6(void **state)
+{
+	struct qp_run_route r;
+	struct qp_run_addr6 a;
+	char buf[QP_PROTO_MAX_ROUTE];
+	static const char *const bad[] = {
+		"fd00::5", "fd00::5/129", "fe80::1/64", "ff02::1/64", "::1/128", "::/0", "10.0.0.1/8",
+		"fd00::5/64 x", "fd00::5/", "",
+	};
+
+	(void)state;
+	assert_int_equal(qp_run_route_parse("::/0 fd00:10::1", &r), 0);
+	assert_int_equal(r.family, AF_INET6);
+	assert_int_equal(r.prefix, 0);
+	assert_int_equal(r.gateway[15], 1);
+	assert_int_equal(qp_run_route_format(&r, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "::/0 fd00:10::1");
+	assert_int_equal(qp_run_route_parse("::/0 fe80::1", NULL), 0); /* a link-local gateway */
+	r.prefix = 128; /* the longest entry fits */
+	memset(r.dst, 0xfd, 16), memset(r.gateway, 0xfd, 16);
+	assert_int_equal(qp_run_route_format(&r, buf, sizeof(buf)), 0);
+	assert_int_equal(qp_run_addr6_parse("fd00:10::5/64", &a), 0);
+	assert_int_equal(a.prefix, 64);
+	assert_int_equal(a.addr[15], 5);
+	assert_int_equal(qp_run_addr6_format(&a, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "fd00:10::5/64");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (qp_run_addr6_parse(bad[i], NULL) == 0)
+			fail_msg("accepted the malformed IPv6 address entry \"%s\"", bad[i]);
+
+	const char *addrs[QP_PROTO_MAX_ADDRS6 + 2] = { "fd00:10::5/64", "2001:db8::5/64" };
+	const char *routes[] = { "::/0 fd00:10::1", "fd00:20::/48 fd00:10::2", NULL };
+	struct qp_msg in = true_run(), out;
+	in.u.run.addrs6 = addrs;
+	in.u.run.addr6c = 2;
+	in.u.run.routes = routes;
+	in.u.run.routec = 2;
+	in.u.run.mtu = 1400; /* IPv6 only: no IPv4 prefix */
+	round_trip(&in, &out);
+	assert_int_equal(out.u.run.prefix, 0);
+	assert_int_equal(out.u.run.addr6c, 2);
+	assert_string_equal(out.u.run.addrs6[1], "2001:db8::5/64");
+	assert_string_equal(out.u.run.routes[0], "::/0 fd00:10::1");
+	assert_int_equal(out.u.run.mtu, 1400);
+
+	const char *v4route[] = { "10.88.0.0/16 0.0.0.0", NULL };
+	in.u.run.routes = v4route; /* an IPv4 route, no IPv4 address */
+	in.u.run.routec = 1;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	in.u.run.routes = routes;
+	in.u.run.routec = 2;
+	in.u.run.addr6c = 0; /* IPv6 routes, no IPv6 address */
+	in.u.run.ip[0] = 10, in.u.run.prefix = 8;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	in.u.run.routec = 0;
+	for (int i = 2; i <= QP_PROTO_MAX_ADDRS6; i++)
+		addrs[i] = "fd00:10::5/64";
+	in.u.run.addr6c = QP_PROTO_MAX_ADDRS6 + 1;
+	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	in.u.run.addr6c = 1;
+	in.u.run.prefix = 0, in.u.run.ip[0] = 0, in.u.run.mtu = 0;
+	in.type = QP_MSG_EXEC; /* an exec cannot set the network */
+	in.u.run.id = 1;
 	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
 }
 
@@ -948,6 +1024,7 @@ int main(void)
 		cmocka_unit_test(test_run_mounts),
 		cmocka_unit_test(test_container_messages),
 		cmocka_unit_test(test_run_routes),
+		cmocka_unit_test(test_run_ipv6),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

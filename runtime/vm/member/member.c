@@ -312,7 +312,7 @@ static int member_update(struct pod *pod, const struct qp_resources *res, qp_err
 				    "it runs (its cgroup in the guest is made at start)", pod->id, pod->state->sandbox);
 	if (pod_open(pod->rootfd, pod->root, pod->state->sandbox, QP_LOCK_SHARED, &sb, err) < 0)
 		return qp_error_prefix(err, "the container's pod \"%s\"", pod->state->sandbox);
-	if (vm_member_limits(res, vm_spec_mem_mib(sb->spec), true, &p, err) < 0)
+	if (vm_member_limits(res, vm_spec_mem_mib(sb->spec), vm_spec_vcpus(sb->spec), true, &p, err) < 0)
 		goto out;
 	req.u.ctr_update.name = pod->id;
 	req.u.ctr_update.cgroup = (const char *const *)p.cgroup;

@@ -66,8 +66,8 @@ int vm_member_plan(const struct pod_spec *spec, const char *id, const char *root
 void vm_member_plan_free(struct vm_member_plan *p);
 /* The cgroup entries of r into p (vm_mib: the VM's RAM, a bound); full:
  * "max" for each limit r does not set (an update). */
-int vm_member_limits(const struct qp_resources *r, unsigned long long vm_mib, bool full, struct vm_member_plan *p,
-		     qp_error **err);
+int vm_member_limits(const struct qp_resources *r, unsigned long long vm_mib, unsigned vcpus, bool full,
+		     struct vm_member_plan *p, qp_error **err);
 
 /* ---- companion.c: podman's pods (its infra container is a container pod) ---- */
 

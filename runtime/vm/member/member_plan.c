@@ -84,16 +84,40 @@ static int add_cg(struct vm_member_plan *p, qp_error **err, const char *fmt, ...
 	return 0;
 }
 
+/* Whether list is a cpuset list ("0-1,3") of numbers below n. */
+static bool cpulist_within(const char *list, unsigned n)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		unsigned long a, b;
+		if (*p < '0' || *p > '9')
+			return false;
+		a = b = strtoul(p, &end, 10);
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				return false;
+			b = strtoul(end + 1, &end, 10);
+		}
+		if (a > b || b >= n || (*end && *end != ','))
+			return false;
+		p = *end ? end + 1 : end;
+		if (*end && !*p)
+			return false; /* a trailing comma */
+	}
+	return p != list;
+}
+
 /* The limits the guest's cgroup v2 applies; the rest refused by name.
  * full: every limit the guest applies, "max" where r sets none (an
  * update: what is gone must go in the guest too). */
-int vm_member_limits(const struct qp_resources *r, unsigned long long vm_mib, bool full, struct vm_member_plan *p,
-		     qp_error **err)
+int vm_member_limits(const struct qp_resources *r, unsigned long long vm_mib, unsigned vcpus, bool full,
+		     struct vm_member_plan *p, qp_error **err)
 {
 	const char *no = r->has_memory_reservation ? "memory.reservation"
 		       : r->has_memory_swappiness ? "memory.swappiness"
 		       : r->memory_disable_oom_killer ? "memory.disableOOMKiller"
-		       : r->cpuset_cpus || r->cpuset_mems ? "cpu.cpus/mems (the guest has no cpuset controller)"
 		       : r->n_unified ? "unified"
 		       : spec_resources_has_blkio(r) ? "blockIO"
 		       : NULL;
@@ -127,6 +151,17 @@ int vm_member_limits(const struct qp_resources *r, unsigned long long vm_mib, bo
 	if (quota ? add_cg(p, err, "cpu.max=%lld %llu", (long long)r->cpu_quota, period) < 0
 		  : full && add_cg(p, err, "cpu.max=max %llu", period) < 0)
 		return -1;
+	/* the VM's own CPUs and its one memory node; an update without them
+	 * leaves them as they are (as runc's) */
+	if (r->cpuset_cpus && *r->cpuset_cpus && !cpulist_within(r->cpuset_cpus, vcpus))
+		return qp_error_set(err, QP_E_INVALID, 0, "linux.resources.cpu.cpus: \"%s\" is not a list of the "
+				    "pod's VM's CPUs (0-%u)", r->cpuset_cpus, vcpus - 1);
+	if (r->cpuset_mems && *r->cpuset_mems && !cpulist_within(r->cpuset_mems, 1))
+		return qp_error_set(err, QP_E_INVALID, 0, "linux.resources.cpu.mems: \"%s\" is not a list of the "
+				    "pod's VM's memory nodes (0)", r->cpuset_mems);
+	if ((r->cpuset_cpus && *r->cpuset_cpus && add_cg(p, err, "cpuset.cpus=%s", r->cpuset_cpus) < 0) ||
+	    (r->cpuset_mems && *r->cpuset_mems && add_cg(p, err, "cpuset.mems=%s", r->cpuset_mems) < 0))
+		return -1;
 	if (r->has_cpu_shares && r->cpu_shares) {
 		/* the kernel's own v1 -> v2 mapping (2..262144 -> 1..10000) */
 		unsigned long long s = r->cpu_shares < 2 ? 2 : r->cpu_shares > 262144 ? 262144 : r->cpu_shares;
@@ -143,7 +178,8 @@ int vm_member_plan(const struct pod_spec *spec, const char *id, const char *root
 
 	memset(p, 0, sizeof(*p));
 	if (namespaces(spec, sandbox, infra_pid, &flags, err) < 0 ||
-	    vm_member_limits(&spec->resources, vm_spec_mem_mib(sandbox->spec), false, p, err) < 0 ||
+	    vm_member_limits(&spec->resources, vm_spec_mem_mib(sandbox->spec), vm_spec_vcpus(sandbox->spec), false, p,
+			     err) < 0 ||
 	    vm_mounts_plan(spec, rootfs, ctrfd, NULL, id, &p->mounts, err) < 0)
 		return -1;
 	p->run.flags = flags;

@@ -122,6 +122,11 @@ unsigned long long vm_spec_mem_mib(const struct pod_spec *spec)
 	return v < MIN_MEM_MIB ? MIN_MEM_MIB : v > MAX_MEM_MIB ? MAX_MEM_MIB : v;
 }
 
+unsigned vm_spec_vcpus(const struct pod_spec *spec)
+{
+	return spec->opts.vcpus > 0 ? (unsigned)spec->opts.vcpus : 1;
+}
+
 static int wait_hello(struct vm_mon *m, qp_error **err)
 {
 	int timeout = vm_hello_timeout_ms(m->kvm);

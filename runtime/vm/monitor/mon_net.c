@@ -118,14 +118,23 @@ void mon_net_run(struct vm_mon *m, struct qp_run *r)
 	r->mtu = mi->mtu >= 68 && mi->mtu <= 65535 ? (uint16_t)mi->mtu : 0;
 	r->routec = 0;
 	for (unsigned i = 0; i < mi->nroutes; i++) {
-		struct qp_run_route rr = { .prefix = (uint8_t)mi->routes[i].prefix };
-		memcpy(rr.dst, &mi->routes[i].dst, 4);
-		memcpy(rr.gateway, &mi->routes[i].gateway, 4);
+		struct qp_run_route rr = { .family = mi->routes[i].family, .prefix = (uint8_t)mi->routes[i].prefix };
+		memcpy(rr.dst, mi->routes[i].dst, 16);
+		memcpy(rr.gateway, mi->routes[i].gateway, 16);
 		if (qp_run_route_format(&rr, m->route_text[r->routec], sizeof(m->route_text[0])) == 0)
 			m->routes[r->routec] = m->route_text[r->routec], r->routec++;
 	}
 	m->routes[r->routec] = NULL;
 	r->routes = m->routes;
+	r->addr6c = 0;
+	for (unsigned i = 0; i < mi->naddrs6; i++) {
+		struct qp_run_addr6 a = { .prefix = (uint8_t)mi->addrs6[i].prefix };
+		memcpy(a.addr, &mi->addrs6[i].addr, 16);
+		if (qp_run_addr6_format(&a, m->addr6_text[r->addr6c], sizeof(m->addr6_text[0])) == 0)
+			m->addrs6[r->addr6c] = m->addr6_text[r->addr6c], r->addr6c++;
+	}
+	m->addrs6[r->addr6c] = NULL;
+	r->addrs6 = m->addrs6;
 }
 
 int vm_net_unwire(struct pod *pod, qp_error **err)

@@ -89,6 +89,8 @@ struct vm_mon {
 	struct qp_net_mirror mirror;
 	char route_text[QP_NET_MIRROR_ROUTES][QP_PROTO_MAX_ROUTE];
 	const char *routes[QP_NET_MIRROR_ROUTES + 1];
+	char addr6_text[QP_NET_MIRROR_ADDRS6][QP_PROTO_MAX_ROUTE];
+	const char *addrs6[QP_NET_MIRROR_ADDRS6 + 1];
 	bool run_sent, started, exited, over, stopping;
 	int exit_code;
 	long long stop_deadline;
