@@ -152,6 +152,24 @@ static int write_all(struct qp_chan *c, const uint8_t *p, size_t n, int timeout_
 		int left = (int)(deadline - now_ms()), r;
 		ssize_t w;
 
+		/* a socket is tried first (MSG_DONTWAIT), polled only when full:
+		 * a Unix socket polls writable only while under a quarter of
+		 * its buffer is used, and a reader that is behind would be
+		 * taken for one that does not read */
+		if (!c->not_socket) {
+			w = send(c->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (w > 0) {
+				p += w;
+				n -= (size_t)w;
+				continue;
+			}
+			if (w < 0 && errno == ENOTSOCK)
+				c->not_socket = 1; /* a device: polled, then written */
+			else if (w < 0 && errno == EINTR)
+				continue;
+			else if (w < 0 && errno != EAGAIN)
+				return qp_fail(err, errno, "control channel: %s: write", what);
+		}
 		if (left < 0)
 			left = 0;
 		r = poll(&pf, 1, left);

@@ -36,6 +36,7 @@ static const char *const type_names[] = {
 	[QP_MSG_CTR_STATS_REQ] = "CTR_STATS_REQ", [QP_MSG_CTR_STATS] = "CTR_STATS",
 	[QP_MSG_OUT_CREDIT] = "OUT_CREDIT",
 	[QP_MSG_CTR_UPDATE] = "CTR_UPDATE", [QP_MSG_CTR_UPDATED] = "CTR_UPDATED",
+	[QP_MSG_EXEC_OUT_CREDIT] = "EXEC_OUT_CREDIT",
 };
 
 static const unsigned char senders[] = {
@@ -58,6 +59,7 @@ static const unsigned char senders[] = {
 	[QP_MSG_CTR_STATS_REQ] = QP_SENDER_HOST | QP_SENDER_CTL, [QP_MSG_CTR_STATS] = QP_SENDER_GUEST,
 	[QP_MSG_OUT_CREDIT] = QP_SENDER_HOST,
 	[QP_MSG_CTR_UPDATE] = QP_SENDER_HOST | QP_SENDER_CTL, [QP_MSG_CTR_UPDATED] = QP_SENDER_GUEST,
+	[QP_MSG_EXEC_OUT_CREDIT] = QP_SENDER_HOST | QP_SENDER_CTL,
 };
 
 uint32_t qp_seed_check(const uint8_t seed[QP_PROTO_SEED_SIZE])
@@ -363,6 +365,14 @@ static int validate(const struct qp_msg *m, int code, qp_error **err)
 		    m->u.exec_credit.bytes > QP_PROTO_STDIN_WINDOW)
 			return invalid(err, code, m, "id 0 or credit %u out of range", m->u.exec_credit.bytes);
 		return 0;
+	case QP_MSG_EXEC_OUT_CREDIT:
+		if (m->u.exec_out_credit.id == 0 || m->u.exec_out_credit.frames < 1 ||
+		    m->u.exec_out_credit.frames > QP_PROTO_EXEC_OUT_FRAMES ||
+		    m->u.exec_out_credit.bytes < m->u.exec_out_credit.frames ||
+		    m->u.exec_out_credit.bytes > QP_PROTO_EXEC_OUT_WINDOW)
+			return invalid(err, code, m, "id 0 or credit %u bytes in %u messages out of range",
+				       m->u.exec_out_credit.bytes, m->u.exec_out_credit.frames);
+		return 0;
 	case QP_MSG_SIGNAL:
 		if (m->u.signal.signo < 1 || m->u.signal.signo > QP_PROTO_MAX_SIGNAL)
 			return invalid(err, code, m, "signal %u out of range", m->u.signal.signo);
@@ -556,6 +566,11 @@ static void put_payload(struct wr *w, const struct qp_msg *m)
 	case QP_MSG_EXEC_CREDIT:
 		put_u32(w, m->u.exec_credit.id);
 		put_u32(w, m->u.exec_credit.bytes);
+		break;
+	case QP_MSG_EXEC_OUT_CREDIT:
+		put_u32(w, m->u.exec_out_credit.id);
+		put_u32(w, m->u.exec_out_credit.bytes);
+		put_u32(w, m->u.exec_out_credit.frames);
 		break;
 	case QP_MSG_EXIT:
 		put_u32(w, (uint32_t)m->u.exit.code);
@@ -863,6 +878,10 @@ static int get_payload(struct rd *r, struct qp_msg *m, qp_error **err)
 	case QP_MSG_EXEC_CREDIT:
 		return get_u32(r, &m->u.exec_credit.id, "id", err) < 0 ||
 		       get_u32(r, &m->u.exec_credit.bytes, "bytes", err) < 0 ? -1 : 0;
+	case QP_MSG_EXEC_OUT_CREDIT:
+		return get_u32(r, &m->u.exec_out_credit.id, "id", err) < 0 ||
+		       get_u32(r, &m->u.exec_out_credit.bytes, "bytes", err) < 0 ||
+		       get_u32(r, &m->u.exec_out_credit.frames, "frames", err) < 0 ? -1 : 0;
 	case QP_MSG_WINSIZE:
 		return get_u32(r, &m->u.winsize.id, "id", err) < 0 ||
 		       get_u16(r, &m->u.winsize.rows, "rows", err) < 0 ||

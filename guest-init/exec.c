@@ -4,7 +4,10 @@
  * processes and hands their codes over through the event pipe.
  *
  * At most GI_MAX_EXECS run at once; each keeps a copy of its EXEC strings
- * only until it has exec'd (the child uses them), so memory is bounded. */
+ * only until it has exec'd (the child uses them), so memory is bounded.
+ * Each has at most QP_PROTO_EXEC_OUT_WINDOW bytes of EXEC_OUT out that the
+ * host has not credited back (EXEC_OUT_CREDIT): past that its pipes are
+ * not read, and a process writing more waits, as on a full pipe. */
 #include <fcntl.h>
 #include <stdbool.h>
 #include <grp.h>
@@ -18,7 +21,8 @@
 #include "guest-init/tinyinit.h"
 #include "guest-init/guest.h"
 
-#define EXEC_DRAIN_MS 1000
+#define EXEC_DRAIN_MS 1000        /* after exit, stdio held open by leftovers */
+#define EXEC_DRAIN_STALL_MS 10000 /* after exit, the host's credit waited for */
 
 struct gi_exec {
 	uint32_t id;             /* 0 = free slot */
@@ -28,7 +32,9 @@ struct gi_exec {
 	int pty;                 /* QP_RUN_F_TERMINAL: the pty's master, else -1 */
 	int has_stdin;
 	int exited, code, errnum;
-	int64_t drain_deadline;
+	uint32_t out_credit;     /* EXEC_OUT bytes the host may still take */
+	uint32_t out_frames;     /* and messages (protocol.h, EXEC_OUT_CREDIT) */
+	int64_t exit_ms, drain_deadline;
 	char argv0[128], cwd[128]; /* for the error text (bounded copies) */
 	char ctr[QP_PROTO_MAX_TAG + 1]; /* CONTAINER: its name (its cgroup's), else "" */
 	char text[256];
@@ -213,6 +219,8 @@ void gi_exec_start(const struct qp_run *r)
 	if (r->flags & QP_RUN_F_CONTAINER)
 		snprintf(e->ctr, sizeof(e->ctr), "%s", r->rootfs_tag);
 	e->id = r->id, e->pid = pid, e->code = -1;
+	e->out_credit = QP_PROTO_EXEC_OUT_WINDOW;
+	e->out_frames = QP_PROTO_EXEC_OUT_FRAMES;
 	e->out_r = out[0], e->err_r = errp[0], e->rep_r = rep[0];
 	e->in_w = in[1], e->pty = pty;
 	e->has_stdin = !!(r->flags & QP_RUN_F_STDIN);
@@ -233,6 +241,12 @@ out:
 	gi_ctr_close(&c);
 }
 
+/* Whether the host's credit lets more of e's output go. */
+static bool may_send(const struct gi_exec *e)
+{
+	return e->out_credit && e->out_frames;
+}
+
 int gi_exec_pollfds(struct pollfd *p)
 {
 	int64_t now = gi_mono_ms();
@@ -241,8 +255,8 @@ int gi_exec_pollfds(struct pollfd *p)
 	for (int i = 0; i < GI_MAX_EXECS; i++) {
 		struct gi_exec *e = &execs[i];
 		p[4 * i] = (struct pollfd){ .fd = e->id ? e->rep_r : -1, .events = POLLIN };
-		p[4 * i + 1] = (struct pollfd){ .fd = e->id ? e->out_r : -1, .events = POLLIN };
-		p[4 * i + 2] = (struct pollfd){ .fd = e->id ? e->err_r : -1, .events = POLLIN };
+		p[4 * i + 1] = (struct pollfd){ .fd = e->id && may_send(e) ? e->out_r : -1, .events = POLLIN };
+		p[4 * i + 2] = (struct pollfd){ .fd = e->id && may_send(e) ? e->err_r : -1, .events = POLLIN };
 		p[4 * i + 3] = (struct pollfd){ .fd = e->id && exec_in[i].len ? e->in_w : -1, .events = POLLOUT };
 		if (e->id && e->exited) {
 			/* done already (its output ended before its reaping was
@@ -261,10 +275,12 @@ static void relay_out(struct gi_exec *e, int *fd, uint8_t stream)
 {
 	static uint8_t buf[QP_PROTO_MAX_PAYLOAD - 5];
 	struct qp_msg m = { .type = QP_MSG_EXEC_OUT };
-	ssize_t n = gi_read_chunk(fd, buf, sizeof(buf));
+	ssize_t n = gi_read_chunk(fd, buf, e->out_credit < sizeof(buf) ? e->out_credit : sizeof(buf));
 
 	if (n <= 0)
 		return;
+	e->out_credit -= (uint32_t)n;
+	e->out_frames--;
 	m.u.exec_out.id = e->id;
 	m.u.exec_out.stream = stream;
 	m.u.exec_out.data = buf;
@@ -300,7 +316,7 @@ void gi_exec_handle(const struct pollfd *p)
 			read_report(e);
 		if (p[4 * i + 1].fd >= 0 && p[4 * i + 1].revents)
 			relay_out(e, &e->out_r, 1);
-		if (p[4 * i + 2].fd >= 0 && p[4 * i + 2].revents)
+		if (p[4 * i + 2].fd >= 0 && p[4 * i + 2].revents && may_send(e))
 			relay_out(e, &e->err_r, 2);
 		if (p[4 * i + 3].fd >= 0 && p[4 * i + 3].revents)
 			gi_inbuf_flush(&exec_in[i], &e->in_w);
@@ -320,6 +336,17 @@ void gi_exec_handle(const struct pollfd *p)
 	}
 }
 
+/* How long an exited exec's output is waited for: EXEC_DRAIN_MS after its
+ * exit or the host's last credit (leftovers holding its pipes), or, while
+ * the host's credit is waited for (a slow reader), EXEC_DRAIN_STALL_MS, but
+ * never past EXEC_DRAIN_STALL_MS after the exit. */
+static void drain_from(struct gi_exec *e, int64_t from)
+{
+	int64_t d = from + (may_send(e) ? EXEC_DRAIN_MS : EXEC_DRAIN_STALL_MS);
+
+	e->drain_deadline = d < e->exit_ms + EXEC_DRAIN_STALL_MS ? d : e->exit_ms + EXEC_DRAIN_STALL_MS;
+}
+
 void gi_exec_reaped(pid_t pid, int code)
 {
 	for (int i = 0; i < GI_MAX_EXECS; i++) {
@@ -327,7 +354,8 @@ void gi_exec_reaped(pid_t pid, int code)
 		if (e->id && e->pid == pid && !e->exited) {
 			e->exited = 1;
 			e->code = code;
-			e->drain_deadline = gi_mono_ms() + EXEC_DRAIN_MS;
+			e->exit_ms = gi_mono_ms();
+			drain_from(e, e->exit_ms);
 			return;
 		}
 	}
@@ -378,4 +406,20 @@ void gi_exec_stdin(const struct qp_msg *m)
 		gi_pty_hangup(&exec_in[i], &e->in_w, &e->out_r, &e->pty);
 	else
 		gi_inbuf_put(&exec_in[i], &e->in_w, m->u.exec_stdin.data, m->u.exec_stdin.len);
+}
+
+void gi_exec_out_credit(const struct qp_msg *m)
+{
+	int i;
+	struct gi_exec *e = exec_by_id(m->u.exec_out_credit.id, &i);
+
+	if (!e)
+		return; /* it ended: its EXEC_EXIT crossed the credit */
+	if (e->out_credit + m->u.exec_out_credit.bytes > QP_PROTO_EXEC_OUT_WINDOW ||
+	    e->out_frames + m->u.exec_out_credit.frames > QP_PROTO_EXEC_OUT_FRAMES)
+		gi_fatal(QP_PERR_PROTOCOL, 0, "control channel: EXEC_OUT_CREDIT beyond the output sent");
+	e->out_credit += m->u.exec_out_credit.bytes;
+	e->out_frames += m->u.exec_out_credit.frames;
+	if (e->exited)
+		drain_from(e, gi_mono_ms());
 }

@@ -190,5 +190,7 @@ void gi_exec_reaped(pid_t pid, int code);
 void gi_exec_winsize(const struct qp_msg *m);
 void gi_exec_signal(const struct qp_msg *m);
 void gi_exec_stdin(const struct qp_msg *m);
+/* EXEC_OUT_CREDIT: more of an exec's output may go (protocol.h). */
+void gi_exec_out_credit(const struct qp_msg *m);
 
 #endif

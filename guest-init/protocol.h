@@ -166,6 +166,13 @@
  *                  per exec, credited back by EXEC_CREDIT
  *   EXEC_CREDIT G  u32 id, u32 bytes (1..QP_PROTO_STDIN_WINDOW): as
  *                  STDIN_CREDIT, for that exec's EXEC_STDIN
+ *   EXEC_OUT_CREDIT H u32 id, u32 bytes (1..QP_PROTO_EXEC_OUT_WINDOW), u32
+ *                  frames (1..QP_PROTO_EXEC_OUT_FRAMES, <= bytes): that
+ *                  many bytes in that many EXEC_OUT messages of that exec
+ *                  are passed on (by its client, or dropped by the monitor
+ *                  once the client is gone): the guest may send as many
+ *                  more.  A credit for an exec that ended is the race with
+ *                  its end: ignored
  *   OUT_CREDIT  H  u32 bytes (1..QP_PROTO_OUT_WINDOW): that many bytes of
  *                  STDOUT/STDERR are passed on (written to the host's
  *                  stdout/stderr, or dropped once that is gone): the guest
@@ -186,14 +193,21 @@
  *                  with a HELLO once that child is gone.
  *   EXEC_STARTED G u32 id, u32 pid
  *   EXEC_OUT    G  u32 id, u8 stream (1 stdout, 2 stderr), raw bytes (>= 1)
+ *                  Flow control: at most QP_PROTO_EXEC_OUT_WINDOW bytes in
+ *                  at most QP_PROTO_EXEC_OUT_FRAMES messages of an exec's
+ *                  EXEC_OUT not credited back (EXEC_OUT_CREDIT); more is a
+ *                  protocol error.  Both bounds keep what is in flight
+ *                  within a client socket's buffer (the kernel counts a
+ *                  small message's overhead too), so the monitor never
+ *                  waits on a client that does not read: the exec waits
  *   EXEC_EXIT   G  u32 id, i32 code (0..255), i32 errnum (!= 0: it could not
  *                  be executed; code is then 126 or 127), str text (why)
  *
  * Local control messages (CTL: between qpod processes on the host and the
  * pod's monitor over ctl.sock, never to or from a guest; the monitor accepts
  * from a client CTL_START, CTL_PAUSE, CTL_RESUME, SIGNAL, EXEC, MEMINFO_REQ,
- * CTR_STATS_REQ, CTR_UPDATE and SHUTDOWN, and for the client's exec EXEC_STDIN, EXEC_SIGNAL and
- * WINSIZE (their id
+ * CTR_STATS_REQ, CTR_UPDATE and SHUTDOWN, and for the client's exec EXEC_STDIN, EXEC_SIGNAL,
+ * EXEC_OUT_CREDIT and WINSIZE (their id
  * is the monitor's to set), and answers with CTL_REPLY, MEMINFO, or the
  * EXEC_* of that client's exec, EXEC_CREDIT included):
  *   CTL_START   C  empty: send the pod's RUN (OCI start)
@@ -255,6 +269,8 @@
 #define QP_HELLO_F_CLOCK 0x4u    /* the clock set to the host's */
 #define QP_HELLO_F_CLONED (QP_HELLO_F_SEEDED | QP_HELLO_F_RESEEDED | QP_HELLO_F_CLOCK)
 #define QP_PROTO_STDIN_WINDOW 65536 /* STDIN bytes in flight, at most (STDIN_CREDIT) */
+#define QP_PROTO_EXEC_OUT_WINDOW 131072 /* an exec's EXEC_OUT bytes in flight (EXEC_OUT_CREDIT) */
+#define QP_PROTO_EXEC_OUT_FRAMES 16     /* and its EXEC_OUT messages in flight */
 #define QP_PROTO_OUT_WINDOW 262144  /* STDOUT+STDERR bytes in flight, at most (OUT_CREDIT) */
 
 enum qp_msg_type {
@@ -291,7 +307,8 @@ enum qp_msg_type {
 	QP_MSG_OUT_CREDIT = 31,
 	QP_MSG_CTR_UPDATE = 32,
 	QP_MSG_CTR_UPDATED = 33,
-	QP_MSG_TYPE_MAX = QP_MSG_CTR_UPDATED,
+	QP_MSG_EXEC_OUT_CREDIT = 34,
+	QP_MSG_TYPE_MAX = QP_MSG_EXEC_OUT_CREDIT,
 };
 
 /* who may send a type: a receiver refuses a message from the wrong side
@@ -448,6 +465,9 @@ struct qp_msg {
 		struct {
 			uint32_t id, bytes;
 		} exec_credit;
+		struct {
+			uint32_t id, bytes, frames;
+		} exec_out_credit;
 		struct {
 			uint32_t id, signo;
 		} exec_signal;

@@ -177,6 +177,9 @@ static void relay_message(struct relay *rl, const struct qp_msg *m)
 		else
 			gi_inbuf_put(&rl->in, &w->stdin_w, m->u.data.data, m->u.data.len);
 		break;
+	case QP_MSG_EXEC_OUT_CREDIT:
+		gi_exec_out_credit(m);
+		break;
 	case QP_MSG_EXEC_STDIN:
 		gi_exec_stdin(m);
 		break;

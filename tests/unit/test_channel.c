@@ -1004,6 +1004,34 @@ static void test_run_ipv6(void **state)
 	assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
 }
 
+/* EXEC_OUT_CREDIT (an exec's output window): id, bytes and messages
+ * survive encode/decode; id 0, no message, more messages or bytes than the
+ * window, fewer bytes than messages are refused; only the host sends it */
+static void test_exec_out_credit(void **state)
+{
+	struct qp_msg in = { .type = QP_MSG_EXEC_OUT_CREDIT }, out;
+	static const uint32_t bad[][3] = {
+		{ 0, 10, 1 }, { 3, 10, 0 }, { 3, 100, QP_PROTO_EXEC_OUT_FRAMES + 1 },
+		{ 3, QP_PROTO_EXEC_OUT_WINDOW + 1, 1 }, { 3, 1, 2 },
+	};
+
+	(void)state;
+	in.u.exec_out_credit.id = 3;
+	in.u.exec_out_credit.bytes = QP_PROTO_EXEC_OUT_WINDOW;
+	in.u.exec_out_credit.frames = QP_PROTO_EXEC_OUT_FRAMES;
+	round_trip(&in, &out);
+	assert_int_equal(out.u.exec_out_credit.id, 3);
+	assert_int_equal(out.u.exec_out_credit.bytes, QP_PROTO_EXEC_OUT_WINDOW);
+	assert_int_equal(out.u.exec_out_credit.frames, QP_PROTO_EXEC_OUT_FRAMES);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		in.u.exec_out_credit.id = bad[i][0];
+		in.u.exec_out_credit.bytes = bad[i][1];
+		in.u.exec_out_credit.frames = bad[i][2];
+		assert_fails(qp_msg_encode(&in, frame, sizeof(frame), err), QP_E_INVALID);
+	}
+	assert_int_equal(qp_msg_sender(QP_MSG_EXEC_OUT_CREDIT), QP_SENDER_HOST | QP_SENDER_CTL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1025,6 +1053,7 @@ int main(void)
 		cmocka_unit_test(test_container_messages),
 		cmocka_unit_test(test_run_routes),
 		cmocka_unit_test(test_run_ipv6),
+		cmocka_unit_test(test_exec_out_credit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,6 +108,7 @@ struct ctl_exec {
 	struct termios saved;
 	int *status;
 	bool *started;           /* set once the guest started it (may be NULL) */
+	struct qp_chan *ch;      /* to the monitor */
 };
 
 /* One message of the monitor: 1 = the exec is over (*status set), 0 = go
@@ -131,10 +132,17 @@ static int exec_message(struct ctl_exec *x, const struct qp_msg *m, qp_error **e
 			x->started_fd = -1;
 		}
 		return 0;
-	case QP_MSG_EXEC_OUT:
+	case QP_MSG_EXEC_OUT: {
+		/* passed on (or dropped, where it goes being gone): the guest
+		 * may send as much more (protocol.h, EXEC_OUT_CREDIT) */
+		struct qp_msg c = { .type = QP_MSG_EXEC_OUT_CREDIT };
 		qp_write_all(m->u.exec_out.stream == 1 ? x->out_fd : x->err_fd, m->u.exec_out.data,
 			     m->u.exec_out.len);
-		return 0;
+		c.u.exec_out_credit.id = 1; /* the monitor sets the guest's id */
+		c.u.exec_out_credit.bytes = m->u.exec_out.len;
+		c.u.exec_out_credit.frames = 1;
+		return qp_chan_send(x->ch, &c, QP_VM_SEND_TIMEOUT_MS, err);
+	}
 	case QP_MSG_EXEC_CREDIT:
 		if (x->credit + m->u.exec_credit.bytes > QP_PROTO_STDIN_WINDOW)
 			return qp_error_set(err, QP_E_GUEST, 0, "exec: more input credited than sent");
@@ -290,6 +298,7 @@ int vm_ctl_exec_opts(int dirfd, const struct qp_process *proc, const struct vm_e
 		return -1;
 	if (!(ch = qp_chan_new(fd)))
 		return qp_fail(err, ENOMEM, "ctl");
+	x.ch = ch;
 	vm_run_from_process(proc, &m.u.run);
 	m.u.run.id = 1; /* the monitor assigns the guest's id */
 	m.u.run.rootfs = QP_ROOTFS_INITRAMFS;

@@ -26,10 +26,25 @@
 
 /* ---- clients ---- */
 
+void mon_exec_out_credit(struct vm_mon *m, uint32_t id, uint32_t bytes, uint32_t frames)
+{
+	struct qp_msg msg = { .type = QP_MSG_EXEC_OUT_CREDIT };
+
+	if (!m->chan || m->exited || !id || !frames)
+		return;
+	msg.u.exec_out_credit.id = id;
+	msg.u.exec_out_credit.bytes = bytes;
+	msg.u.exec_out_credit.frames = frames;
+	qp_chan_send(m->chan, &msg, QP_VM_SEND_TIMEOUT_MS, NULL);
+}
+
 void mon_client_close(struct vm_client *c)
 {
 	if (!c || !c->ch)
 		return;
+	/* its exec's output in flight is dropped: the exec goes on */
+	if (c->mon && c->exec_id)
+		mon_exec_out_credit(c->mon, c->exec_id, c->out_owed, c->out_owed_frames);
 	close(c->ch->fd);
 	qp_chan_free(c->ch);
 	*c = (struct vm_client){ 0 };
@@ -69,8 +84,13 @@ void mon_client_accept(struct vm_mon *m)
 		return;
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		if (!m->cl[i].ch) {
+			/* room for an exec's whole window (protocol.h, EXEC_OUT):
+			 * best effort, the default holds it too */
+			int sndbuf = 2 * QP_PROTO_EXEC_OUT_WINDOW;
+			setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 			if (!(m->cl[i].ch = qp_chan_new(fd)))
 				break;
+			m->cl[i].mon = m;
 			return;
 		}
 	}
@@ -148,15 +168,24 @@ static void client_request(struct vm_mon *m, struct vm_client *c, struct qp_msg 
 		break;
 	case QP_MSG_EXEC_STDIN:
 	case QP_MSG_EXEC_SIGNAL:
+	case QP_MSG_EXEC_OUT_CREDIT:
 	case QP_MSG_WINSIZE:
 		/* the client's exec, whatever id it names; its input within its
-		 * credit (more would end the guest: the monitor checks) */
+		 * credit, its output's credit within what it was sent (more
+		 * would end the guest: the monitor checks) */
 		if (!c->exec_id)
 			qp_error_set(&e, QP_E_STATE, 0, "%s without an exec", qp_msg_type_name(msg->type));
 		else if (msg->type == QP_MSG_EXEC_STDIN && msg->u.exec_stdin.len > c->stdin_credit)
 			qp_error_set(&e, QP_E_INVALID, 0, "EXEC_STDIN beyond its credit");
+		else if (msg->type == QP_MSG_EXEC_OUT_CREDIT && (msg->u.exec_out_credit.bytes > c->out_owed ||
+								 msg->u.exec_out_credit.frames > c->out_owed_frames))
+			qp_error_set(&e, QP_E_INVALID, 0, "EXEC_OUT_CREDIT beyond the output sent");
 		else {
-			if (msg->type == QP_MSG_EXEC_STDIN) {
+			if (msg->type == QP_MSG_EXEC_OUT_CREDIT) {
+				msg->u.exec_out_credit.id = c->exec_id;
+				c->out_owed -= msg->u.exec_out_credit.bytes;
+				c->out_owed_frames -= msg->u.exec_out_credit.frames;
+			} else if (msg->type == QP_MSG_EXEC_STDIN) {
 				msg->u.exec_stdin.id = c->exec_id;
 				c->stdin_credit -= msg->u.exec_stdin.len;
 			} else if (msg->type == QP_MSG_EXEC_SIGNAL) {

@@ -131,8 +131,16 @@ static int guest_message(struct vm_mon *m, const struct qp_msg *msg, qp_error **
 			mon_client_send(c, msg);
 		return 0;
 	case QP_MSG_EXEC_OUT:
-		if ((c = mon_exec_client(m, msg->u.exec_out.id)))
+		if ((c = mon_exec_client(m, msg->u.exec_out.id))) {
+			if (c->out_owed + msg->u.exec_out.len > QP_PROTO_EXEC_OUT_WINDOW ||
+			    c->out_owed_frames + 1 > QP_PROTO_EXEC_OUT_FRAMES)
+				return qp_error_set(err, QP_E_GUEST, 0, "the VM sent more EXEC_OUT than credited");
+			c->out_owed += msg->u.exec_out.len;
+			c->out_owed_frames++;
 			mon_client_send(c, msg);
+		} else {
+			mon_exec_out_credit(m, msg->u.exec_out.id, msg->u.exec_out.len, 1); /* dropped */
+		}
 		return 0;
 	case QP_MSG_EXEC_CREDIT:
 		if ((c = mon_exec_client(m, msg->u.exec_credit.id))) {
@@ -145,8 +153,9 @@ static int guest_message(struct vm_mon *m, const struct qp_msg *msg, qp_error **
 		return 0;
 	case QP_MSG_EXEC_EXIT:
 		if ((c = mon_exec_client(m, msg->u.exec_exit.id))) {
+			c->exec_id = 0; /* ended: no credit goes back for it */
+			c->out_owed = c->out_owed_frames = 0;
 			mon_client_send(c, msg);
-			c->exec_id = 0;
 		}
 		return 0;
 	default: /* a late HELLO: harmless */

@@ -39,10 +39,15 @@
 #define MIN_MEM_MIB 16
 #define MAX_MEM_MIB (1024ULL * 1024)
 
+struct vm_mon;
+
 struct vm_client {
+	struct vm_mon *mon;     /* whose client it is */
 	struct qp_chan *ch;     /* NULL = free slot */
 	uint32_t exec_id;       /* its exec in the guest, 0 = none */
 	uint32_t stdin_credit;  /* EXEC_STDIN its exec may still take (protocol.h) */
+	uint32_t out_owed, out_owed_frames; /* EXEC_OUT bytes and messages relayed to it
+					     * and not credited back */
 	bool want_start, want_meminfo;
 	char want_ctr_stats[QP_PROTO_MAX_TAG + 1]; /* CTR_STATS_REQ's name, "" = none */
 	bool container;         /* its exec is a container of the pod: it ends with
@@ -218,6 +223,9 @@ void mon_fwmark_close(struct vm_mon *m);
 struct vm_client *mon_exec_client(struct vm_mon *m, uint32_t id);
 void mon_client_close(struct vm_client *c);
 void mon_client_send(struct vm_client *c, const struct qp_msg *msg);
+/* EXEC_OUT_CREDIT of bytes in frames messages for exec id to the guest:
+ * output passed on or dropped (a client gone). */
+void mon_exec_out_credit(struct vm_mon *m, uint32_t id, uint32_t bytes, uint32_t frames);
 void mon_client_reply(struct vm_client *c, int status, int errnum, const char *text);
 void mon_client_input(struct vm_mon *m, struct vm_client *c);
 void mon_client_reply_err(struct vm_client *c, qp_error *e);
