@@ -111,6 +111,9 @@ int cmd_state(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	qp_json_kstr(g, "created", pod->state->created);
 	qp_json_kstr(g, "mode", qp_mode_name(pod->state->mode));
 	qp_json_kstr(g, "accel", pod->state->accel ? pod->state->accel : "none");
+	/* vm with a NIC: vhost-net, or userspace and why */
+	if (pod->state->nic)
+		qp_json_kstr(g, "nic", pod->state->nic);
 	/* vm: "pid" is the pod's monitor (its exit is the workload's); QEMU */
 	if (pod->state->vmm_pid)
 		qp_json_kint(g, "vmm_pid", state_vmm_alive(pod->state) ? pod->state->vmm_pid : 0);
