@@ -1,5 +1,6 @@
 /* runtime/bench/workload_net.c — the `bench workload` tests with a server in
- * the pod (bridge network) and the client on the host, in the bench's own
+ * the pod (on qpod's bridge; vm-netns: in a namespace with a veth,
+ * workload_netns.c) and the client on the host, in the bench's own
  * network namespace; the host's own figure is loopback:
  *   tcp_rr, tcp_stream   netbench (netperf TCP_RR / TCP_SENDFILE style)
  *   tcp_stream_out       the other way: netbench's server on the host (the
@@ -153,6 +154,26 @@ static void stop_pod(const struct wl *b, struct wl_netns *ns)
 	wl_netns_remove(ns);
 }
 
+/* Param "nic.TARGET": SERVER_POD's NIC backend as its state names it (a
+ * VM's; a container has none). */
+static void name_nic(const struct wl *b, const char *target)
+{
+	const char *argv[] = { b->o->qpod, "--root", b->o->root, "state", SERVER_POD, NULL };
+	struct qp_child_out out = { 0 };
+	yajl_val st = NULL;
+	double ms;
+	int status;
+	char key[96];
+
+	if (qp_bench_child((char *const *)argv, &ms, &status, &out, NULL) == 0 && status == 0 && out.out &&
+	    qp_json_parse(out.out, "state", &st, NULL) == 0 && qp_json_get_str(st, "nic")) {
+		snprintf(key, sizeof(key), "nic.%s", target);
+		qp_bench_param_str(b->r, key, qp_json_get_str(st, "nic"), NULL);
+	}
+	yajl_tree_free(st);
+	qp_child_out_free(&out);
+}
+
 /* The first time target's pod ran a network test: the settings of the
  * links its traffic crossed, as params "net.TARGET.DRIVER" (the bench's
  * namespace: the bridge, the pod's tap or veth, vm-netns's client veth)
@@ -168,21 +189,7 @@ static void name_links(const struct wl *b, const char *target, const struct wl_n
 	for (size_t i = 0; i < b->r->n_params; i++)
 		if (!strncmp(b->r->params[i].key, key, strlen(key)))
 			return;
-	/* a VM's NIC backend, as its state names it */
-	const char *argv[] = { b->o->qpod, "--root", b->o->root, "state", SERVER_POD, NULL };
-	struct qp_child_out out = { 0 };
-	double ms;
-	int status;
-	yajl_val st = NULL;
-	if (qp_bench_child((char *const *)argv, &ms, &status, &out, NULL) == 0 && status == 0 && out.out &&
-	    qp_json_parse(out.out, "state", &st, NULL) == 0) {
-		const char *nic = qp_json_get_str(st, "nic");
-		snprintf(key, sizeof(key), "nic.%s", target);
-		if (nic)
-			qp_bench_param_str(b->r, key, nic, NULL);
-		yajl_tree_free(st);
-	}
-	qp_child_out_free(&out);
+	name_nic(b, target);
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 1 && ns->holder <= 0)
 			break;
@@ -258,8 +265,10 @@ static int run_stream_out(const struct wl *b, const char *target, struct wl_valu
 	int r = -1;
 
 	if (!is_host && (start_pod(b, target, sleeper, &ns, addr, sizeof(addr), err) < 0 ||
-			 host_side(addr, host, sizeof(host), err) < 0))
+			 host_side(addr, host, sizeof(host), err) < 0)) {
+		qp_error_prefix(err, "tcp_stream_out");
 		goto out;
+	}
 	const char *sargv[] = { wl_tool_path(b, "host", "netbench", nb, sizeof(nb)), "server", "--port", OUT_PORT,
 				"--bind", host, NULL };
 	if (qp_bench_child_start((char *const *)sargv, &server, false, err) < 0)
