@@ -41,9 +41,10 @@ static const char start_about[] =
 	"Start the workload of a created pod (the process `qpod create` left waiting).\n";
 static const char state_about[] =
 	"Print the OCI state of a pod as JSON (ociVersion, id, status, pid, bundle,\n"
-	"annotations), plus created, mode, accel, vmm_pid (vm pods), rootfs, cgroup,\n"
-	"pod (a container inside a vm pod's VM: that pod's ID), stop_reason and the\n"
-	"start's timeline (phases in ms).\n";
+	"annotations), plus created, mode, accel, nic (a vm pod with a NIC: its\n"
+	"backend, \"vhost-net\" or \"userspace: REASON\"), vmm_pid (vm pods), rootfs,\n"
+	"cgroup, pod (a container inside a vm pod's VM: that pod's ID), stop_reason\n"
+	"and the start's timeline (phases in ms).\n";
 static const char kill_about[] =
 	"Send SIGNAL (default TERM; a name such as KILL or SIGKILL, or a number) to the\n"
 	"pod's process (vm: the workload in the guest).\n"
