@@ -307,6 +307,8 @@ int state_save(int dirfd, const struct pod_state *st, qp_error **err)
 	qp_json_kstr(g, "created", st->created);
 	qp_json_kstr(g, "cgroup", st->cgroup);
 	qp_json_kstr(g, "accel", st->accel);
+	if (st->nic)
+		qp_json_kstr(g, "nic", st->nic);
 	qp_json_kstr(g, "stop_reason", st->stop_reason);
 	qp_json_kstr(g, "owner", st->owner);
 	if (st->sandbox)
@@ -360,6 +362,7 @@ int state_parse(const char *text, size_t len, struct pod_state **out, qp_error *
 	    dup_opt(qp_json_get_str(root, "created"), &st->created) < 0 ||
 	    dup_opt(qp_json_get_str(root, "cgroup"), &st->cgroup) < 0 ||
 	    dup_opt(qp_json_get_str(root, "accel"), &st->accel) < 0 ||
+	    dup_opt(qp_json_get_str(root, "nic"), &st->nic) < 0 ||
 	    dup_opt(qp_json_get_str(root, "stop_reason"), &st->stop_reason) < 0 ||
 	    dup_opt(qp_json_get_str(root, "owner"), &st->owner) < 0 ||
 	    dup_opt(qp_json_get_str(root, "sandbox"), &st->sandbox) < 0)
@@ -427,6 +430,7 @@ void state_free(struct pod_state *st)
 	free(st->created);
 	free(st->cgroup);
 	free(st->accel);
+	free(st->nic);
 	free(st->stop_reason);
 	free(st->owner);
 	free(st->sandbox);

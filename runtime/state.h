@@ -47,6 +47,9 @@ struct pod_state {
 	char *created;             /* RFC 3339 */
 	char *cgroup;              /* cgroup path relative to the hierarchy root */
 	char *accel;               /* "kvm", "tcg" or NULL (containers) */
+	char *nic;                 /* vm with a NIC: its backend and why
+				    * (vm_nic_backend: "vhost-net",
+				    * "userspace: TCG", ...); NULL: no NIC */
 	char *stop_reason;         /* why it stopped, if known */
 	char *owner;               /* "uid" of the creator, for list */
 	char *sandbox;             /* a container inside a vm pod's VM: that pod's

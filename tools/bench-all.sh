@@ -3,7 +3,8 @@
 # (with its baselines: runc, crun, runsc, qboot, SeaBIOS, the traditional
 # VM), replace, memory (and an idle container under each peer), workload
 # (every test: the seeds' microbenchmarks, response time under load, HTTP,
-# file I/O; the peers as targets where they can run them),
+# file I/O; the peers as targets where they can run them), the network
+# both ways with the VM on qpod's bridge and on the CNI path (vm-netns),
 # consolidate (1..4 pods of each kind at once), cri (pods through
 # containerd's CRI, serial and 10 at once) and density (with the peers'
 # idle pods, container and VM mode), each written as the stable JSON
@@ -44,6 +45,8 @@ run_one replace bench replace --runs "$RUNS"
 run_one memory bench memory --runs 5
 run_one memory-peers bench memory --mode container --baseline --runs 5
 run_one workload bench workload --baseline --runs 3
+# the network both ways, the VM on qpod's bridge and on the CNI path (issue 30)
+run_one network bench workload --targets host,container,vm,vm-netns --tests tcp_stream,tcp_stream_out,tcp_rr --runs 5 --duration 3
 run_one consolidate bench consolidate --pods 4 --duration 5
 # pods through containerd's CRI (runc, qpod, qpod-vm), serial and 10 at once
 run_one cri bench cri --runs "$RUNS"

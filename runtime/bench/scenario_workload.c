@@ -116,6 +116,9 @@ static int measure(const struct wl *b, const char *target, const char *test, str
 		return qp_error_set(err, QP_E_GENERIC, 0, "%s: not run under a peer runtime: its server runs in the "
 				    "pod behind qpod's bridge, and a peer's pod has only its loopback here "
 				    "(runsc --network=none; runc and crun: a fresh namespace)", test);
+	if (wl_is_netns(target) && !wl_is_net(test))
+		return qp_error_set(err, QP_E_GENERIC, 0, "%s: not a network test: vm-netns is the vm target's "
+				    "network path (a namespace mirrored into the guest); its other figures are vm's", test);
 	if (wl_is_net(test))
 		return wl_run_net(b, target, test, vals, err);
 	if (wl_is_file(test))
@@ -123,9 +126,16 @@ static int measure(const struct wl *b, const char *target, const char *test, str
 	return run_local(b, target, test, vals, err);
 }
 
-/* the row of peer target for test (*res, made if NULL), with e's message
+/* A target that cannot run a test gives a row with its reason (a peer;
+ * vm-netns a test without network), not a failure of the bench. */
+static bool reason_row(const char *target, const char *test)
+{
+	return wl_is_peer(target) || (wl_is_netns(target) && !wl_is_net(test));
+}
+
+/* the row of target for test (*res, made if NULL), with e's message
  * as its reason */
-static int peer_reason(struct qp_bench_report *r, const char *target, const char *test, const qp_error *e,
+static int target_reason(struct qp_bench_report *r, const char *target, const char *test, const qp_error *e,
 		       struct qp_bench_result **res, qp_error **err)
 {
 	if (!*res && (qp_bench_result_add(r, target, "score", "", res, err) < 0 ||
@@ -137,7 +147,7 @@ static int peer_reason(struct qp_bench_report *r, const char *target, const char
 int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_opts *w,
 		      struct qp_bench_report *r, qp_error **err)
 {
-	struct wl b = { .o = o, .w = w };
+	struct wl b = { .o = o, .w = w, .r = r };
 	bool net = false;
 	int total = 0, done = 0, failures = 0;
 
@@ -172,14 +182,16 @@ int qp_bench_workload(const struct qp_bench_opts *o, const struct qp_workload_op
 				qp_bench_progress(o, what, ++done, total);
 				if (out[g])
 					continue;
-				if (qp_bench_interrupted(err)) {
+				int mr = qp_bench_interrupted(err) ? -2 : measure(&b, target, test, &vals, &e);
+				/* a test cut short by Ctrl-C is the interruption, not a failure */
+				if (mr == -2 || (mr < 0 && qp_bench_interrupted(NULL))) {
+					qp_error_free(&e);
+					qp_bench_interrupted(err);
 					r->partial = true;
 					return -1;
 				}
-				int mr = measure(&b, target, test, &vals, &e);
-				if (mr < 0 && wl_is_peer(target)) {
-					/* a peer that cannot run this is a row with its reason */
-					int pr = peer_reason(r, target, test, e, &res[g][0], err);
+				if (mr < 0 && reason_row(target, test)) {
+					int pr = target_reason(r, target, test, e, &res[g][0], err);
 					qp_error_free(&e);
 					if (pr < 0)
 						return -1;

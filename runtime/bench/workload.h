@@ -10,13 +10,14 @@
 #include "bench/bench.h"
 
 #define WL_VALUES 3
-#define WL_TARGETS 6 /* host, runc, crun, runsc, container, vm */
+#define WL_TARGETS 7 /* host, runc, crun, runsc, container, vm, vm-netns */
 #define WL_VM_MEMORY_ARG "2G" /* a vm pod's memory unless --memory says */
 #define WL_VM_MEMORY (2LL << 30)
 
 struct wl {
 	const struct qp_bench_opts *o;
 	const struct qp_workload_opts *w;
+	struct qp_bench_report *r; /* the network tests name their links' settings in its params */
 	char img[4200];   /* the private image copy */
 	char tools[4200]; /* exe_dir/tools/bench */
 	char vol[4200];   /* the scratch volume's host directory */
@@ -63,6 +64,24 @@ void wl_delete_pod(const struct wl *b, const char *id);
 /* SIGTERM to a child started with qp_bench_child_start (pid > 0), and wait
  * for it; pid -1 after. */
 void wl_stop(struct qp_child_run *run);
+
+/* ---- workload_netns.c: the vm-netns target (a VM pod on the CNI path) ---- */
+#define WL_NETNS_POD_ADDR "10.215.0.2" /* the pod's veth, in its namespace */
+#define WL_NETNS_POD_IF "eth0"
+#define WL_NETNS_CLIENT_IF "qpb-cl0" /* its peer, in the bench's namespace */
+struct wl_netns {
+	pid_t holder; /* -1: none */
+	bool veth;    /* the pair exists */
+	char path[64]; /* /proc/HOLDER/ns/net */
+};
+bool wl_is_netns(const char *target);
+/* The pod's namespace with its veth (ns->holder -1 before, on failure). */
+int wl_netns_make(struct wl_netns *ns, qp_error **err);
+/* The veth pair and the namespace gone; safe on a part-made or removed ns. */
+void wl_netns_remove(struct wl_netns *ns);
+/* VM pod `name` running cmd (NULL-terminated), detached, joining ns by path. */
+int wl_netns_pod(const struct wl *b, const struct wl_netns *ns, const char *name, const char *const *cmd,
+		 qp_error **err);
 
 /* ---- scenario_workload.c ---- */
 /* Our own network namespace with lo up: the pods' bridge lives there, and

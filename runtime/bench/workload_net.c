@@ -1,5 +1,6 @@
 /* runtime/bench/workload_net.c — the `bench workload` tests with a server in
- * the pod (bridge network) and the client on the host, in the bench's own
+ * the pod (on qpod's bridge; vm-netns: in a namespace with a veth,
+ * workload_netns.c) and the client on the host, in the bench's own
  * network namespace; the host's own figure is loopback:
  *   tcp_rr, tcp_stream   netbench (netperf TCP_RR / TCP_SENDFILE style)
  *   tcp_stream_out       the other way: netbench's server on the host (the
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "bench/workload.h"
+#include "net/link_info.h"
 #include "util/cleanup.h"
 
 #define NET_PORT "12867"
@@ -81,11 +83,12 @@ static int start_burner(const struct wl *b, qp_error **err)
 	return 0;
 }
 
-/* The server's argv (after the target's prefix) into argv+n. */
-static size_t server_argv(const struct wl *b, const char *target, const char *test, const char **argv,
-			  size_t n, char *path, size_t psize, char *www, size_t wsize)
+/* The server's argv into argv (NULL-terminated). */
+static void server_argv(const struct wl *b, const char *target, const char *test, const char **argv, char *path,
+			size_t psize, char *www, size_t wsize)
 {
 	bool host = !strcmp(target, "host");
+	size_t n = 0;
 
 	if (!host && !strcmp(test, "rr_busy_pod")) {
 		/* an eater beside the server, in the same pod */
@@ -114,7 +117,88 @@ static size_t server_argv(const struct wl *b, const char *target, const char *te
 		}
 	}
 	argv[n] = NULL;
-	return n;
+}
+
+/* The pod SERVER_POD running cmd (NULL-terminated) in target, detached,
+ * and its address: on qpod's bridge (IPAM's), or in the namespace *ns
+ * made for it (vm-netns: wl_netns_make). */
+static int start_pod(const struct wl *b, const char *target, const char *const *cmd, struct wl_netns *ns,
+		     char *addr, size_t size, qp_error **err)
+{
+	const char *argv[64];
+	double ms;
+	int status;
+
+	if (wl_is_netns(target)) {
+		if (wl_netns_make(ns, err) < 0 || wl_netns_pod(b, ns, SERVER_POD, cmd, err) < 0)
+			return -1;
+		snprintf(addr, size, "%s", WL_NETNS_POD_ADDR);
+		return 0;
+	}
+	size_t n = wl_target_prefix(b, target, argv, true, SERVER_POD);
+	for (size_t i = 0; cmd[i] && n < QP_ARRAY_SIZE(argv) - 1; i++)
+		argv[n++] = cmd[i];
+	argv[n] = NULL;
+	if (qp_bench_child((char *const *)argv, &ms, &status, NULL, err) < 0)
+		return -1;
+	if (status != 0)
+		return qp_error_set(err, QP_E_GENERIC, 0, "the %s pod with the server did not start (status %d)", target,
+				    status);
+	return wl_pod_addr(b, SERVER_POD, addr, size, err);
+}
+
+/* SERVER_POD deleted, and the namespace made for it (if any) removed. */
+static void stop_pod(const struct wl *b, struct wl_netns *ns)
+{
+	wl_delete_pod(b, SERVER_POD);
+	wl_netns_remove(ns);
+}
+
+/* Param "nic.TARGET": SERVER_POD's NIC backend as its state names it (a
+ * VM's; a container has none). */
+static void name_nic(const struct wl *b, const char *target)
+{
+	const char *argv[] = { b->o->qpod, "--root", b->o->root, "state", SERVER_POD, NULL };
+	struct qp_child_out out = { 0 };
+	yajl_val st = NULL;
+	double ms;
+	int status;
+	char key[96];
+
+	if (qp_bench_child((char *const *)argv, &ms, &status, &out, NULL) == 0 && status == 0 && out.out &&
+	    qp_json_parse(out.out, "state", &st, NULL) == 0 && qp_json_get_str(st, "nic")) {
+		snprintf(key, sizeof(key), "nic.%s", target);
+		qp_bench_param_str(b->r, key, qp_json_get_str(st, "nic"), NULL);
+	}
+	yajl_tree_free(st);
+	qp_child_out_free(&out);
+}
+
+/* The first time target's pod ran a network test: the settings of the
+ * links its traffic crossed, as params "net.TARGET.DRIVER" (the bench's
+ * namespace: the bridge, the pod's tap or veth, vm-netns's client veth)
+ * and "net.TARGET.pod-DRIVER" (vm-netns: the pod's namespace, its veth
+ * and qpod's tap).  Nothing is fatal here: the figures stand without. */
+static void name_links(const struct wl *b, const char *target, const struct wl_netns *ns)
+{
+	struct qp_link_info li[8];
+	char key[96];
+	int n;
+
+	snprintf(key, sizeof(key), "net.%s.", target);
+	for (size_t i = 0; i < b->r->n_params; i++)
+		if (!strncmp(b->r->params[i].key, key, strlen(key)))
+			return;
+	name_nic(b, target);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1 && ns->holder <= 0)
+			break;
+		n = pass ? qp_net_links_info_at(ns->path, li, 8, NULL) : qp_net_links_info(li, 8, NULL);
+		for (int i = 0; i < n; i++) {
+			snprintf(key, sizeof(key), "net.%s.%s%s", target, pass ? "pod-" : "", li[i].driver);
+			qp_bench_param_str(b->r, key, li[i].text, NULL);
+		}
+	}
 }
 
 int wl_net_client(const struct wl *b, const char *test, const char *addr, struct wl_values *vals,
@@ -172,28 +256,18 @@ static int host_side(const char *addr, char *out, size_t size, qp_error **err)
  * host side; the host target's figure is loopback, as tcp_stream's. */
 static int run_stream_out(const struct wl *b, const char *target, struct wl_values *vals, qp_error **err)
 {
+	static const char *const sleeper[] = { "/bin/sleep", BURN_SECONDS, NULL };
 	const char *argv[64];
 	char nb[4300], pnb[4300], addr[32], host[INET_ADDRSTRLEN] = "127.0.0.1";
 	bool is_host = !strcmp(target, "host");
 	struct qp_child_run server = { .pid = -1 };
+	struct wl_netns ns = { .holder = -1 };
 	int r = -1;
 
-	if (!is_host) {
-		size_t n = wl_target_prefix(b, target, argv, true, SERVER_POD);
-		double ms;
-		int status;
-		argv[n++] = "/bin/sleep";
-		argv[n++] = BURN_SECONDS;
-		argv[n] = NULL;
-		if (qp_bench_child((char *const *)argv, &ms, &status, NULL, err) < 0)
-			goto out;
-		if (status != 0) {
-			qp_error_set(err, QP_E_GENERIC, 0, "tcp_stream_out: the %s pod did not start (status %d)", target,
-				     status);
-			goto out;
-		}
-		if (wl_pod_addr(b, SERVER_POD, addr, sizeof(addr), err) < 0 || host_side(addr, host, sizeof(host), err) < 0)
-			goto out;
+	if (!is_host && (start_pod(b, target, sleeper, &ns, addr, sizeof(addr), err) < 0 ||
+			 host_side(addr, host, sizeof(host), err) < 0)) {
+		qp_error_prefix(err, "tcp_stream_out");
+		goto out;
 	}
 	const char *sargv[] = { wl_tool_path(b, "host", "netbench", nb, sizeof(nb)), "server", "--port", OUT_PORT,
 				"--bind", host, NULL };
@@ -216,6 +290,8 @@ static int run_stream_out(const struct wl *b, const char *target, struct wl_valu
 		qp_error *e = NULL;
 		if (wl_run_tool(argv, "tcp_stream_out", NULL, vals, &e) == 0) {
 			r = 0;
+			if (!is_host)
+				name_links(b, target, &ns);
 			break;
 		}
 		if (i == NET_READY_TRIES - 1 || qp_bench_interrupted(NULL)) {
@@ -228,7 +304,7 @@ static int run_stream_out(const struct wl *b, const char *target, struct wl_valu
 out:
 	wl_stop(&server);
 	if (!is_host)
-		wl_delete_pod(b, SERVER_POD);
+		stop_pod(b, &ns);
 	return r;
 }
 
@@ -239,14 +315,15 @@ int wl_run_net(const struct wl *b, const char *target, const char *test, struct 
 	char path[4300], www[4300], addr[32] = "127.0.0.1";
 	bool host = !strcmp(target, "host"), burn = !strncmp(test, "rr_busy_", 8);
 	struct qp_child_run server = { .pid = -1 }, eater = { .pid = -1 };
+	struct wl_netns ns = { .holder = -1 };
 	int r = -1;
 
 	if (!strcmp(test, "tcp_stream_out"))
 		return run_stream_out(b, target, vals, err);
 	if (burn && start_burner(b, err) < 0)
 		goto out;
+	server_argv(b, target, test, argv, path, sizeof(path), www, sizeof(www));
 	if (host) {
-		server_argv(b, target, test, argv, 0, path, sizeof(path), www, sizeof(www));
 		if (qp_bench_child_start((char *const *)argv, &server, false, err) < 0)
 			goto out;
 		if (!strcmp(test, "rr_busy_pod")) {
@@ -256,27 +333,18 @@ int wl_run_net(const struct wl *b, const char *target, const char *test, struct 
 			if (qp_bench_child_start((char *const *)eargv, &eater, false, err) < 0)
 				goto out;
 		}
-	} else {
-		size_t n = wl_target_prefix(b, target, argv, true, SERVER_POD);
-		double ms;
-		int status;
-		server_argv(b, target, test, argv, n, path, sizeof(path), www, sizeof(www));
-		if (qp_bench_child((char *const *)argv, &ms, &status, NULL, err) < 0)
-			goto out;
-		if (status != 0) {
-			qp_error_set(err, QP_E_GENERIC, 0, "%s: the %s pod with the server did not start (status %d)",
-				     test, target, status);
-			goto out;
-		}
-		if (wl_pod_addr(b, SERVER_POD, addr, sizeof(addr), err) < 0)
-			goto out;
+	} else if (start_pod(b, target, argv, &ns, addr, sizeof(addr), err) < 0) {
+		qp_error_prefix(err, "%s", test);
+		goto out;
 	}
 	r = wl_net_client(b, test, addr, vals, err);
+	if (r == 0 && !host)
+		name_links(b, target, &ns);
 out:
 	wl_stop(&server);
 	wl_stop(&eater);
 	if (!host)
-		wl_delete_pod(b, SERVER_POD);
+		stop_pod(b, &ns);
 	if (burn)
 		wl_delete_pod(b, BURN_POD);
 	return r;

@@ -39,13 +39,16 @@ static const char usage[] =
 	"  workload the static benchmark tools (tools/bench) on the host, in a container\n"
 	"           and in a microVM: --targets host,container,vm (default; also\n"
 	"           runc,crun,runsc, which --baseline adds: the tests without a\n"
-	"           server in the pod or a volume),\n"
+	"           server in the pod or a volume; and vm-netns: the VM pod on the CNI\n"
+	"           path, in a network namespace the bench makes with a veth whose\n"
+	"           peer is the client's, mirrored into the guest; network tests only),\n"
 	"           --tests ctxsw,ctxsw8,fork,execve,syscall,int,fp,stream,tcp_rr,tcp_stream,\n"
 	"           tcp_stream_out,\n"
 	"           rr_idle,rr_busy_host,rr_busy_pod,http,file_write,file_read,file_copy,\n"
 	"           file_create,vol_write,vol_read,vol_copy,vol_create or all (default), --duration SECONDS per run (default 2); --runs default 3,\n"
 	"           vm --memory default 2G. The network tests run in a network namespace\n"
-	"           of the bench's own (server in the pod, client on the host).\n"
+	"           of the bench's own (server in the pod, client on the host); the\n"
+	"           links' MTU, qdisc and offloads are params net.TARGET.*.\n"
 	"  consolidate  N = 1..--pods pods (default 4) at once, container then vm, each\n"
 	"           serving TCP_RR to a host client while running intbench and stream\n"
 	"           for --duration seconds (default 5): aggregate throughput and the\n"
@@ -310,11 +313,12 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		return qp_error_set(err, QP_E_INVALID, 0,
 				    "bench consolidate: no --runs, --warmup or --baseline (one measurement per number of pods)");
 	if (!strcmp(scenario, "workload")) {
-		static const char *const all_targets[] = { "host", "runc", "crun", "runsc", "container", "vm", NULL };
+		static const char *const all_targets[] = { "host", "runc", "crun", "runsc", "container", "vm", "vm-netns",
+							   NULL };
 		/* --baseline: the peers after the host, unless --targets names them */
 		if (baseline_set && !strcmp(targets_arg, "host,container,vm"))
 			targets_arg = "host,runc,crun,runsc,container,vm";
-		if (split_list(targets_arg, all_targets, targets, 6, "--targets", err) < 0)
+		if (split_list(targets_arg, all_targets, targets, 7, "--targets", err) < 0)
 			return -1;
 		if (!tests_arg || !strcmp(tests_arg, "all")) {
 			for (int i = 0; qp_workload_tests[i] && i < 31; i++)
@@ -325,7 +329,7 @@ int cmd_bench(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 		o.container = o.vm = false;
 		for (int i = 0; targets[i]; i++) {
 			o.container |= !strcmp(targets[i], "container");
-			o.vm |= !strcmp(targets[i], "vm");
+			o.vm |= !strcmp(targets[i], "vm") || !strcmp(targets[i], "vm-netns");
 		}
 		mode = "both";
 		if (!runs_set)

@@ -41,9 +41,10 @@ static const char start_about[] =
 	"Start the workload of a created pod (the process `qpod create` left waiting).\n";
 static const char state_about[] =
 	"Print the OCI state of a pod as JSON (ociVersion, id, status, pid, bundle,\n"
-	"annotations), plus created, mode, accel, vmm_pid (vm pods), rootfs, cgroup,\n"
-	"pod (a container inside a vm pod's VM: that pod's ID), stop_reason and the\n"
-	"start's timeline (phases in ms).\n";
+	"annotations), plus created, mode, accel, nic (a vm pod with a NIC: its\n"
+	"backend, \"vhost-net\" or \"userspace: REASON\"), vmm_pid (vm pods), rootfs,\n"
+	"cgroup, pod (a container inside a vm pod's VM: that pod's ID), stop_reason\n"
+	"and the start's timeline (phases in ms).\n";
 static const char kill_about[] =
 	"Send SIGNAL (default TERM; a name such as KILL or SIGKILL, or a number) to the\n"
 	"pod's process (vm: the workload in the guest).\n"
@@ -111,6 +112,9 @@ int cmd_state(struct qp_cli *cli, int argc, char **argv, qp_error **err)
 	qp_json_kstr(g, "created", pod->state->created);
 	qp_json_kstr(g, "mode", qp_mode_name(pod->state->mode));
 	qp_json_kstr(g, "accel", pod->state->accel ? pod->state->accel : "none");
+	/* vm with a NIC: vhost-net, or userspace and why */
+	if (pod->state->nic)
+		qp_json_kstr(g, "nic", pod->state->nic);
 	/* vm: "pid" is the pod's monitor (its exit is the workload's); QEMU */
 	if (pod->state->vmm_pid)
 		qp_json_kint(g, "vmm_pid", state_vmm_alive(pod->state) ? pod->state->vmm_pid : 0);

@@ -47,7 +47,7 @@ static const struct {
 	    { "vol_copy", "score", "copy" },
 	    { "vol_create", "score", "create+delete" } } },
 };
-static const char *const targets[] = { "host", "runc", "crun", "runsc", "container", "vm", NULL };
+static const char *const targets[] = { "host", "runc", "crun", "runsc", "container", "vm", "vm-netns", NULL };
 
 static const struct qp_bench_result *find(const struct qp_bench_report *r, const char *target,
 					  const struct column *c)
@@ -134,6 +134,30 @@ static void family(const struct qp_bench_report *r, size_t fam, bool markdown, F
 	}
 }
 
+/* The mirrored namespace against qpod's bridge, same VM, same run (issue
+ * 30's goal): "vm-netns / vm: stream in 0.95x, ..." per network column
+ * both have. */
+static void netns_line(const struct qp_bench_report *r, size_t fam, bool markdown, FILE *f)
+{
+	const struct column *cols = families[fam].cols;
+	bool any = false;
+
+	for (int t = 0; t < COLS && cols[t].test; t++) {
+		const struct qp_bench_result *a = find(r, "vm-netns", &cols[t]), *b = find(r, "vm", &cols[t]);
+		struct qp_bench_stats sa, sb;
+		if (!a || !b || qp_bench_stats(a->samples, a->n, &sa, NULL) < 0 ||
+		    qp_bench_stats(b->samples, b->n, &sb, NULL) < 0 || sa.median <= 0 || sb.median <= 0)
+			continue;
+		if (!any)
+			fprintf(f, "%svm-netns / vm (medians, this run):", markdown ? "\n" : "");
+		fprintf(f, "%s %s %.2fx", any ? "," : "", cols[t].label ? cols[t].label : cols[t].test,
+			qp_result_lower_is_better(a) ? sb.median / sa.median : sa.median / sb.median);
+		any = true;
+	}
+	if (any)
+		fprintf(f, "\n");
+}
+
 void qp_workload_index_line(const struct qp_bench_report *r, FILE *f)
 {
 	struct qp_workload_index idx[8];
@@ -162,8 +186,11 @@ void qp_workload_table(const struct qp_bench_report *r, bool markdown, FILE *f)
 	if (!strcmp(r->accel, "tcg"))
 		fprintf(f, "%sWARNING: the vm ran under TCG: its figures measure an emulator, not a hypervisor.\n",
 			markdown ? "\n" : "");
-	for (size_t fam = 0; fam < sizeof(families) / sizeof(families[0]); fam++)
+	for (size_t fam = 0; fam < sizeof(families) / sizeof(families[0]); fam++) {
 		family(r, fam, markdown, f);
+		if (!strncmp(families[fam].title, "Network", 7))
+			netns_line(r, fam, markdown, f);
+	}
 	fprintf(f, "\n");
 	qp_workload_index_line(r, f);
 }

@@ -99,8 +99,9 @@ static __attribute__((noreturn)) void monitor_main(struct pod *pod, int wfd)
 		qp_report_err(wfd, err, "boot failed");
 		_exit(1);
 	}
-	if (qp_report_ok(wfd, "%d %llu %s", (int)vm_mon_qemu_pid(m),
-			 (unsigned long long)pod->state->vmm_pid_start, vm_mon_accel(m)) < 0)
+	/* the NIC's backend last: its text has spaces ("-": no NIC) */
+	if (qp_report_ok(wfd, "%d %llu %s %s", (int)vm_mon_qemu_pid(m), (unsigned long long)pod->state->vmm_pid_start,
+			 vm_mon_accel(m), pod->state->nic ? pod->state->nic : "-") < 0)
 		_exit(1); /* the creator is gone: it will not record this pod */
 	close(wfd);
 	/* the monitor's exit status is the workload's: clients wait on it */
@@ -130,13 +131,17 @@ static int create_detached(struct pod *pod, qp_error **err)
 			     CREATE_TIMEOUT_MS / 1000);
 		kill(pid, SIGKILL);
 	} else if (qp_report_parse(buf, &rest, "the VM monitor died without a report", err) == 0) {
-		if (sscanf(rest, "%d %llu %7s", &qpid, &start, accel) == 3 && qpid > 0) {
+		int at = 0;
+		if (sscanf(rest, "%d %llu %7s %n", &qpid, &start, accel, &at) == 3 && qpid > 0 && at > 0) {
+			size_t nic = strcspn(rest + at, "\n");
 			pod->state->pid = pid;
 			pod->state->pid_start = proc_start_time(pid);
 			pod->state->vmm_pid = qpid;
 			pod->state->vmm_pid_start = start;
 			free(pod->state->accel);
 			pod->state->accel = strdup(accel);
+			free(pod->state->nic);
+			pod->state->nic = nic && strncmp(rest + at, "-", nic) ? strndup(rest + at, nic) : NULL;
 			return 0;
 		}
 		qp_error_set(err, QP_E_GENERIC, 0, "the VM monitor sent a malformed report");

@@ -279,6 +279,64 @@ workload_results() {
 	return 0
 }
 
+# what a vm-netns run may leave behind, none of which may be there: its
+# namespace's holder (a fork of the bench: the same command line, which
+# names OUT), a QEMU of a bench root that is gone, the client's veth
+vm_netns_left() { # OUT
+	local q parent root
+	pgrep -f -- "--output $1" && echo "a process of the bench outlived it"
+	for q in $(pgrep -x qemu-system-x86); do
+		parent=$(awk '{ print $4 }' "/proc/$q/stat" 2>/dev/null) || continue
+		root=$(tr '\0' '\n' <"/proc/$parent/cmdline" 2>/dev/null | grep -A1 -x -- --root | tail -n 1)
+		case $root in /tmp/qpod-bench.*) [ -d "$root" ] || echo "QEMU $q of the removed root $root" ;; esac
+	done
+	ip link show qpb-cl0 2>/dev/null
+	return 0
+}
+
+@test "bench workload: vm-netns, the VM pod on the CNI path (a namespace with a veth, mirrored): tcp_stream both ways and tcp_rr, the links' MTU and offloads and the NIC's backend named, nothing left" {
+	need_vm
+	local out=$TEST_DIR/netns.json nic
+	run --separate-stderr "$QPOD" bench workload --targets container,vm-netns --tests tcp_stream,tcp_stream_out,tcp_rr,syscall \
+		--runs 1 --duration 0.3 --format json --output "$out" --image "$ROOTFS"
+	assert_status 0
+	output=$(cat "$out")
+	workload_results Mbit/s "container vm-netns" "tcp_stream tcp_stream_out"
+	workload_results trans/s "container vm-netns" "tcp_rr"
+	# a test without network is not vm-netns's: a row with the reason
+	jq -e '[.results[] | select(.target == "vm-netns" and .test == "syscall" and .n == 0 and (.reason | test("not a network test")))] | length == 1' \
+		"$out" >/dev/null || flunk "vm-netns syscall: $output"
+	# the links each path crossed: the client's veth, the pod's veth and
+	# qpod's tap in the pod's namespace; the bridge and the container's veth
+	local link='^%s mtu [0-9]+ qlen [0-9]+ qdisc [a-z_-]+ tso (on|off) gso (on|off) gro (on|off) tx-csum (on|off) rx-csum (on|off) sg (on|off)$'
+	for k in vm-netns.veth:qpb-cl0 vm-netns.pod-veth:eth0 vm-netns.pod-tun:qp-tap0 container.bridge:qpod0 container.veth:qp[0-9a-f]+; do
+		jq -e --arg k "net.${k%%:*}" --arg re "$(printf "$link" "${k#*:}")" '.params[$k] | test($re)' "$out" >/dev/null ||
+			flunk "param net.${k%%:*}: $(jq -c .params "$out")"
+	done
+	# the VM's NIC backend, as its state said; none for a container
+	nic=$(if [ "$(jq -r .accel "$out")" = kvm ] && [ -c /dev/vhost-net ]; then echo vhost-net; elif [ "$(jq -r .accel "$out")" = kvm ]; then echo "userspace: no /dev/vhost-net"; else echo "userspace: TCG"; fi)
+	jq -e --arg n "$nic" '.params["nic.vm-netns"] == $n and (.params | has("nic.container") | not)' "$out" >/dev/null ||
+		flunk "nic params (want $nic): $(jq -c .params "$out")"
+	run "$QPOD" report "$out"
+	assert_status 0
+	assert_match "$output" "vm-netns +[0-9]"
+	assert_eq "$(vm_netns_left "$out")" "" "left by the bench"
+}
+
+@test "bench workload: vm-netns interrupted (Ctrl-C) while its pod serves, or failing to boot, leaves no namespace, veth or QEMU" {
+	need_vm
+	interrupt_when "run bench-net --bundle" bench workload --targets vm-netns --tests tcp_stream --runs 3 --duration 5 \
+		--format json --output "$TEST_DIR/int.json" --image "$ROOTFS"
+	sleep 1
+	assert_eq "$(vm_netns_left "$TEST_DIR/int.json")" "" "left by the interrupted bench"
+	# a VM that cannot boot: the target fails, its namespace still goes
+	run --separate-stderr env QPOD_KERNEL=/no/such/vmlinux "$QPOD" bench workload --targets vm-netns --tests tcp_rr \
+		--runs 1 --duration 0.2 --format json --output "$TEST_DIR/fail.json" --image "$ROOTFS"
+	[ "$status" -ne 0 ] || flunk "a vm-netns pod that cannot boot must fail the bench"
+	assert_contains "$stderr" "/no/such/vmlinux"
+	assert_eq "$(vm_netns_left "$TEST_DIR/fail.json")" "" "left by the failed bench"
+}
+
 @test "bench workload: bad input, and a target that cannot start" {
 	run --separate-stderr "$QPOD" bench workload --tests ctxsw,bogus
 	assert_qpod_error

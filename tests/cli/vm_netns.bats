@@ -59,6 +59,18 @@ netns_bundle() { # BOOT
 		| .process.args = ["sh", "-c", "mkdir -p /tmp/www && echo hello-from-the-guest >/tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www"]'
 }
 
+# the NIC backend `qpod state` must name for a VM pod under ACCEL here:
+# vhost-net only under KVM with a /dev/vhost-net that opens
+nic_backend_here() { # ACCEL
+	if [ "$1" != kvm ]; then
+		echo "userspace: TCG"
+	elif [ -c /dev/vhost-net ]; then
+		echo vhost-net
+	else
+		echo "userspace: no /dev/vhost-net"
+	fi
+}
+
 # what qpod wired in the pod's namespace: the tap, the ingress qdiscs
 wiring() {
 	in_pns ip -o link show qp-tap0 2>/dev/null | grep -o 'qp-tap0'
@@ -89,6 +101,9 @@ check_pod() { # BOOT [SPARE: the spare the pod must take]
 	assert_eq "$(stat -L -c %i "/proc/$(pod_field "$ID" pid)/ns/net")" "$(stat -L -c %i "/run/netns/$PNS")" \
 		"the network namespace of the pod's pid"
 	tq start "$ID"
+	# state names the NIC's backend and why (vm_nic_backend): this host's
+	assert_eq "$(tq state "$ID" | jq -r .nic)" "$(nic_backend_here "$(tq state "$ID" | jq -r .accel)")" \
+		"state's nic"
 	# the guest's eth0: the veth's address, MAC, MTU and routes
 	run --separate-stderr tq exec "$ID" -- sh -c 'ip -4 -o addr show eth0; cat /sys/class/net/eth0/address /sys/class/net/eth0/mtu; ip route'
 	assert_status 0

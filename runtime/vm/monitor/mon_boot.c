@@ -32,6 +32,7 @@
 #include "vm/qemu/qemu.h"
 #include "vm/snapshot/clone.h"
 #include "vm/snapshot/snapshot.h"
+#include "vm/snapshot/spare.h"
 
 /* ---- boot ---- */
 
@@ -218,6 +219,16 @@ static struct vm_template_params template_params(const struct vm_qemu_opts *o, c
 					    .nic = o->tap_fd >= 0, .nshares = (unsigned)o->nshares };
 }
 
+/* The NIC's backend (m->nic) in the pod's state, for `qpod state`. */
+static int mon_nic_state(struct vm_mon *m, qp_error **err)
+{
+	free(m->pod->state->nic);
+	m->pod->state->nic = NULL;
+	if (m->nic[0] && !(m->pod->state->nic = strdup(m->nic)))
+		return qp_fail(err, ENOMEM, "vm");
+	return 0;
+}
+
 /* A spare of this pod's template (spare.c), if the pod can take one (no
  * NIC, no shares of its own: a spare's devices are fixed; a pod that holds
  * containers has its binds in the spare's share instead, vm/member/; a NIC
@@ -266,6 +277,14 @@ static int take_spare(struct vm_mon *m, const struct vm_qemu_opts *o, const char
 		return qp_fail(err, m->chan ? errno : ENOMEM, "spare %s", t.name);
 	/* the next one, in the background, while this pod starts */
 	vm_spares_refill(rootfd);
+	if (p.nic) {
+		_cleanup_free_ char *nic = NULL;
+		size_t len;
+		if (state_read_file(t.dirfd, SPARE_NIC, sizeof(m->nic) - 1, &nic, &len, NULL) == 0)
+			snprintf(m->nic, sizeof(m->nic), "%s", nic);
+		if (mon_nic_state(m, err) < 0)
+			return -1;
+	}
 	if (vm_spare_bind_rootfs(t.qemu, t.share, o->rootfs, o->rootfs_ro, err) < 0 ||
 	    (spec->opts.sandbox &&
 	     vm_pod_share_spare(&m->mounts, spec, o->rootfs, m->pod->dirfd, t.qemu, t.share, err) < 0) ||
@@ -324,6 +343,8 @@ static int mon_spawn_libvirt(struct vm_mon *m, const struct vm_qemu_opts *o, int
 				    "QPOD_QEMU is set: another VMM binary is not possible with --vm-backend "
 				    "libvirt (libvirtd chooses its emulator)");
 	if (*tap >= 0) {
+		/* libvirt_xml.c's <driver name='qemu'/> */
+		snprintf(m->nic, sizeof(m->nic), "userspace: the libvirt backend (driver qemu)");
 		if (ioctl(*tap, TUNSETPERSIST, 1) < 0)
 			return qp_fail(err, errno, "make tap %s persistent for libvirt", m->lease.ifname_host);
 		close(*tap);
@@ -457,7 +478,11 @@ spawn:
 			goto fail;
 		}
 		o.cg_entry = &entry;
+		/* a vhost-net fd per QEMU: it becomes its owner */
+		_cleanup_close_ int vhost = o.tap_fd >= 0 ? vm_nic_vhost_open(o.kvm, m->nic, sizeof(m->nic)) : -1;
+		o.vhost_fd = vhost;
 		m->qemu = vm_spawn_qemu(&o, err);
+		o.vhost_fd = -1;
 		qp_cgroup_entry_close(&entry);
 		if (o.fw_markers)
 			close(o.fw_mark_fd);
@@ -472,7 +497,7 @@ spawn:
 	pod->state->pid_start = proc_start_time(getpid());
 	pod->state->vmm_pid = m->qemu;
 	pod->state->vmm_pid_start = proc_start_time(m->qemu);
-	if ((fd = chan_connect(m, err)) < 0)
+	if (mon_nic_state(m, err) < 0 || (fd = chan_connect(m, err)) < 0)
 		goto fail;
 	if (!(m->chan = qp_chan_new(fd))) {
 		close(fd);

@@ -120,6 +120,7 @@ struct vm_mon {
 	int spares_fd;
 	char spare_name[16];
 	char tpl_key[17];       /* the template cloned ("" for a cold boot) */
+	char nic[VM_NIC_BACKEND_MAX]; /* the NIC's backend and why ("": no NIC) */
 	bool clone_sent;        /* a CLONE went: its HELLO must confirm it (clone.h) */
 	uint32_t clone_check;   /* of the seed it carried */
 	/* the workload's stdin, relayed from ours (fd 0) when it is not

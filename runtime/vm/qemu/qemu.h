@@ -102,6 +102,9 @@ struct vm_qemu_opts {
 	int vcpus;
 	unsigned long long mem_mib;
 	int tap_fd;             /* -1: no network */
+	int vhost_fd;           /* with tap_fd: vhost-net's (vm_nic_vhost_open);
+				 * <= 0 (0: unset; fds 0..2 are never it):
+				 * QEMU's userspace virtio-net */
 	const unsigned char *mac; /* of the NIC, with tap_fd */
 	const struct vm_share *shares; /* more 9p shares (the spec's binds) */
 	size_t nshares;
@@ -126,6 +129,19 @@ pid_t vm_spawn_qemu(const struct vm_qemu_opts *o, qp_error **err);
 /* The guest's kernel command line for o: o->cmdline, else
  * vm_read_cmdline's plus what o's accel needs (size >= VM_CMDLINE_MAX + 32). */
 void vm_qemu_cmdline(const struct vm_qemu_opts *o, char *out, size_t size);
+
+/* ---- qemu/nic_backend.c: vhost-net or QEMU's userspace virtio-net ---- */
+#define VM_VHOST_NET "/dev/vhost-net"
+#define VM_NIC_BACKEND_MAX 96 /* the text's size */
+/* The decision, from whether KVM runs the guest and /dev/vhost-net's
+ * open() errno (0: it opened): true for vhost-net; text "vhost-net",
+ * "userspace: TCG", "userspace: no /dev/vhost-net" or "userspace:
+ * /dev/vhost-net: REASON". */
+bool vm_nic_backend(bool kvm, int vhost_errno, char *text, size_t size);
+/* /dev/vhost-net opened when kvm (fd >= 3, O_CLOEXEC), else -1; text as
+ * vm_nic_backend's for what happened.  One fd per QEMU (it becomes its
+ * owner). */
+int vm_nic_vhost_open(bool kvm, char *text, size_t size);
 
 /* ---- qemu/jail_qemu.c: QEMU in the host's jail (host/jail.h, docs/JAIL.md) ---- */
 

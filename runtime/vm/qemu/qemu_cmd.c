@@ -255,7 +255,10 @@ static int build_argv(const struct vm_qemu_opts *o, const struct qsocks *s, bool
 	if (o->tap_fd >= 0) {
 		/* the tap fd keeps its number in QEMU (it is not close-on-exec there) */
 		add(a, "-netdev");
-		addf(a, "tap,id=n0,fd=%d,vhost=off", o->tap_fd);
+		if (o->vhost_fd > 0)
+			addf(a, "tap,id=n0,fd=%d,vhost=on,vhostfd=%d", o->tap_fd, o->vhost_fd);
+		else
+			addf(a, "tap,id=n0,fd=%d,vhost=off", o->tap_fd);
 		add(a, "-device");
 		addf(a, "%s,netdev=n0,mac=%02x:%02x:%02x:%02x:%02x:%02x", devices[DEV_NET][pr->bus], o->mac[0],
 		     o->mac[1], o->mac[2], o->mac[3], o->mac[4], o->mac[5]);
@@ -303,7 +306,8 @@ static int listen_at(int dirfd, const char *name, qp_error **err)
 /* the fds QEMU keeps: its stdio and these (every other one is closed at exec) */
 static int keep_fds(const struct vm_qemu_opts *o, const struct qsocks *s)
 {
-	const int keep[] = { o->tap_fd, s->chan, s->qmp, o->fw_markers ? o->fw_mark_fd : -1 };
+	const int keep[] = { o->tap_fd, o->tap_fd >= 0 && o->vhost_fd > 0 ? o->vhost_fd : -1, s->chan, s->qmp,
+			     o->fw_markers ? o->fw_mark_fd : -1 };
 
 	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		return -1;

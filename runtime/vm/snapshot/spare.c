@@ -361,6 +361,9 @@ static int holder_boot(struct holder *h, int rootfd, const struct vm_spare_param
 		return qp_fail(err, errno, "spare %s: a network namespace for its tap", h->name);
 	if (vm_mon_boot(&h->pod, &h->m, err) < 0 || warm(h->m, err) < 0)
 		return qp_error_prefix(err, "spare %s", h->name);
+	/* the pod that takes it runs this QEMU, and says which backend its NIC has */
+	if (h->state.nic && state_write_file(h->d, SPARE_NIC, h->state.nic, strlen(h->state.nic), err) < 0)
+		return -1;
 	/* its ctl.sock is for a pod's clients: a spare has none */
 	mon_ctl_close(h->m);
 	return 0;

@@ -13,6 +13,7 @@
 #define SPARE_TARGET "target"
 #define SPARE_LOCK "lock"
 #define SPARE_SHARE "share"
+#define SPARE_NIC "nic" /* its NIC's backend (vm_nic_backend's text), when it has one */
 #define WARM_TIMEOUT_MS 30000
 #define TAKE_READ_MS 2000
 #define READY_TIMEOUT_MS 120000 /* a first fill may make the template */
