@@ -8,9 +8,14 @@
  * network enabled in root network namespace").  The bench's bundle has a
  * fresh network namespace, as runc and qpod give it (loopback only), so
  * runsc runs with --network=none: netstack's loopback, no host interface
- * seen or touched.  Its platform is left to runsc (ptrace in Debian's
- * 20221219 build; KVM only when asked), and named in the result. */
+ * seen or touched.  The network tests' server pod is the exception: its
+ * bundle joins a namespace the bench made, with a veth to the bench's own
+ * (bench/workload_netns.c), and runsc runs with its default network there
+ * (qp_peer_serve_argv), as runc and crun use that veth.  Its platform is
+ * left to runsc (ptrace in Debian's 20221219 build; KVM only when asked),
+ * and named in the result. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,21 +49,37 @@ char *qp_peer_find(const struct qp_peer *p)
 	return NULL;
 }
 
-void qp_peer_run_argv(const struct qp_peer *p, const char *bin, const char *root,
-		      const char *bundle, const char *id, const char *argv[QP_PEER_ARGS])
+/* `PEER --root ROOT run [--detach] --bundle BUNDLE ID`; runsc on a fresh
+ * namespace (not serve) with --network=none (above). */
+static void run_argv(const struct qp_peer *p, const char *bin, const char *root, const char *bundle,
+		     const char *id, bool serve, const char *argv[QP_PEER_ARGS])
 {
 	size_t n = 0;
 
 	argv[n++] = bin;
 	argv[n++] = "--root";
 	argv[n++] = root;
-	if (!strcmp(p->name, "runsc"))
+	if (!serve && !strcmp(p->name, "runsc"))
 		argv[n++] = "--network=none";
 	argv[n++] = "run";
+	if (serve)
+		argv[n++] = "--detach";
 	argv[n++] = "--bundle";
 	argv[n++] = bundle;
 	argv[n++] = id;
 	argv[n] = NULL;
+}
+
+void qp_peer_run_argv(const struct qp_peer *p, const char *bin, const char *root,
+		      const char *bundle, const char *id, const char *argv[QP_PEER_ARGS])
+{
+	run_argv(p, bin, root, bundle, id, false, argv);
+}
+
+void qp_peer_serve_argv(const struct qp_peer *p, const char *bin, const char *root, const char *bundle,
+			const char *id, const char *argv[QP_PEER_ARGS])
+{
+	run_argv(p, bin, root, bundle, id, true, argv);
 }
 
 void qp_peer_delete(const struct qp_peer *p, const char *bin, const char *root, const char *id)
@@ -98,7 +119,7 @@ void qp_runsc_default_platform(const char *runsc, char *buf, size_t size)
 }
 
 int qp_peer_write_bundle(const char *dir, const char *image, const char *const *args,
-			 const char *cgroup, qp_error **err)
+			 const char *cgroup, const char *netns, qp_error **err)
 {
 	struct pod_spec *spec = spec_default();
 	int r = -1;
@@ -111,8 +132,13 @@ int qp_peer_write_bundle(const char *dir, const char *image, const char *const *
 	spec->process.terminal = false;
 	free(spec->cgroups_path);
 	spec->cgroups_path = NULL;
+	if (netns) {
+		free(spec->ns[QP_NS_NET].path);
+		spec->ns[QP_NS_NET].enabled = true;
+		spec->ns[QP_NS_NET].path = strdup(netns);
+	}
 	if (!(spec->root_path = strdup(image)) || !(spec->process.args = qp_strv_dup((char *const *)args)) ||
-	    (cgroup && !(spec->cgroups_path = strdup(cgroup)))) {
+	    (cgroup && !(spec->cgroups_path = strdup(cgroup))) || (netns && !spec->ns[QP_NS_NET].path)) {
 		qp_fail(err, ENOMEM, "bench: spec");
 		goto out;
 	}

@@ -26,6 +26,11 @@ char *qp_peer_find(const struct qp_peer *p);
  * the strings are borrowed. */
 void qp_peer_run_argv(const struct qp_peer *p, const char *bin, const char *root,
 		      const char *bundle, const char *id, const char *argv[QP_PEER_ARGS]);
+/* argv of `PEER --root ROOT run --detach --bundle BUNDLE ID`: a pod that
+ * serves the network tests in a namespace the bundle joins (runsc with its
+ * own default network, the namespace's interfaces in its netstack). */
+void qp_peer_serve_argv(const struct qp_peer *p, const char *bin, const char *root, const char *bundle,
+			const char *id, const char *argv[QP_PEER_ARGS]);
 /* `PEER --root ROOT delete --force ID`, errors ignored: what a failed or
  * interrupted run left. */
 void qp_peer_delete(const struct qp_peer *p, const char *bin, const char *root, const char *id);
@@ -40,9 +45,10 @@ int qp_bench_memory_peers(const struct qp_bench_opts *o, struct qp_bench_report 
 
 /* DIR/config.json: qpod's default spec (runc spec's), root = image,
  * process = args (NULL-terminated), no terminal; cgroupsPath = cgroup
- * (NULL: none, the runtime's default). */
+ * (NULL: none, the runtime's default); the network namespace at netns
+ * joined (NULL: a fresh one). */
 int qp_peer_write_bundle(const char *dir, const char *image, const char *const *args,
-			 const char *cgroup, qp_error **err);
+			 const char *cgroup, const char *netns, qp_error **err);
 /* The cgroup a peer's pod gets when one runs at a time: beside qpod's own
  * pods (qpod/ID), so that on a busy host the CPU share of the peers and of
  * qpod's containers is decided by the same parent; runc's default, /ID at

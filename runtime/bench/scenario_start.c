@@ -300,7 +300,7 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 			static const char *const args[] = { "/bin/true", NULL };
 			if (asprintf(&bundle, "%s/.bench-bundle", o->root) < 0)
 				return qp_fail(err, ENOMEM, "bench");
-			if (qp_peer_write_bundle(bundle, o->image, args, QP_PEER_CGROUP, err) < 0)
+			if (qp_peer_write_bundle(bundle, o->image, args, QP_PEER_CGROUP, NULL, err) < 0)
 				return -1;
 			for (const struct qp_peer *p = qp_peers; p->name; p++)
 				if (add_peer(o, r, &v[nv++], p, bundle, err) < 0)

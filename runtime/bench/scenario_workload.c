@@ -112,10 +112,6 @@ int wl_make_image(struct wl *b, qp_error **err)
 static int measure(const struct wl *b, const char *target, const char *test, struct wl_values *vals,
 		   qp_error **err)
 {
-	if (wl_is_peer(target) && !wl_peer_runs(test))
-		return qp_error_set(err, QP_E_GENERIC, 0, "%s: not run under a peer runtime: its server runs in the "
-				    "pod behind qpod's bridge, and a peer's pod has only its loopback here "
-				    "(runsc --network=none; runc and crun: a fresh namespace)", test);
 	if (wl_is_netns(target) && !wl_is_net(test))
 		return qp_error_set(err, QP_E_GENERIC, 0, "%s: not a network test: vm-netns is the vm target's "
 				    "network path (a namespace mirrored into the guest); its other figures are vm's", test);

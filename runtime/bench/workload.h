@@ -51,11 +51,18 @@ int wl_run_in(const struct wl *b, const char *target, const char *const *cmd, co
 	      struct wl_values *vals, qp_error **err);
 /* workload_peers.c: "runc", "crun", "runsc" (bench/peers.h) as targets */
 bool wl_is_peer(const char *target);
-/* the tests a peer runs: those without qpod's bridge */
-bool wl_peer_runs(const char *test);
 /* cmd under peer `target` on a bundle of the bench image (its own root) */
 int wl_run_peer(const struct wl *b, const char *target, const char *const *cmd, const char *what,
 		struct wl_values *vals, qp_error **err);
+/* The network tests' server pod `id` under peer target, running cmd
+ * detached in the namespace ns (made by wl_netns_make). */
+struct wl_netns;
+int wl_peer_serve(const struct wl *b, const char *target, const struct wl_netns *ns, const char *id,
+		  const char *const *cmd, qp_error **err);
+/* It deleted and its bundle removed (errors ignored: cleanup). */
+void wl_peer_unserve(const struct wl *b, const char *target, const char *id);
+/* `PEER --root R exec id` into argv (0 if the peer is not installed). */
+size_t wl_peer_exec_prefix(const struct wl *b, const char *target, const char *id, const char **argv);
 /* the bundle in directory bundle under peer `target` (its own root) */
 int wl_run_peer_bundle(const struct wl *b, const char *target, const char *bundle, const char *what,
 		       struct wl_values *vals, qp_error **err);

@@ -121,7 +121,7 @@ static void server_argv(const struct wl *b, const char *target, const char *test
 
 /* The pod SERVER_POD running cmd (NULL-terminated) in target, detached,
  * and its address: on qpod's bridge (IPAM's), or in the namespace *ns
- * made for it (vm-netns: wl_netns_make). */
+ * made for it (vm-netns, and a peer's pod: wl_netns_make). */
 static int start_pod(const struct wl *b, const char *target, const char *const *cmd, struct wl_netns *ns,
 		     char *addr, size_t size, qp_error **err)
 {
@@ -129,8 +129,10 @@ static int start_pod(const struct wl *b, const char *target, const char *const *
 	double ms;
 	int status;
 
-	if (wl_is_netns(target)) {
-		if (wl_netns_make(ns, err) < 0 || wl_netns_pod(b, ns, SERVER_POD, cmd, err) < 0)
+	if (wl_is_netns(target) || wl_is_peer(target)) {
+		if (wl_netns_make(ns, err) < 0 ||
+		    (wl_is_peer(target) ? wl_peer_serve(b, target, ns, SERVER_POD, cmd, err)
+					: wl_netns_pod(b, ns, SERVER_POD, cmd, err)) < 0)
 			return -1;
 		snprintf(addr, size, "%s", WL_NETNS_POD_ADDR);
 		return 0;
@@ -148,9 +150,12 @@ static int start_pod(const struct wl *b, const char *target, const char *const *
 }
 
 /* SERVER_POD deleted, and the namespace made for it (if any) removed. */
-static void stop_pod(const struct wl *b, struct wl_netns *ns)
+static void stop_pod(const struct wl *b, const char *target, struct wl_netns *ns)
 {
-	wl_delete_pod(b, SERVER_POD);
+	if (wl_is_peer(target))
+		wl_peer_unserve(b, target, SERVER_POD);
+	else
+		wl_delete_pod(b, SERVER_POD);
 	wl_netns_remove(ns);
 }
 
@@ -274,7 +279,9 @@ static int run_stream_out(const struct wl *b, const char *target, struct wl_valu
 	if (qp_bench_child_start((char *const *)sargv, &server, false, err) < 0)
 		goto out;
 	size_t n = 0;
-	if (!is_host) {
+	if (wl_is_peer(target)) {
+		n = wl_peer_exec_prefix(b, target, SERVER_POD, argv);
+	} else if (!is_host) {
 		argv[n++] = b->o->qpod;
 		argv[n++] = "--root";
 		argv[n++] = b->o->root;
@@ -304,7 +311,7 @@ static int run_stream_out(const struct wl *b, const char *target, struct wl_valu
 out:
 	wl_stop(&server);
 	if (!is_host)
-		stop_pod(b, &ns);
+		stop_pod(b, target, &ns);
 	return r;
 }
 
@@ -344,7 +351,7 @@ out:
 	wl_stop(&server);
 	wl_stop(&eater);
 	if (!host)
-		stop_pod(b, &ns);
+		stop_pod(b, target, &ns);
 	if (burn)
 		wl_delete_pod(b, BURN_POD);
 	return r;
