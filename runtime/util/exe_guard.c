@@ -46,9 +46,13 @@ int qp_exe_guard_reexec(char **argv, const char *spare_dir, qp_error **err)
 	if (qp_exe_guarded())
 		return 0;
 	if (reexeced)
-		return qp_fail(err, 0, "exe guard: re-executed, but /proc/self/exe is still not a guarded view");
-	if (mode && *mode && strcmp(mode, "auto") && strcmp(mode, "memfd"))
-		return qp_error_set(err, QP_E_INVALID, 0, "QPOD_EXE_GUARD must be auto or memfd, not \"%s\"", mode);
+		return qp_fail(err, 0, "exe guard: re-executed (" REEXECED_ENV " is set), but /proc/self/exe "
+				       "is not a guarded view");
+	if (mode && *mode && strcmp(mode, "auto") && strcmp(mode, "memfd")) {
+		char shown[QP_SHOWN_MAX];
+		return qp_error_set(err, QP_E_INVALID, 0, "QPOD_EXE_GUARD must be auto or memfd, not \"%s\"",
+				    qp_shown(mode, shown));
+	}
 	if (mode && !strcmp(mode, "memfd"))
 		qp_debug("exe guard: a sealed memfd copy (QPOD_EXE_GUARD=memfd)");
 	else if (!realpath("/proc/self/exe", exe))
@@ -56,7 +60,7 @@ int qp_exe_guard_reexec(char **argv, const char *spare_dir, qp_error **err)
 	else if ((fd = qp_exe_overlay_open(exe, spare_dir, &why)) >= 0)
 		qp_debug("exe guard: a read-only overlayfs view of %s", exe);
 	else
-		qp_debug("exe guard: a sealed memfd copy (no overlayfs view: %s)", why->msg);
+		qp_debug("exe guard: a sealed memfd copy (no overlayfs view: %s)", why ? why->msg : "?");
 	qp_error_free(&why);
 	if (fd < 0 && (fd = qp_exe_memfd_copy(err)) < 0)
 		return qp_error_prefix(err, "exe guard");
