@@ -13,7 +13,7 @@
 #include "cli/cli.h"
 #include "state.h"
 #include "util/log.h"
-#include "util/memfd_exec.h"
+#include "util/exe_guard.h"
 
 int main(int argc, char **argv)
 {
@@ -109,13 +109,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "qpod: unknown command \"%s\" (see qpod --help)\n", argv[i]);
 		return QP_EXIT_FAILURE;
 	}
-	/* the re-executed copy cannot find its own directory: the files qpod
+	/* the re-executed qpod cannot find its own directory: the files qpod
 	 * ships (guest-init, kernel: util/paths.h) are found beside the
 	 * original binary */
 	char exe[4096];
-	if (!qp_running_sealed() && realpath("/proc/self/exe", exe))
+	if (!qp_exe_guarded() && realpath("/proc/self/exe", exe))
 		setenv("QPOD_EXE_DIR", dirname(exe), 1);
-	if (cmd->enters_pod && qp_memfd_reexec(argv, &err) < 0)
+	if (cmd->enters_pod && qp_exe_guard_reexec(argv, cli.root, &err) < 0)
 		return qp_error_print(err), QP_EXIT_FAILURE;
 
 	optind = 1; /* each command parses from its own argv[0] */

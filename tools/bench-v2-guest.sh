@@ -10,24 +10,36 @@
 # times the host's, and only the ratios of one run compare.
 #
 #   tools/bench-v2-guest.sh [--runs N] [--memory SIZE] [--output FILE]
+#                           [--script FILE [--keep DIR]]
 #     --runs N       measured runs (default 10; one warm-up first)
 #     --memory SIZE  the guest's memory (default 1G: runsc's sandbox needs room)
 #     --output FILE  the result (JSON; default bench-v2-guest.json), and the
 #                    guest's output in FILE.log
+#     --script FILE  run the bash script FILE in the guest instead of the
+#                    bench (a probe: its output is FILE.log of --output; it
+#                    finds qpod at $QPOD, a private rootfs copy at $ROOTFS)
+#     --keep DIR     copy what the probe wrote into /out (the guest's writable
+#                    share) to DIR, which must not exist yet
 # Needs root, the build (make), the guest kernel and busybox rootfs in
 # /var/cache/qpod (make kernel, or make check); QPOD_ACCEL as for qpod.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
-runs=10 memory=1G output=bench-v2-guest.json
+runs=10 memory=1G output=bench-v2-guest.json script= keep=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) runs=$2; shift 2 ;;
 	--memory) memory=$2; shift 2 ;;
 	--output) output=$2; shift 2 ;;
-	-h | --help) sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--script) script=$2; shift 2 ;;
+	--keep) keep=$2; shift 2 ;;
+	-h | --help) sed -n '2,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "qpod: bench-v2-guest: unknown argument \"$1\" (see --help)" >&2; exit 2 ;;
 	esac
 done
+if [ -n "$keep" ] && { [ -z "$script" ] || [ -e "$keep" ]; }; then
+	echo "qpod: bench-v2-guest: --keep needs --script and a DIR that does not exist yet" >&2
+	exit 2
+fi
 case $runs in '' | *[!0-9]*) echo "qpod: bench-v2-guest: --runs must be a number, not \"$runs\"" >&2; exit 2 ;; esac
 case $memory in
 [1-9]*G) bytes=$((${memory%G} << 30)) ;;
@@ -39,7 +51,7 @@ qpod=${QPOD:-$here/build/qpod}
 build=$(dirname "$qpod")
 kernel=${QPOD_KERNEL:-$cache/kernel/current/vmlinux}
 rootfs=${QPOD_ROOTFS:-$cache/rootfs-busybox}
-for f in "$qpod" "$kernel" "$rootfs"; do
+for f in "$qpod" "$kernel" "$rootfs" ${script:+"$script"}; do
 	[ -e "$f" ] || { echo "qpod: bench-v2-guest: $f is missing (make; make kernel or make check)" >&2; exit 1; }
 done
 export QPOD_KERNEL=$kernel
@@ -47,6 +59,7 @@ export QPOD_KERNEL=$kernel
 V=$(mktemp -d /tmp/qpod-bench-v2.XXXXXX)
 id=bench-v2-$$
 cleanup() {
+	[ -z "$keep" ] || cp -a "$V/out" "$keep" || true
 	"$qpod" --root "$V/state" delete --force "$id" >/dev/null 2>&1 || true
 	rm -rf "$V"
 }
@@ -59,9 +72,16 @@ cat >"$V/out/guest.sh" <<EOF
 # runs as the guest's workload: the bench on a private copy of the rootfs
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 cp -a /busybox /tmp/rootfs || exit 1
+EOF
+if [ -n "$script" ]; then
+	cp "$script" "$V/out/probe.sh"
+	echo 'QPOD=/qpod/qpod ROOTFS=/tmp/rootfs exec bash /out/probe.sh' >>"$V/out/guest.sh"
+else
+	cat >>"$V/out/guest.sh" <<EOF
 /qpod/qpod bench start --mode container --baseline --runs $runs --warmup 1 \\
 	--image /tmp/rootfs --format json --output /out/start.json
 EOF
+fi
 "$qpod" spec | jq --arg root "$V/rootfs" --arg build "$build" --arg busybox "$rootfs" \
 	--arg out "$V/out" --argjson bytes "$bytes" '
 	def bind($src; $dst; $opts): {destination: $dst, type: "bind", source: $src, options: $opts};
@@ -78,6 +98,10 @@ rc=0
 timeout 3600 "$qpod" --root "$V/state" run "$id" --bundle "$V" </dev/null >"$V/guest.out" 2>"$V/guest.err" || rc=$?
 # the guest's own output (the bench's errors, if any) beside the result
 cat "$V/guest.out" "$V/guest.err" >"$output.log" 2>/dev/null || true
+if [ -n "$script" ]; then
+	echo "==> $output.log (the probe's output; status $rc)" >&2
+	exit "$rc"
+fi
 if [ "$rc" != 0 ]; then
 	echo "qpod: bench-v2-guest: the guest exited with status $rc ($output.log):" >&2
 	tail -3 "$output.log" >&2

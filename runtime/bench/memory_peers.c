@@ -343,8 +343,8 @@ int qp_density_peers(const struct qp_density_opts *d, long count, struct qp_benc
 {
 	const struct peer_run pr = { .prefix = "density-peer", .drop_metric = "per_pod_host_mb", .starts = true,
 				     .reserve = d->reserve };
-	/* this binary: density runs sealed (a memfd copy), which a child can
-	 * execute through the same link */
+	/* this binary: density runs from a guarded view (util/exe_guard.h),
+	 * which a child can execute through the same link */
 	const struct qp_bench_opts o = { .runs = (int)count, .image = d->image, .root = d->root,
 					 .progress = d->progress, .qpod = "/proc/self/exe" };
 

@@ -29,7 +29,7 @@ struct qp_command {
 	const char *name;
 	const char *summary;
 	int (*fn)(struct qp_cli *cli, int argc, char **argv, qp_error **err);
-	bool enters_pod;    /* re-exec from a sealed memfd first */
+	bool enters_pod;    /* re-exec through util/exe_guard.h first */
 	bool runc_status;   /* a failure exits 1, as runc's command does (else 125) */
 	const struct option *opts; /* the long options it parses (NULL: none);
 				    * its --help names each (tests/unit/test_cli_help.c) */

@@ -527,12 +527,17 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 		if (state_read_file(pod->dirfd, QP_TIMELINE_FILE, 4096, &tl, &len, NULL) == 0)
 			fprintf(stderr, "qpod-timeline: %s\n", tl);
 	}
-	if (code >= 0) {
+	/* the stopped state is recorded for a pod that stays; one deleted next
+	 * needs it only if the delete fails (its status is its process's, and
+	 * the file would be removed a moment later) */
+	if (code >= 0)
 		pod->state->status = QP_STATUS_STOPPED;
+	if (code >= 0 && !delete_after)
 		state_save(pod->dirfd, pod->state, NULL);
-	}
-	if (delete_after && pod_delete(pod, true, code < 0 ? NULL : err) < 0 && code >= 0)
+	if (delete_after && pod_delete(pod, true, code < 0 ? NULL : err) < 0 && code >= 0) {
+		state_save(pod->dirfd, pod->state, NULL);
 		code = -1;
+	}
 out:
 	if (code < 0)
 		qp_error_prefix(err, create_only ? "create" : "run");

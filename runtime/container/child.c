@@ -10,7 +10,7 @@
  *
  * Security reasoning: the child stays non-dumpable until exec so nothing in
  * the pod can open its /proc/PID/{exe,fd,cwd} (CVE-2019-5736 class; qpod
- * also runs from a sealed memfd, see util/memfd_exec.c); every fd but the
+ * also runs from a read-only view of its binary, see util/exe_guard.h); every fd but the
  * sync socket and the fifo is closed before the pod's filesystem exists, and
  * the cwd is resolved inside the root without magic links (CVE-2024-21626).
  */

@@ -1,38 +1,21 @@
-/* runtime/util/memfd_exec.c — see memfd_exec.h. */
+/* runtime/util/memfd_exec.c — the fallback guard of exe_guard.h: a sealed
+ * anonymous copy of qpod's binary. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util/cleanup.h"
-#include "util/memfd_exec.h"
+#include "util/exe_guard.h"
 
-#define QP_SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
-
-extern char **environ;
-
-int qp_running_sealed(void)
-{
-	_cleanup_close_ int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	int seals;
-
-	if (fd < 0)
-		return 0;
-	seals = fcntl(fd, F_GET_SEALS);
-	return seals >= 0 && (seals & QP_SEALS) == QP_SEALS;
-}
-
-int qp_memfd_reexec(char **argv, qp_error **err)
+int qp_exe_memfd_copy(qp_error **err)
 {
 	_cleanup_close_ int src = -1, mfd = -1;
 	struct stat st;
 	off_t off = 0;
 
-	if (qp_running_sealed())
-		return 0;
 	src = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (src < 0 || fstat(src, &st) < 0)
 		return qp_fail(err, errno, "open /proc/self/exe");
@@ -45,8 +28,7 @@ int qp_memfd_reexec(char **argv, qp_error **err)
 			return qp_fail(err, n < 0 ? errno : EIO, "copy qpod into a memfd");
 		off += n;
 	}
-	if (fcntl(mfd, F_ADD_SEALS, QP_SEALS) < 0)
+	if (fcntl(mfd, F_ADD_SEALS, QP_EXE_SEALS) < 0)
 		return qp_fail(err, errno, "seal the memfd");
-	syscall(SYS_execveat, mfd, "", argv, environ, AT_EMPTY_PATH);
-	return qp_fail(err, errno, "re-execute qpod from a memfd");
+	return steal_fd(&mfd);
 }

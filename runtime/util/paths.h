@@ -7,7 +7,7 @@
  *   3. EXTRA (the kernel: the cache of kernel-config/build.sh),
  *   4. /usr/lib/qpod/NAME.
  * $QPOD_EXE_DIR is the directory of the qpod binary (main.c sets it before
- * the sealed re-exec hides it).  Each caller checks its own $QPOD_* override
+ * the guarded re-exec, util/exe_guard.h, hides it).  Each caller checks its own $QPOD_* override
  * first. */
 #ifndef QPOD_UTIL_PATHS_H
 #define QPOD_UTIL_PATHS_H

@@ -124,7 +124,7 @@ victims() {
 qpod_under() {
 	local p
 	for p in $(pgrep -P "$1"); do
-		# (qpod re-executes itself from a memfd at times: util/memfd_exec.c)
+		# (qpod re-executes itself from a memfd at times: util/exe_guard.h)
 		if [[ "$(cat "/proc/$p/comm" 2>/dev/null)" == @(qpod|memfd:qpod) ]]; then
 			echo "$p"
 			return 0

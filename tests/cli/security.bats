@@ -160,14 +160,63 @@ assert_cwd_contained() {
 	qp delete --force "$ID2"
 	# those opens fail for the kernel's own reasons too (a running binary,
 	# a process that is not dumpable); the defence is that qpod's processes
-	# in a pod run from a sealed copy, never from the binary on the host's
-	# disk: a pod's init (qpod itself) is seen from the host as a memfd
+	# in a pod run from a guarded view, never from the binary on the host's
+	# disk (util/exe_guard.h): the next tests take a pod's init from the host
 	qp_detached run -d --init --name "$ID2" "$ROOTFS" -- sleep 60
 	local pid
 	pid=$(pod_field "$ID2" pid)
 	assert_eq "$(cat "/proc/$pid/comm")" qpod-init "the pod's pid 1"
-	assert_match "$(readlink "/proc/$pid/exe")" '^/memfd:qpod ' "the binary of the pod's init"
+	assert_not_contains "$(readlink "/proc/$pid/exe")" "$(basename "$(dirname "$QPOD")")/" "the binary of the pod's init"
 	qp delete --force "$ID2"
 	after=$(sha256sum <"$QPOD")
 	assert_eq "$after" "$before" "sha256 of $QPOD"
+}
+
+# The attack of CVE-2019-5736 from the host's side: hold the binary of a
+# pod's init (qpod itself until its exec) through /proc/PID/exe, and reopen
+# it for writing while it runs and after it is gone.  Unguarded, the first
+# open fails only with ETXTBSY (a running binary) and the second succeeds on
+# the host's qpod: both must fail here.
+@test "exe guard: qpod enters a pod through a read-only overlayfs view of its binary (CVE-2019-5736 class)" {
+	grep -qw overlay /proc/filesystems || skip "this kernel has no overlayfs (the memfd guard runs)"
+	local pid fd
+	QPOD_EXE_GUARD= qp_detached --debug run -d --init --name "$ID" "$ROOTFS" -- sleep 60
+	pid=$(pod_field "$ID" pid)
+	assert_eq "$(stat -L -f -c %T "/proc/$pid/exe")" overlayfs "the file system of the pod's init's binary"
+	exec {fd}<"/proc/$pid/exe"
+	run "$ROOTFS$HELPER" writefile "/proc/$pid/exe"
+	assert_eq "$output" EROFS "writefile /proc/$pid/exe of the pod's init"
+	qp delete --force "$ID"
+	run "$ROOTFS$HELPER" writefile "/proc/self/fd/$fd"
+	exec {fd}<&-
+	assert_eq "$output" EROFS "writefile of the held binary after the pod's init is gone"
+	assert_contains "$(<"$TEST_DIR/pod.err")" "qpod: exe guard: a read-only overlayfs view of $(realpath "$QPOD")" "the --debug log"
+	# the re-executed qpod knows it is guarded: one re-exec, not a loop
+	QPOD_EXE_GUARD= run --separate-stderr qp --debug run --rm "$ROOTFS" -- true
+	assert_status 0
+	assert_eq "$(grep -c 'exe guard:' <<<"$stderr")" 1 "exe guard lines in the --debug log"
+}
+
+@test "exe guard: the sealed memfd fallback (QPOD_EXE_GUARD=memfd) protects too" {
+	local pid fd before
+	before=$(sha256sum <"$QPOD")
+	QPOD_EXE_GUARD=memfd qp_detached --debug run -d --init --name "$ID" "$ROOTFS" -- sleep 60
+	assert_contains "$(<"$TEST_DIR/pod.err")" "qpod: exe guard: a sealed memfd copy (QPOD_EXE_GUARD=memfd)" "the --debug log"
+	pid=$(pod_field "$ID" pid)
+	# a copy (so the write below could reach no file of the host's)...
+	assert_match "$(readlink "/proc/$pid/exe")" '^/memfd:qpod ' "the binary of the pod's init"
+	exec {fd}<"/proc/$pid/exe"
+	qp delete --force "$ID"
+	# ...and sealed: a write into it fails once nothing runs it any more
+	run bash -c "printf x 1<>/proc/self/fd/$fd"
+	exec {fd}<&-
+	assert_status 1
+	assert_contains "$output" "Operation not permitted" "a write into the held copy"
+	assert_eq "$(sha256sum <"$QPOD")" "$before" "sha256 of $QPOD"
+}
+
+@test "exe guard: QPOD_EXE_GUARD takes auto or memfd only, and never switches the guard off" {
+	QPOD_EXE_GUARD=none run --separate-stderr qp run --rm "$ROOTFS" -- true
+	assert_qpod_error
+	assert_eq "${stderr_lines[0]}" 'qpod: QPOD_EXE_GUARD must be auto or memfd, not "none"'
 }

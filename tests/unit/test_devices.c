@@ -534,6 +534,22 @@ static void test_v2_devices(void **state)
 	close(fd);
 }
 
+/* A program the verifier refuses (R0 never set before exit) fails with the
+ * verifier's verdict, not the first line of its log. */
+static void test_load_refused(void **state)
+{
+	const struct bpf_insn exit_only[] = { { .code = BPF_JMP | BPF_EXIT } };
+	qp_error *err = NULL;
+
+	(void)state;
+	need_root();
+	assert_int_equal(qp_devbpf_load(exit_only, 1, &err), -1);
+	assert_non_null(err);
+	if (!strstr(err->msg, "verifier: ") || !strstr(err->msg, "R0"))
+		fail_msg("no verdict: %s", err->msg);
+	qp_error_free(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_transition),
 		cmocka_unit_test(test_program_shape),
 		cmocka_unit_test(test_program_verdicts),
+		cmocka_unit_test(test_load_refused),
 		cmocka_unit_test_setup_teardown(test_v1_devices, real_setup, real_teardown),
 		cmocka_unit_test_setup_teardown(test_v2_devices, real_setup, real_teardown),
 	};

@@ -97,39 +97,66 @@ int qp_devbpf_build(const struct qp_dev_state *st, struct bpf_insn **out, size_t
 	return 0;
 }
 
-int qp_devbpf_load(const struct bpf_insn *insns, size_t n, qp_error **err)
+static int prog_load(const struct bpf_insn *insns, size_t n, char *log, size_t log_size)
 {
 	/* the kernel reads the license only to gate GPL-only helpers; the
 	 * program calls none */
 	static const char license[] = "qpod";
-	char log[1024] = "";
 	union bpf_attr attr;
-	int fd;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
 	attr.insns = (uint64_t)(uintptr_t)insns;
 	attr.insn_cnt = (uint32_t)n;
 	attr.license = (uint64_t)(uintptr_t)license;
-	attr.log_buf = (uint64_t)(uintptr_t)log;
-	attr.log_size = sizeof(log);
-	attr.log_level = 1;
-	fd = sys_bpf(BPF_PROG_LOAD, &attr);
-	if (fd < 0 && errno == ENOSPC) { /* the log did not fit: load again without it */
-		memset(&attr.log_buf, 0, sizeof(attr.log_buf));
-		attr.log_size = attr.log_level = 0;
-		fd = sys_bpf(BPF_PROG_LOAD, &attr);
+	if (log) {
+		attr.log_buf = (uint64_t)(uintptr_t)log;
+		attr.log_size = (uint32_t)log_size;
+		attr.log_level = 1;
 	}
-	if (fd < 0) {
-		int e = errno;
-		char *nl = strchr(log, '\n');
-		if (nl)
-			*nl = '\0';
-		return log[0] ? qp_fail(err, e, "load the device filter (%zu instructions; verifier: %.200s)",
-					n, log)
-			      : qp_fail(err, e, "load the device filter (%zu instructions)", n);
+	return sys_bpf(BPF_PROG_LOAD, &attr);
+}
+
+/* the verifier's verdict: the last line of its log, above the statistics
+ * line ("processed N insns ...") it ends with */
+static const char *verdict(char *log)
+{
+	for (;;) {
+		size_t len = strlen(log);
+		char *p;
+
+		while (len > 0 && log[len - 1] == '\n')
+			log[--len] = '\0';
+		p = strrchr(log, '\n');
+		if (!p || strncmp(p + 1, "processed ", 10))
+			return p ? p + 1 : log;
+		*p = '\0';
 	}
-	return fd;
+}
+
+int qp_devbpf_load(const struct bpf_insn *insns, size_t n, qp_error **err)
+{
+	char log[4096] = "";
+	int fd, e;
+
+	/* verified once, without a log: with one, every load logs each
+	 * instruction and overflowed the buffer (ENOSPC), which cost a second
+	 * verification at every pod start; the log is asked for only to say
+	 * why a load failed */
+	fd = prog_load(insns, n, NULL, 0);
+	if (fd >= 0)
+		return fd;
+	e = errno;
+	fd = prog_load(insns, n, log, sizeof(log));
+	if (fd >= 0)
+		return fd;
+	if (errno != ENOSPC)
+		e = errno;
+	log[sizeof(log) - 1] = '\0';
+	if (!log[0])
+		return qp_fail(err, e, "load the device filter (%zu instructions)", n);
+	return qp_fail(err, e, "load the device filter (%zu instructions; verifier: %.200s)", n,
+		       verdict(log));
 }
 
 static int query(int cgfd, uint32_t *ids, size_t *n, qp_error **err)
