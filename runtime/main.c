@@ -115,7 +115,11 @@ int main(int argc, char **argv)
 	char exe[4096];
 	if (!qp_exe_guarded() && realpath("/proc/self/exe", exe))
 		setenv("QPOD_EXE_DIR", dirname(exe), 1);
-	if (cmd->enters_pod && qp_exe_guard_reexec(argv, cli.root, &err) < 0)
+	/* the state root made first (as runc makes its root): on a kernel
+	 * that takes overlay layers by path only, the guard's empty layer is
+	 * that directory, and a root not made yet sent a fresh root's first
+	 * command to the memfd fallback */
+	if (cmd->enters_pod && (cli_root(&cli, &err) < 0 || qp_exe_guard_reexec(argv, cli.root, &err) < 0))
 		return qp_error_print(err), QP_EXIT_FAILURE;
 
 	optind = 1; /* each command parses from its own argv[0] */

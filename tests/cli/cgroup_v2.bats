@@ -71,6 +71,10 @@ guest_has() {
 	assert_eq "$(guest friendly-cgroup-after-delete)" gone
 }
 
+@test "cgroup v2 guest: a fresh state root's first command runs through the overlay view of qpod's binary (layers by path on this 6.1 kernel), not the memfd fallback" {
+	assert_contains "$(guest exe-guard)" "exe guard: a read-only overlayfs view of /qpod/qpod"
+}
+
 @test "cgroup v2 guest: the pod's process is cloned straight into its cgroup (clone3, CLONE_INTO_CGROUP)" {
 	assert_match "$(guest clone-into-cgroup)" '^pod process [0-9]+ cloned into its cgroup \(CLONE_INTO_CGROUP\)\|0::/$' \
 		"qpod --debug, then /proc/self/cgroup in the pod's cgroup namespace"

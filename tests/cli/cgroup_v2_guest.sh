@@ -63,6 +63,10 @@ d=$(cgdir fr)
 say friendly-cgroup "$(cat "$d/memory.max" "$d/cpu.max" "$d/pids.max" "$d/cgroup.controllers" 2>&1)"
 q delete --force fr 2>&1
 say friendly-cgroup-after-delete "$([ -e "$d" ] && echo left || echo gone)"
+# the exe guard of a command's first run on a state root not made yet (this
+# kernel takes overlay layers by path only: the root is the empty layer)
+say exe-guard "$("$Q" --debug --root /tmp/guard-root run --rm /tmp/rootfs -- true 2>&1 | grep 'exe guard' | sed 's/^qpod: //')"
+rm -rf /tmp/guard-root
 # how the pod's process got into its cgroup (qpod --debug says), and where it is
 say clone-into-cgroup "$(q --debug run --rm --name cic /tmp/rootfs -- cat /proc/self/cgroup 2>&1 |
 	grep -e CLONE_INTO_CGROUP -e '^0::' | sed 's/^qpod: //')"
