@@ -261,6 +261,33 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	qp delete --force "$ID"
 }
 
+# how many processes of the pod's guest run exactly ARGS (ps's args column)
+guest_count() { # ID ARGS
+	"$QPOD" --root "$ROOT" exec "$1" -- sh -c "ps -o args | grep -cx '$2'"
+}
+
+@test "vm: a signal to qpod exec reaches the exec'd process (as runc's exec forwards them); SIGKILL of the client ends the process too" {
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["sleep", "600"]'
+	qp_detached run --detach --bundle "$BUNDLE" "$ID"
+	(set +e; "$QPOD" --root "$ROOT" exec "$ID" -- sh -c 'trap "echo got-term; exit 3" TERM; sleep 101 & wait' \
+		>"$TEST_DIR/term.out" 2>&1; echo "rc=$?" >>"$TEST_DIR/term.out") &
+	local bg=$! pid
+	wait_for 200 test "$(guest_count "$ID" 'sleep 101')" = 1
+	pid=$(pgrep -f -P "$bg" "exec $ID") || flunk "no qpod exec process"
+	kill -TERM "$pid"
+	wait "$bg" || true
+	assert_eq "$(cat "$TEST_DIR/term.out")" $'got-term\nrc=3' "the process's trap and status"
+	# the client killed (what a shim's SIGKILL of the exec pid does): the
+	# process goes with it (before: it ran on in the guest)
+	"$QPOD" --root "$ROOT" exec "$ID" -- sleep 1234 >/dev/null 2>&1 &
+	bg=$!
+	wait_for 200 test "$(guest_count "$ID" 'sleep 1234')" = 1
+	kill -KILL "$bg"
+	wait "$bg" 2>/dev/null || true
+	wait_for 100 test "$(guest_count "$ID" 'sleep 1234')" = 0
+	qp delete --force "$ID"
+}
+
 @test "vm: a command missing in the rootfs exits 127" {
 	run -127 --separate-stderr timeout 20 "$QPOD" --root "$ROOT" run --mode vm --rm "$ROOTFS" -- \
 		/no/such/command

@@ -4,11 +4,13 @@
  * necessary: its frames go through the same bounded decoder. */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <termios.h>
@@ -184,6 +186,43 @@ static int exec_input(struct ctl_exec *x, struct qp_chan *ch, qp_error **err)
 	return qp_chan_send(ch, &m, QP_VM_SEND_TIMEOUT_MS, err);
 }
 
+/* The signals an exec's client passes on to its process, as runc's exec
+ * (and `qpod run`) do: a shim's or a user's signal to the pid it holds
+ * reaches what runs in the guest. */
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+
+/* A signalfd of forwarded[], blocked meanwhile (*old: the mask before). */
+static int forward_open(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	int fd;
+
+	if (sigprocmask(SIG_BLOCK, &set, old) < 0)
+		return -1;
+	if ((fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		sigprocmask(SIG_SETMASK, old, NULL); /* not forwarded, as before */
+	return fd;
+}
+
+/* The signals that came, as EXEC_SIGNAL. */
+static int exec_forward(int sfd, struct qp_chan *ch, qp_error **err)
+{
+	struct signalfd_siginfo si;
+	struct qp_msg m = { .type = QP_MSG_EXEC_SIGNAL };
+
+	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		m.u.exec_signal.id = 1; /* the monitor sets the guest's id */
+		m.u.exec_signal.signo = si.ssi_signo;
+		if (qp_chan_send(ch, &m, QP_VM_SEND_TIMEOUT_MS, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The terminal's size, when it changed, as WINSIZE. */
 static int exec_winsize(struct ctl_exec *x, struct qp_chan *ch, qp_error **err)
 {
@@ -292,7 +331,8 @@ int vm_ctl_exec_opts(int dirfd, const struct qp_process *proc, const struct vm_e
 			      .tty = -1, .in_fd = -1, .status = status, .started = o->started };
 	struct qp_msg m = { .type = QP_MSG_EXEC };
 	struct qp_chan *ch;
-	int r = -1;
+	sigset_t oldmask;
+	int r = -1, sfd = -1;
 
 	if (fd < 0)
 		return -1;
@@ -330,18 +370,21 @@ int vm_ctl_exec_opts(int dirfd, const struct qp_process *proc, const struct vm_e
 	}
 	/* no deadline on the process itself: it runs as long as it runs; a
 	 * terminal's size is looked at every QP_CONSOLE_SIZE_POLL_MS */
+	sfd = forward_open(&oldmask);
 	while (r < 0) {
-		struct pollfd p[3] = { { .fd = fd, .events = POLLIN },
+		struct pollfd p[4] = { { .fd = fd, .events = POLLIN },
 				       { .fd = x.credit ? x.in_fd : -1, .events = POLLIN },
-				       { .fd = o->extra_fd, .events = POLLIN } };
+				       { .fd = o->extra_fd, .events = POLLIN },
+				       { .fd = sfd, .events = POLLIN } };
 		int k;
-		if (poll(p, 3, proc->terminal ? QP_CONSOLE_SIZE_POLL_MS : -1) < 0 && errno != EINTR) {
+		if (poll(p, 4, proc->terminal ? QP_CONSOLE_SIZE_POLL_MS : -1) < 0 && errno != EINTR) {
 			qp_fail(err, errno, "exec: poll");
 			goto out;
 		}
 		if ((p[1].revents && exec_input(&x, ch, err) < 0) ||
 		    (proc->terminal && exec_winsize(&x, ch, err) < 0) ||
-		    (p[2].revents && o->extra(o->ctx, ch, err) < 0))
+		    (p[2].revents && o->extra(o->ctx, ch, err) < 0) ||
+		    (p[3].revents && exec_forward(sfd, ch, err) < 0))
 			goto out;
 		if (!p[0].revents)
 			continue;
@@ -362,6 +405,10 @@ int vm_ctl_exec_opts(int dirfd, const struct qp_process *proc, const struct vm_e
 			goto out;
 	}
 out:
+	if (sfd >= 0) {
+		close(sfd);
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	}
 	if (x.tty >= 0)
 		close(x.tty);
 	if (x.restore)

@@ -160,7 +160,6 @@ static void client_request(struct vm_mon *m, struct vm_client *c, struct qp_msg 
 			msg->u.run.id = ++m->next_exec ? m->next_exec : ++m->next_exec;
 			if (qp_chan_send(m->chan, msg, QP_VM_SEND_TIMEOUT_MS, &e) == 0) {
 				c->exec_id = msg->u.run.id;
-				c->container = msg->u.run.flags & QP_RUN_F_CONTAINER;
 				c->stdin_credit = msg->u.run.flags & QP_RUN_F_STDIN ? QP_PROTO_STDIN_WINDOW : 0;
 				return;
 			}
@@ -218,9 +217,10 @@ void mon_client_input(struct vm_mon *m, struct vm_client *c)
 		qp_error_free(&e);
 		if (m->rep_client == c)
 			m->rep_client = NULL;
-		/* a container's host process is gone (killed, or its client's
-		 * delete): the container goes too, as runc's would */
-		if (c->container && c->exec_id && !m->exited) {
+		/* an exec's client is gone (killed, or its client's delete):
+		 * the pid the caller held was it, so what runs in the guest
+		 * goes too, as runc's exec'd process or container would */
+		if (c->exec_id && !m->exited) {
 			struct qp_msg kill_msg = { .type = QP_MSG_EXEC_SIGNAL };
 			kill_msg.u.exec_signal.id = c->exec_id;
 			kill_msg.u.exec_signal.signo = SIGKILL;

@@ -50,8 +50,6 @@ struct vm_client {
 					     * and not credited back */
 	bool want_start, want_meminfo;
 	char want_ctr_stats[QP_PROTO_MAX_TAG + 1]; /* CTR_STATS_REQ's name, "" = none */
-	bool container;         /* its exec is a container of the pod: it ends with
-				 * the client (the container's host process) */
 };
 
 struct vm_lv;
