@@ -317,15 +317,28 @@ exec_sync() { # ID TIMEOUT ARGS...: ExecSync; the response JSON
 
 now_ms() { date +%s%3N; }
 
-# RemoveContainer $CONTAINER, StopPodSandbox and RemovePodSandbox $SANDBOX,
-# each answered without error
+# StopContainer (1 s) and RemoveContainer of ID, each answered without error
+stop_and_remove_container() { # ID
+	run --separate-stderr cri StopContainer "{\"container_id\": \"$1\", \"timeout\": 1}"
+	assert_status 0
+	run --separate-stderr cri RemoveContainer "{\"container_id\": \"$1\"}"
+	assert_status 0
+}
+
+# StopPodSandbox and RemovePodSandbox of ID, each answered without error
+stop_and_remove_sandbox() { # ID
+	run --separate-stderr cri StopPodSandbox "{\"pod_sandbox_id\": \"$1\"}"
+	assert_status 0
+	run --separate-stderr cri RemovePodSandbox "{\"pod_sandbox_id\": \"$1\"}"
+	assert_status 0
+}
+
+# RemoveContainer $CONTAINER, then the sandbox $SANDBOX stopped and
+# removed, each answered without error
 remove_container_and_sandbox() {
 	run --separate-stderr cri RemoveContainer "{\"container_id\": \"$CONTAINER\"}"
 	assert_status 0
-	run --separate-stderr cri StopPodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
-	assert_status 0
-	run --separate-stderr cri RemovePodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
-	assert_status 0
+	stop_and_remove_sandbox "$SANDBOX"
 }
 
 # ---- scenarios ---------------------------------------------------------------------
@@ -530,15 +543,9 @@ scenario_vm_pod_faults() {
 	kill -KILL "$("$QPOD" --root "$vmroot" state "$SANDBOX" | jq -r .vmm_pid)"
 	wait_for 300 container_state_is "$b" CONTAINER_EXITED
 	for CONTAINER in "$a" "$b"; do
-		run --separate-stderr cri StopContainer "{\"container_id\": \"$CONTAINER\", \"timeout\": 1}"
-		assert_status 0
-		run --separate-stderr cri RemoveContainer "{\"container_id\": \"$CONTAINER\"}"
-		assert_status 0
+		stop_and_remove_container "$CONTAINER"
 	done
-	run --separate-stderr cri StopPodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
-	assert_status 0
-	run --separate-stderr cri RemovePodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
-	assert_status 0
+	stop_and_remove_sandbox "$SANDBOX"
 	run --separate-stderr "$QPOD" --root "$vmroot" gc
 	assert_status 0
 	assert_eq "$(ls "$vmroot")" "" "qpod state left in the handler's root"
@@ -646,16 +653,10 @@ pod_net_leftovers() {
 	run --separate-stderr exec_sync "$web" 20 ping -c 1 -W 5 "$ip_b"
 	assert_status 0
 	assert_eq "$(jq -r .exit_code <<<"$output")" 0 "ping of the other pod"
-	run --separate-stderr cri StopContainer "{\"container_id\": \"$web\", \"timeout\": 1}"
-	assert_status 0
-	run --separate-stderr cri RemoveContainer "{\"container_id\": \"$web\"}"
-	assert_status 0
+	stop_and_remove_container "$web"
 	# removal: no veth on the bridge, no lease
 	for SANDBOX in "$a" "$b"; do
-		run --separate-stderr cri StopPodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
-		assert_status 0
-		run --separate-stderr cri RemovePodSandbox "{\"pod_sandbox_id\": \"$SANDBOX\"}"
-		assert_status 0
+		stop_and_remove_sandbox "$SANDBOX"
 	done
 	assert_eq "$(pod_net_leftovers)" "" "veths or leases left"
 }

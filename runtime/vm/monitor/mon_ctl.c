@@ -42,9 +42,17 @@ void mon_client_close(struct vm_client *c)
 {
 	if (!c || !c->ch)
 		return;
-	/* its exec's output in flight is dropped: the exec goes on */
-	if (c->mon && c->exec_id)
+	/* a client with an exec (killed, dropped, or its container's
+	 * delete): the pid the caller held was it, so what runs in the guest
+	 * goes too, as runc's exec'd process or container would; its output
+	 * in flight is dropped, and credited so the exec's end comes at once */
+	if (c->mon && c->exec_id && c->mon->chan && !c->mon->exited && !c->mon->over) {
+		struct qp_msg kill_msg = { .type = QP_MSG_EXEC_SIGNAL };
+		kill_msg.u.exec_signal.id = c->exec_id;
+		kill_msg.u.exec_signal.signo = SIGKILL;
+		qp_chan_send(c->mon->chan, &kill_msg, QP_VM_SEND_TIMEOUT_MS, NULL);
 		mon_exec_out_credit(c->mon, c->exec_id, c->out_owed, c->out_owed_frames);
+	}
 	close(c->ch->fd);
 	qp_chan_free(c->ch);
 	*c = (struct vm_client){ 0 };
@@ -217,15 +225,6 @@ void mon_client_input(struct vm_mon *m, struct vm_client *c)
 		qp_error_free(&e);
 		if (m->rep_client == c)
 			m->rep_client = NULL;
-		/* an exec's client is gone (killed, or its client's delete):
-		 * the pid the caller held was it, so what runs in the guest
-		 * goes too, as runc's exec'd process or container would */
-		if (c->exec_id && !m->exited) {
-			struct qp_msg kill_msg = { .type = QP_MSG_EXEC_SIGNAL };
-			kill_msg.u.exec_signal.id = c->exec_id;
-			kill_msg.u.exec_signal.signo = SIGKILL;
-			qp_chan_send(m->chan, &kill_msg, QP_VM_SEND_TIMEOUT_MS, NULL);
-		}
 		mon_client_close(c);
 		return;
 	}
