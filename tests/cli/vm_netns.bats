@@ -179,6 +179,7 @@ check_pod() { # BOOT [SPARE: the spare the pod must take]
 # has them, a client reaches the guest's server over IPv6 and the guest
 # reaches the gateway
 check_ipv6_pod() { # FAMILIES
+	[ -e /proc/net/if_inet6 ] || skip "the host's kernel has no IPv6 (the client's side of the veth needs it)"
 	ip -n "$CNS" link add cl0 type veth peer name eth0 netns "$PNS"
 	ip -n "$CNS" addr add fd00:77::1/64 dev cl0 nodad
 	ip -n "$CNS" link set cl0 up
