@@ -57,7 +57,7 @@ FW_CFLAGS := -m32 -march=i686 -Os -std=gnu11 $(WARN) -Werror -ffreestanding -fno
 	-Iqboot -MMD -MP
 
 .PHONY: all check check-bins sanitize-bins demo bench clean distclean deps fuzz fuzz-bins kernel install uninstall
-all: $(B)/qpod $(HELPER) $(GUEST_INIT) $(FIRMWARE) $(TRADVM) $(UNIT_BINS) $(BENCH_BINS) $(MANPAGE)
+all: $(B)/qpod $(B)/qpod-libvirt $(HELPER) $(GUEST_INIT) $(FIRMWARE) $(TRADVM) $(UNIT_BINS) $(BENCH_BINS) $(MANPAGE)
 
 $(B)/qboot/%.o: qboot/%.c
 	@mkdir -p $(dir $@)
@@ -96,15 +96,28 @@ $(B)/libqpod.a: $(LIB_OBJS)
 
 # The debug info goes to qpod.debug (gdb finds it by the debuglink): where
 # no overlayfs view can be made, run, create and exec copy the binary into a
-# sealed memfd before they touch a pod (runtime/util/exe_guard.h), and 2.7 MB
-# with -g is 1.2 MB without (0.6 MB of it qpod, the rest libnl,
-# libseccomp and yajl linked in).
-# (config.mk: which libraries it links statically, configure.ac)
+# sealed memfd before they touch a pod (runtime/util/exe_guard.h), and the
+# binary without -g is a third of it.
+# qpod is a static PIE where configure found every archive (QPOD_STATIC;
+# not with a sanitizer): no dynamic loader at its two execs.  It cannot
+# dlopen() libvirt then, so qpod-libvirt, the same objects linked
+# dynamically (libseccomp & co. as QPOD_LIBS says), runs a libvirt pod's
+# run/create (runtime/vm/libvirt/libvirt_handoff.c).  ld's warnings about
+# dlopen and getaddrinfo in a static link name code the static qpod never
+# runs (the handoff comes first; libnl's name lookups are not called).
+QP_STATIC_LINK := $(if $(SAN_FLAGS),,$(QPOD_STATIC))
+QP_DYN_LIBS := $(if $(QPOD_LIBS),$(QPOD_LIBS) -lm,$(PKG_LIBS))
+# $(call link_qpod,OUTPUT,LINK FLAGS AND LIBRARIES)
+define link_qpod
+	$(CC) $(QP_LDFLAGS) -o $(1).tmp $(B)/runtime/main.o $(B)/libqpod.a $(2)
+	objcopy --only-keep-debug $(1).tmp $(1).debug
+	objcopy --strip-debug --add-gnu-debuglink=$(1).debug $(1).tmp
+	mv $(1).tmp $(1)
+endef
 $(B)/qpod: $(B)/runtime/main.o $(B)/libqpod.a config.mk
-	$(CC) $(QP_LDFLAGS) -o $@.tmp $(filter-out config.mk,$^) $(if $(QPOD_LIBS),$(QPOD_LIBS) -lm,$(PKG_LIBS))
-	objcopy --only-keep-debug $@.tmp $@.debug
-	objcopy --strip-debug --add-gnu-debuglink=$@.debug $@.tmp
-	mv $@.tmp $@
+	$(call link_qpod,$@,$(if $(QP_STATIC_LINK),$(QP_STATIC_LINK) -lseccomp -lcap -lnl-route-3 -lnl-3 -lyajl_s -lm -pthread,$(QP_DYN_LIBS)))
+$(B)/qpod-libvirt: $(B)/runtime/main.o $(B)/libqpod.a config.mk
+	$(call link_qpod,$@,$(QP_DYN_LIBS))
 
 $(B)/tests/%: tests/unit/%.c $(B)/libqpod.a config.h
 	@mkdir -p $(dir $@)
@@ -143,7 +156,7 @@ $(MANPAGE): $(B)/qpod tools/mkman.sh
 # The installed layout (util/paths.h: qpod finds PREFIX/lib/qpod beside
 # PREFIX/bin/qpod, so any PREFIX and a DESTDIR staging tree both work):
 #   PREFIX/bin/qpod
-#   PREFIX/lib/qpod/{qpod-init,vmlinux,cmdline.txt,qpod-tradvm,qpod-firmware.bin}
+#   PREFIX/lib/qpod/{qpod-init,vmlinux,cmdline.txt,qpod-tradvm,qpod-firmware.bin,qpod-libvirt}
 #   PREFIX/lib/qpod/cri/{cri.py,runtime_v1.proto,bench_cri.py,proc_events.py}  (bench cri's driver)
 #   PREFIX/share/man/man8/qpod.8
 #   PREFIX/share/bash-completion/completions/qpod
@@ -158,15 +171,16 @@ COMPDIR := $(PREFIX)/share/bash-completion/completions
 KERNEL_BUILT = $(or $(QPOD_CACHE),/var/cache/qpod)/kernel/current/vmlinux
 CRI_FILES := tools/cri/cri.py tools/cri/runtime_v1.proto tools/cri/bench_cri.py tools/cri/proc_events.py
 INSTALLED := $(BINDIR)/qpod $(QPOD_LIBDIR)/qpod-init $(QPOD_LIBDIR)/vmlinux \
-	$(QPOD_LIBDIR)/cmdline.txt $(QPOD_LIBDIR)/qpod-tradvm $(QPOD_LIBDIR)/qpod-firmware.bin \
+	$(QPOD_LIBDIR)/cmdline.txt $(QPOD_LIBDIR)/qpod-tradvm $(QPOD_LIBDIR)/qpod-firmware.bin $(QPOD_LIBDIR)/qpod-libvirt \
 	$(MAN8DIR)/qpod.8 $(COMPDIR)/qpod $(CRI_FILES:tools/cri/%=$(QPOD_LIBDIR)/cri/%)
 
-install: $(B)/qpod $(GUEST_INIT) $(FIRMWARE) $(TRADVM) $(MANPAGE) kernel
+install: $(B)/qpod $(B)/qpod-libvirt $(GUEST_INIT) $(FIRMWARE) $(TRADVM) $(MANPAGE) kernel
 	install -D -m 0755 $(B)/qpod $(DESTDIR)$(BINDIR)/qpod
 	install -D -m 0755 $(GUEST_INIT) $(DESTDIR)$(QPOD_LIBDIR)/qpod-init
 	install -D -m 0644 $(KERNEL_BUILT) $(DESTDIR)$(QPOD_LIBDIR)/vmlinux
 	install -D -m 0644 kernel-config/cmdline.txt $(DESTDIR)$(QPOD_LIBDIR)/cmdline.txt
 	install -D -m 0755 $(TRADVM) $(DESTDIR)$(QPOD_LIBDIR)/qpod-tradvm
+	install -D -m 0755 $(B)/qpod-libvirt $(DESTDIR)$(QPOD_LIBDIR)/qpod-libvirt
 	install -D -m 0644 $(FIRMWARE) $(DESTDIR)$(QPOD_LIBDIR)/qpod-firmware.bin
 	install -D -m 0644 $(MANPAGE) $(DESTDIR)$(MAN8DIR)/qpod.8
 	install -D -m 0644 tools/qpod.bash-completion $(DESTDIR)$(COMPDIR)/qpod

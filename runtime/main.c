@@ -14,10 +14,11 @@
 #include "state.h"
 #include "util/log.h"
 #include "util/exe_guard.h"
+#include "vm/libvirt/libvirt.h"
 
 int main(int argc, char **argv)
 {
-	struct qp_cli cli = { .root = QP_DEFAULT_ROOT, .rootfd = -1 };
+	struct qp_cli cli = { .root = QP_DEFAULT_ROOT, .rootfd = -1, .argv = argv };
 	const char *log_path = NULL, *log_format = "text";
 	const struct qp_command *cmd = NULL;
 	qp_error *err = NULL;
@@ -113,7 +114,9 @@ int main(int argc, char **argv)
 	 * ships (guest-init, kernel: util/paths.h) are found beside the
 	 * original binary */
 	char exe[4096];
-	if (!qp_exe_guarded() && realpath("/proc/self/exe", exe))
+	if (getenv(QP_LV_HANDOFF_ENV))
+		unsetenv(QP_LV_HANDOFF_ENV); /* the helper of a static qpod: its dir is set */
+	else if (!qp_exe_guarded() && realpath("/proc/self/exe", exe))
 		setenv("QPOD_EXE_DIR", dirname(exe), 1);
 	/* the state root made first (as runc makes its root): on a kernel
 	 * that takes overlay layers by path only, the guard's empty layer is

@@ -23,6 +23,7 @@ struct qp_cli {
 	const char *root;   /* --root */
 	int rootfd;         /* opened lazily by cli_root() */
 	bool debug;
+	char **argv;        /* qpod's whole command line (a handoff re-executes it) */
 };
 
 struct qp_command {

@@ -17,6 +17,7 @@
 #include "pod.h"
 #include "util/cleanup.h"
 #include "util/strv.h"
+#include "vm/libvirt/libvirt.h"
 
 struct run_opts {
 	const char *bundle, *name, *workdir, *hostname, *user, *mode;
@@ -498,6 +499,9 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 		}
 		delete_after = o.rm;
 	}
+	/* a static qpod cannot load libvirt: its helper runs this command */
+	if (spec->opts.vm_backend == QP_VM_BACKEND_LIBVIRT && vm_lv_handoff(cli->argv, err) < 0)
+		goto out;
 	if (state_validate_id(id, err) < 0 || cli_root(cli, err) < 0)
 		goto out;
 	o.io.foreground = !create_only && !o.detach;

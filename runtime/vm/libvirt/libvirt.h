@@ -4,6 +4,8 @@
  *                  direct backend turns into QEMU's command line
  *   libvirt.c      the connection, the domain's start and end, why it ended
  *   libvirt_dir.c  what a QEMU that is not root opens while it starts
+ *   libvirt_handoff.c  a static qpod's run/create of a libvirt pod goes to
+ *                  qpod-libvirt (the same program linked dynamically)
  * The monitor stays the pod's supervisor (channel, ctl.sock, relay); only
  * QEMU's parent changes: libvirtd starts it, and stops it when the
  * monitor's connection closes (VIR_DOMAIN_START_AUTODESTROY), as the direct
@@ -25,6 +27,20 @@ struct vm_lv;
 
 /* The URI a pod uses: its option, else $QPOD_LIBVIRT_URI, else the default. */
 const char *vm_lv_uri(const char *opt);
+
+/* ---- libvirt_handoff.c ---- */
+
+/* the dynamically linked qpod shipped beside a static one (util/paths.h:
+ * build/qpod-libvirt, PREFIX/lib/qpod/qpod-libvirt) */
+#define QP_LV_HELPER "qpod-libvirt"
+/* set for the helper's start only: QPOD_EXE_DIR is already qpod's (main.c) */
+#define QP_LV_HANDOFF_ENV "QPOD_LIBVIRT_HANDOFF"
+/* Is this binary linked statically (it cannot dlopen libvirt)? */
+bool vm_lv_linked_static(void);
+/* A libvirt pod's run or create, before it touches anything: 0 where this
+ * qpod loads libvirt itself; else it execs QP_LV_HELPER with argv (qpod's
+ * whole command line) and returns only with the reason it could not. */
+int vm_lv_handoff(char **argv, qp_error **err);
 
 /* ---- libvirt_dir.c ---- */
 

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "vm/libvirt/libvirt.h"
 #include "vm/libvirt/libvirt_dl.h"
 
 #define LIBVIRT_SONAME "libvirt.so.0"
@@ -20,7 +21,7 @@ static char load_error[512];
 
 static void load(void)
 {
-	void *h = dlopen(LIBVIRT_SONAME, RTLD_NOW | RTLD_LOCAL);
+	void *h = vm_lv_linked_static() ? NULL : dlopen(LIBVIRT_SONAME, RTLD_NOW | RTLD_LOCAL);
 	struct {
 		const char *name;
 		void **slot;
@@ -34,6 +35,11 @@ static void load(void)
 #undef SYM
 	};
 
+	if (vm_lv_linked_static()) { /* vm_lv_handoff() should have run first */
+		snprintf(load_error, sizeof(load_error),
+			 "this qpod is linked statically; its libvirt pods run through " QP_LV_HELPER);
+		return;
+	}
 	if (!h) {
 		snprintf(load_error, sizeof(load_error), "%s", dlerror());
 		return;
