@@ -20,6 +20,7 @@
 #                    finds qpod at $QPOD, a private rootfs copy at $ROOTFS)
 #     --keep DIR     copy what the probe wrote into /out (the guest's writable
 #                    share) to DIR, which must not exist yet
+# QPOD_TCG_TB_SIZE: TCG's translation cache for this guest (default 512 MiB).
 # Needs root, the build (make), the guest kernel and busybox rootfs in
 # /var/cache/qpod (make kernel, or make check); QPOD_ACCEL as for qpod.
 set -eu
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
 	--output) output=$2; shift 2 ;;
 	--script) script=$2; shift 2 ;;
 	--keep) keep=$2; shift 2 ;;
-	-h | --help) sed -n '2,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,25s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "qpod: bench-v2-guest: unknown argument \"$1\" (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -55,6 +56,11 @@ for f in "$qpod" "$kernel" "$rootfs" ${script:+"$script"}; do
 	[ -e "$f" ] || { echo "qpod: bench-v2-guest: $f is missing (make; make kernel or make check)" >&2; exit 1; }
 done
 export QPOD_KERNEL=$kernel
+# TCG's translation cache: qpod's 32 MiB default (a small pod's hot code)
+# fills within a few runs of this guest's workload, and every flush makes
+# the next runs translate the guest kernel's hot code again: run-to-exit
+# spread 113-363 ms with 32 MiB, 136-219 ms with 512 (docs/BENCHMARKS.md)
+export QPOD_TCG_TB_SIZE=${QPOD_TCG_TB_SIZE:-512}
 
 V=$(mktemp -d /tmp/qpod-bench-v2.XXXXXX)
 id=bench-v2-$$
@@ -113,8 +119,8 @@ if [ ! -s "$V/out/start.json" ]; then
 fi
 # where it ran: without a writable /dev/kvm the guest is emulated (TCG)
 accel=${QPOD_ACCEL:-$([ -w /dev/kvm ] && echo "auto (KVM if its probe boot works)" || echo tcg)}
-jq --arg accel "$accel" --arg hk "$(uname -r)" --arg mem "$memory" '
-	.params.where = "a cgroup v2 microVM (tools/bench-v2-guest.sh), guest memory \($mem), accel \($accel), host kernel \($hk)"
+jq --arg accel "$accel" --arg tb "$QPOD_TCG_TB_SIZE" --arg hk "$(uname -r)" --arg mem "$memory" '
+	.params.where = "a cgroup v2 microVM (tools/bench-v2-guest.sh), guest memory \($mem), accel \($accel) (translation cache \($tb) MiB), host kernel \($hk)"
 	| .params.note = "under TCG every guest instruction is emulated: absolute times are many times the host'"'"'s; compare the ratios of this run only"' \
 	"$V/out/start.json" >"$output"
 echo "==> $output" >&2

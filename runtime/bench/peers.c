@@ -121,6 +121,12 @@ void qp_runsc_default_platform(const char *runsc, char *buf, size_t size)
 int qp_peer_write_bundle(const char *dir, const char *image, const char *const *args,
 			 const char *cgroup, const char *netns, qp_error **err)
 {
+	return qp_peer_write_bundle_mem(dir, image, args, cgroup, netns, 0, err);
+}
+
+int qp_peer_write_bundle_mem(const char *dir, const char *image, const char *const *args,
+			     const char *cgroup, const char *netns, long long memory_bytes, qp_error **err)
+{
 	struct pod_spec *spec = spec_default();
 	int r = -1;
 
@@ -132,6 +138,10 @@ int qp_peer_write_bundle(const char *dir, const char *image, const char *const *
 	spec->process.terminal = false;
 	free(spec->cgroups_path);
 	spec->cgroups_path = NULL;
+	if (memory_bytes > 0) { /* as qpod run --memory: no swap beyond it */
+		spec->resources.has_memory_limit = spec->resources.has_memory_swap = true;
+		spec->resources.memory_limit = spec->resources.memory_swap = memory_bytes;
+	}
 	if (netns) {
 		free(spec->ns[QP_NS_NET].path);
 		spec->ns[QP_NS_NET].enabled = true;

@@ -1,5 +1,6 @@
 /* runtime/bench/scenario_start.c — `qpod bench start`: N starts of
- * `qpod run --rm IMAGE -- /bin/true` per mode, each with its start latency
+ * /bin/true per mode (containers: `qpod run --bundle B`, the bundle the
+ * peers run; VM pods: `qpod run --rm IMAGE -- /bin/true`), each with its start latency
  * (the run's own timeline: request to the workload exec'd), its run-to-exit
  * wall time and the per-phase averages; with --baseline, interleaved in
  * the same loop: runc, crun and gVisor's runsc on the same bundle
@@ -63,6 +64,18 @@ static bool have_file(const char *p)
 {
 	struct stat st;
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The container row: qpod run --timeline --bundle BUNDLE ID, the bundle
+ * the peers run (the same config.json, cgroupsPath and memory limit) */
+static void qpod_bundle_argv(const struct qp_bench_opts *o, struct variant *v, const char *bundle)
+{
+	const char *a[] = { o->qpod, "--root", o->root, "run", "--timeline", "--bundle", bundle,
+			    "qpod-bench-ct", NULL };
+
+	memcpy(v->argv, a, sizeof(a));
+	v->timeline = true;
+	v->phases = ct_phases;
 }
 
 /* qpod run --rm [--timeline] [mode options] IMAGE -- /bin/true; boot:
@@ -294,14 +307,16 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 
 	memset(v, 0, sizeof(v));
 	if (o->container) {
+		static const char *const args[] = { "/bin/true", NULL };
+		if (asprintf(&bundle, "%s/.bench-bundle", o->root) < 0)
+			return qp_fail(err, ENOMEM, "bench");
+		if (qp_peer_write_bundle_mem(bundle, o->image, args, QP_PEER_CGROUP, NULL, o->memory_bytes, err) < 0)
+			return -1;
+		if (qp_bench_param_str(r, "container_form", "qpod run --bundle: the bundle the peers run", err) < 0)
+			goto out;
 		v[nv].name = both ? "qpod-container" : "qpod";
-		qpod_run_argv(o, &v[nv++], false, NULL, NULL);
+		qpod_bundle_argv(o, &v[nv++], bundle);
 		if (o->baseline) {
-			static const char *const args[] = { "/bin/true", NULL };
-			if (asprintf(&bundle, "%s/.bench-bundle", o->root) < 0)
-				return qp_fail(err, ENOMEM, "bench");
-			if (qp_peer_write_bundle(bundle, o->image, args, QP_PEER_CGROUP, NULL, err) < 0)
-				return -1;
 			for (const struct qp_peer *p = qp_peers; p->name; p++)
 				if (add_peer(o, r, &v[nv++], p, bundle, err) < 0)
 					goto out;

@@ -60,6 +60,9 @@ interrupt_when() {
 			(.n == 1 and .min > 0 and .reason == null) or (.n == 0 and (.reason | type) == "string" and (.reason | length) > 0)' \
 			"$TEST_DIR/peers.json" >/dev/null || flunk "$name: $(jq -c --arg n "$name" '.results[] | select(.name == $n)' "$TEST_DIR/peers.json")"
 	done
+	# qpod's row runs the peers' bundle, and says so
+	jq -e '.params.container_form == "qpod run --bundle: the bundle the peers run"' "$TEST_DIR/peers.json" >/dev/null ||
+		flunk "params: $(jq -c .params "$TEST_DIR/peers.json")"
 	# runsc's platform is its own default, named in the result
 	if jq -e '.results[] | select(.name == "runsc") | .n == 1' "$TEST_DIR/peers.json" >/dev/null; then
 		jq -e '(.params.runsc_platform | test("^(ptrace|systrap|kvm)$")) and .params.runsc_network == "none"' \

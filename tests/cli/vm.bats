@@ -156,6 +156,22 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 	[ ! -e "$ROOT/$ID" ] || flunk "state left"
 }
 
+@test "vm: QPOD_TCG_TB_SIZE sizes TCG's translation cache; a value that is not 1..4096 MiB is refused, nothing left" {
+	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["sleep", "30"]'
+	QPOD_ACCEL=tcg QPOD_TCG_TB_SIZE=48 qp_detached run --detach --bundle "$BUNDLE" "$ID"
+	local qpid
+	qpid=$(qemu_of "$ID")
+	assert_match "$(tr '\0' ' ' </proc/"$qpid"/cmdline)" ' -accel tcg,tb-size=48 ' "QEMU's accel"
+	qp delete --force "$ID"
+	local v
+	for v in 0 abc 4097 12M -5 ""; do
+		run --separate-stderr env QPOD_ACCEL=tcg QPOD_TCG_TB_SIZE="$v" "$QPOD" --root "$ROOT" run --bundle "$BUNDLE" "$ID"
+		assert_qpod_error
+		assert_contains "$stderr" "QPOD_TCG_TB_SIZE must be a number of MiB in 1..4096, not \"$v\""
+		[ ! -e "$ROOT/$ID" ] || flunk "state left for QPOD_TCG_TB_SIZE=$v"
+	done
+}
+
 @test "vm: seabios firmware and 2 vCPUs" {
 	run qp run --mode vm --firmware seabios --vcpus 2 --rm "$ROOTFS" -- sh -c 'grep -c ^processor /proc/cpuinfo'
 	assert_status 0

@@ -117,8 +117,9 @@ char *vm_lv_domain_xml(const struct vm_qemu_opts *o, const char *name, const cha
 	fputs("  </os>\n", f);
 	if (o->kvm)
 		fputs("  <cpu mode='host-passthrough'/>\n", f);
-	else /* as the direct backend's tb-size=32 (qemu_cmd.c) */
-		fputs("  <features>\n    <tcg><tb-cache unit='MiB'>32</tb-cache></tcg>\n  </features>\n", f);
+	else /* as the direct backend's tb-size (qemu_cmd.c) */
+		fprintf(f, "  <features>\n    <tcg><tb-cache unit='MiB'>%u</tb-cache></tcg>\n  </features>\n",
+			vm_tcg_tb_mib());
 	/* the guest ends the VM by rebooting (reboot=t, no ACPI): that is its end */
 	fputs("  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
 	      "  <on_crash>destroy</on_crash>\n", f);

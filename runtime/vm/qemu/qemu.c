@@ -107,8 +107,41 @@ static bool kvm_opens(void)
 	return true;
 }
 
+/* $QPOD_TCG_TB_SIZE as MiB, or 0 if it is not a whole number in range */
+static unsigned tb_env(const char *v)
+{
+	unsigned long n = 0;
+
+	for (const char *p = v; *p; p++) {
+		if (*p < '0' || *p > '9' || (n = n * 10 + (unsigned long)(*p - '0')) > QP_TCG_TB_MAX)
+			return 0;
+	}
+	return (unsigned)n;
+}
+
+int vm_tcg_tb_check(qp_error **err)
+{
+	const char *v = getenv("QPOD_TCG_TB_SIZE");
+	char shown[QP_SHOWN_MAX];
+
+	if (!v || tb_env(v))
+		return 0;
+	return qp_error_set(err, QP_E_INVALID, 0, "QPOD_TCG_TB_SIZE must be a number of MiB in 1..%d, not \"%s\"",
+			    QP_TCG_TB_MAX, qp_shown(v, shown));
+}
+
+unsigned vm_tcg_tb_mib(void)
+{
+	const char *v = getenv("QPOD_TCG_TB_SIZE");
+	unsigned n = v ? tb_env(v) : 0;
+
+	return n ? n : QP_TCG_TB_DEFAULT;
+}
+
 int vm_pick_accel(enum qp_accel want, bool *kvm, qp_error **err)
 {
+	if (vm_tcg_tb_check(err) < 0)
+		return -1;
 	if (want == QP_ACCEL_AUTO) {
 		/* QPOD_ACCEL=tcg|kvm overrides the probe (a /dev/kvm that opens
 		 * can still be unusable, e.g. under broken nested virtualisation) */

@@ -55,6 +55,14 @@ bool vm_firmware_is_qpod(const char *name);
  * (kvm_probe.c; $QPOD_ACCEL=kvm|tcg overrides auto).  kvm without a
  * /dev/kvm that opens is an error. */
 int vm_pick_accel(enum qp_accel want, bool *kvm, qp_error **err);
+/* TCG's translation cache in MiB: $QPOD_TCG_TB_SIZE, else 32 (holds a
+ * small guest's hot code; QEMU's own default is 1 GiB).  Under KVM there is
+ * no translation cache.  vm_pick_accel refuses a value that is not a whole
+ * number in 1..QP_TCG_TB_MAX; here one falls back to the default. */
+#define QP_TCG_TB_DEFAULT 32
+#define QP_TCG_TB_MAX 4096
+unsigned vm_tcg_tb_mib(void);
+int vm_tcg_tb_check(qp_error **err);
 /* Whether KVM really runs a guest here (cached probe boot); why says why not. */
 bool vm_kvm_usable(char *why, size_t size);
 

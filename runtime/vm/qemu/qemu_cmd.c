@@ -180,8 +180,12 @@ static int build_argv(const struct vm_qemu_opts *o, const struct qsocks *s, bool
 	add(a, "-no-reboot");
 	add(a, "-accel");
 	/* tb-size: TCG's translation cache defaults to 1 GiB of host memory
-	 * (reserved, partly touched); 32 MiB holds a small guest's hot code */
-	add(a, o->kvm ? "kvm" : "tcg,tb-size=32");
+	 * (reserved, partly touched); 32 MiB holds a small guest's hot code
+	 * ($QPOD_TCG_TB_SIZE: vm_tcg_tb_mib) */
+	if (o->kvm)
+		add(a, "kvm");
+	else
+		addf(a, "tcg,tb-size=%u", vm_tcg_tb_mib());
 	if (o->kvm) {
 		add(a, "-cpu");
 		add(a, "host");
