@@ -70,8 +70,9 @@ static bool have_file(const char *p)
  * the peers run (the same config.json, cgroupsPath and memory limit) */
 static void qpod_bundle_argv(const struct qp_bench_opts *o, struct variant *v, const char *bundle)
 {
-	const char *a[] = { o->qpod, "--root", o->root, "run", "--timeline", "--bundle", bundle,
-			    "qpod-bench-ct", NULL };
+	static char id[40]; /* this bench's own: another bench may share the root */
+	snprintf(id, sizeof(id), "qpod-bench-ct-%d", (int)getpid());
+	const char *a[] = { o->qpod, "--root", o->root, "run", "--timeline", "--bundle", bundle, id, NULL };
 
 	memcpy(v->argv, a, sizeof(a));
 	v->timeline = true;
