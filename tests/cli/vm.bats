@@ -281,6 +281,10 @@ qemu_of() { # the QEMU pid of pod ID (from state)
 guest_count() { # ID ARGS
 	"$QPOD" --root "$ROOT" exec "$1" -- sh -c "ps -o args | grep -cx '$2'"
 }
+# exactly N of them (for wait_for: counted anew at each try)
+guest_has() { # ID ARGS N
+	[ "$(guest_count "$1" "$2")" = "$3" ]
+}
 
 @test "vm: a signal to qpod exec reaches the exec'd process (as runc's exec forwards them); SIGKILL of the client ends the process too" {
 	make_bundle "$BUNDLE" '.annotations["qpod.mode"] = "vm" | .process.terminal = false | .process.args = ["sleep", "600"]'
@@ -288,7 +292,7 @@ guest_count() { # ID ARGS
 	(set +e; "$QPOD" --root "$ROOT" exec "$ID" -- sh -c 'trap "echo got-term; exit 3" TERM; sleep 101 & wait' \
 		>"$TEST_DIR/term.out" 2>&1; echo "rc=$?" >>"$TEST_DIR/term.out") &
 	local bg=$! pid
-	wait_for 200 test "$(guest_count "$ID" 'sleep 101')" = 1
+	wait_for 200 guest_has "$ID" 'sleep 101' 1
 	pid=$(pgrep -f -P "$bg" "exec $ID") || flunk "no qpod exec process"
 	kill -TERM "$pid"
 	wait "$bg" || true
@@ -297,10 +301,10 @@ guest_count() { # ID ARGS
 	# process goes with it (before: it ran on in the guest)
 	"$QPOD" --root "$ROOT" exec "$ID" -- sleep 1234 >/dev/null 2>&1 &
 	bg=$!
-	wait_for 200 test "$(guest_count "$ID" 'sleep 1234')" = 1
+	wait_for 200 guest_has "$ID" 'sleep 1234' 1
 	kill -KILL "$bg"
 	wait "$bg" 2>/dev/null || true
-	wait_for 100 test "$(guest_count "$ID" 'sleep 1234')" = 0
+	wait_for 100 guest_has "$ID" 'sleep 1234' 0
 	qp delete --force "$ID"
 }
 
