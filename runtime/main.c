@@ -114,9 +114,11 @@ int main(int argc, char **argv)
 	 * ships (guest-init, kernel: util/paths.h) are found beside the
 	 * original binary */
 	char exe[4096];
-	if (getenv(QP_LV_HANDOFF_ENV))
-		unsetenv(QP_LV_HANDOFF_ENV); /* the helper of a static qpod: its dir is set */
-	else if (!qp_exe_guarded() && realpath("/proc/self/exe", exe))
+	/* the helper of a static qpod (vm/libvirt/libvirt.h): QPOD_EXE_DIR is
+	 * qpod's already; the mark goes through the guard's re-exec and is
+	 * dropped before the command runs */
+	cli.handed_off = getenv(QP_LV_HANDOFF_ENV) != NULL;
+	if (!cli.handed_off && !qp_exe_guarded() && realpath("/proc/self/exe", exe))
 		setenv("QPOD_EXE_DIR", dirname(exe), 1);
 	/* the state root made first (as runc makes its root): on a kernel
 	 * that takes overlay layers by path only, the guard's empty layer is
@@ -125,6 +127,7 @@ int main(int argc, char **argv)
 	if (cmd->enters_pod && (cli_root(&cli, &err) < 0 || qp_exe_guard_reexec(argv, cli.root, &err) < 0))
 		return qp_error_print(err), QP_EXIT_FAILURE;
 
+	unsetenv(QP_LV_HANDOFF_ENV); /* not for qpod's own children */
 	optind = 1; /* each command parses from its own argv[0] */
 	opterr = 0; /* commands report bad options themselves, on one line */
 	ret = cmd->fn(&cli, argc - i, argv + i, &err);

@@ -24,6 +24,7 @@ struct qp_cli {
 	int rootfd;         /* opened lazily by cli_root() */
 	bool debug;
 	char **argv;        /* qpod's whole command line (a handoff re-executes it) */
+	bool handed_off;    /* this is qpod-libvirt, run by a static qpod's handoff */
 };
 
 struct qp_command {

@@ -500,7 +500,7 @@ static int do_run(struct qp_cli *cli, int argc, char **argv, bool create_only, q
 		delete_after = o.rm;
 	}
 	/* a static qpod cannot load libvirt: its helper runs this command */
-	if (spec->opts.vm_backend == QP_VM_BACKEND_LIBVIRT && vm_lv_handoff(cli->argv, err) < 0)
+	if (spec->opts.vm_backend == QP_VM_BACKEND_LIBVIRT && vm_lv_handoff(cli->argv, cli->handed_off, err) < 0)
 		goto out;
 	if (state_validate_id(id, err) < 0 || cli_root(cli, err) < 0)
 		goto out;

@@ -61,9 +61,14 @@ teardown() {
 			assert_contains "$stderr" "handed to $DEST/usr/bin/../lib/qpod/qpod-libvirt (this qpod is static)"
 			mv "$DEST/usr/lib/qpod/qpod-libvirt" "$TEST_DIR/qpod-libvirt.aside"
 			run --separate-stderr "${env[@]}" "$q" --root "$ROOT" run --rm "${lv[@]}" "$ROOTFS" -- /bin/true
-			mv "$TEST_DIR/qpod-libvirt.aside" "$DEST/usr/lib/qpod/qpod-libvirt"
 			assert_qpod_error
 			assert_contains "$stderr" "qpod-libvirt (qpod linked dynamically) is not installed beside it"
+			# a helper that is static itself: an error, never a loop of execs
+			cp "$q" "$DEST/usr/lib/qpod/qpod-libvirt"
+			run --separate-stderr timeout 20 "${env[@]}" "$q" --root "$ROOT" run --rm "${lv[@]}" "$ROOTFS" -- /bin/true
+			mv -f "$TEST_DIR/qpod-libvirt.aside" "$DEST/usr/lib/qpod/qpod-libvirt"
+			assert_qpod_error
+			assert_contains "$stderr" "qpod-libvirt is linked statically too and cannot load libvirt"
 		fi
 		run "$q" --root "$ROOT" list -q
 		assert_eq "$output" "" "a refused libvirt pod left state"

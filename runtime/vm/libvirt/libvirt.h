@@ -39,8 +39,10 @@ const char *vm_lv_uri(const char *opt);
 bool vm_lv_linked_static(void);
 /* A libvirt pod's run or create, before it touches anything: 0 where this
  * qpod loads libvirt itself; else it execs QP_LV_HELPER with argv (qpod's
- * whole command line) and returns only with the reason it could not. */
-int vm_lv_handoff(char **argv, qp_error **err);
+ * whole command line) and returns only with the reason it could not;
+ * handed_off: this process is that helper already (a static one is an
+ * error, never a loop). */
+int vm_lv_handoff(char **argv, bool handed_off, qp_error **err);
 
 /* ---- libvirt_dir.c ---- */
 

@@ -28,12 +28,16 @@ bool vm_lv_linked_static(void)
 	return getauxval(AT_BASE) == 0;
 }
 
-int vm_lv_handoff(char **argv, qp_error **err)
+int vm_lv_handoff(char **argv, bool handed_off, qp_error **err)
 {
 	_cleanup_free_ char *helper = NULL;
 
 	if (!vm_lv_linked_static())
 		return 0; /* this qpod loads libvirt itself */
+	if (handed_off)
+		return qp_error_set(err, QP_E_GENERIC, 0,
+				    "libvirt backend: " QP_LV_HELPER " is linked statically too and cannot load "
+				    "libvirt (rebuild it: make)");
 	if (!(helper = qp_find_shipped(QP_LV_HELPER, QP_LV_HELPER, NULL)))
 		return qp_error_set(err, QP_E_NOTFOUND, 0,
 				    "libvirt backend: this qpod is linked statically and cannot load libvirt; "
