@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,19 +113,20 @@ int main(int argc, char **argv)
 	}
 	/* the re-executed qpod cannot find its own directory: the files qpod
 	 * ships (guest-init, kernel: util/paths.h) are found beside the
-	 * original binary */
-	char exe[4096];
+	 * original binary; its path is the guard's too */
+	char exe[PATH_MAX], dir[PATH_MAX];
+	const char *self = !qp_exe_guarded() && realpath("/proc/self/exe", exe) ? exe : NULL;
 	/* the helper of a static qpod (vm/libvirt/libvirt.h): QPOD_EXE_DIR is
 	 * qpod's already; the mark goes through the guard's re-exec and is
 	 * dropped before the command runs */
 	cli.handed_off = getenv(QP_LV_HANDOFF_ENV) != NULL;
-	if (!cli.handed_off && !qp_exe_guarded() && realpath("/proc/self/exe", exe))
-		setenv("QPOD_EXE_DIR", dirname(exe), 1);
+	if (!cli.handed_off && self)
+		setenv("QPOD_EXE_DIR", dirname(strcpy(dir, self)), 1);
 	/* the state root made first (as runc makes its root): on a kernel
 	 * that takes overlay layers by path only, the guard's empty layer is
 	 * that directory, and a root not made yet sent a fresh root's first
 	 * command to the memfd fallback */
-	if (cmd->enters_pod && (cli_root(&cli, &err) < 0 || qp_exe_guard_reexec(argv, cli.root, &err) < 0))
+	if (cmd->enters_pod && (cli_root(&cli, &err) < 0 || qp_exe_guard_reexec(argv, self, cli.root, &err) < 0))
 		return qp_error_print(err), QP_EXIT_FAILURE;
 
 	unsetenv(QP_LV_HANDOFF_ENV); /* not for qpod's own children */

@@ -1,7 +1,6 @@
 /* runtime/util/exe_guard.c — see exe_guard.h: which guard runs, and how a
  * re-executed qpod knows that it already runs from one. */
 #include <errno.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <linux/magic.h>
 #include <stdlib.h>
@@ -20,7 +19,7 @@
 
 extern char **environ;
 
-int qp_exe_guarded(void)
+static int guarded_now(void)
 {
 	_cleanup_close_ int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	struct statfs sfs;
@@ -34,13 +33,21 @@ int qp_exe_guarded(void)
 	return fstatfs(fd, &sfs) == 0 && sfs.f_type == OVERLAYFS_SUPER_MAGIC && (sfs.f_flags & ST_RDONLY);
 }
 
-int qp_exe_guard_reexec(char **argv, const char *spare_dir, qp_error **err)
+int qp_exe_guarded(void)
+{
+	static int guarded = -1; /* /proc/self/exe changes only with an exec */
+
+	if (guarded < 0)
+		guarded = guarded_now();
+	return guarded;
+}
+
+int qp_exe_guard_reexec(char **argv, const char *exe, const char *spare_dir, qp_error **err)
 {
 	const char *mode = getenv("QPOD_EXE_GUARD");
 	bool reexeced = getenv(REEXECED_ENV) != NULL;
 	_cleanup_close_ int fd = -1;
 	qp_error *why = NULL;
-	char exe[PATH_MAX];
 
 	unsetenv(REEXECED_ENV); /* not for qpod's own children */
 	if (qp_exe_guarded())
@@ -55,8 +62,8 @@ int qp_exe_guard_reexec(char **argv, const char *spare_dir, qp_error **err)
 	}
 	if (mode && !strcmp(mode, "memfd"))
 		qp_debug("exe guard: a sealed memfd copy (QPOD_EXE_GUARD=memfd)");
-	else if (!realpath("/proc/self/exe", exe))
-		qp_debug("exe guard: a sealed memfd copy (no path of /proc/self/exe: %s)", strerror(errno));
+	else if (!exe)
+		qp_debug("exe guard: a sealed memfd copy (no path of /proc/self/exe)");
 	else if ((fd = qp_exe_overlay_open(exe, spare_dir, &why)) >= 0)
 		qp_debug("exe guard: a read-only overlayfs view of %s", exe);
 	else

@@ -27,13 +27,14 @@
 #define QP_EXE_SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
 
 /* If /proc/self/exe is not yet guarded, re-execute qpod with the same argv
- * and environment through the first guard that can be made; spare_dir is an
+ * and environment through the first guard that can be made; exe is the
+ * binary's real path (NULL: unknown, the memfd guard); spare_dir is an
  * existing directory not above or below the binary's (qpod's state root:
  * an older kernel's overlayfs needs a second lower layer by path).  Returns
  * 0 when already guarded, -1 with *err on failure; never returns otherwise. */
-int qp_exe_guard_reexec(char **argv, const char *spare_dir, qp_error **err);
+int qp_exe_guard_reexec(char **argv, const char *exe, const char *spare_dir, qp_error **err);
 /* True if /proc/self/exe is a guarded view: a memfd with write seals, or a
- * file of a read-only overlayfs. */
+ * file of a read-only overlayfs (looked at once per process). */
 int qp_exe_guarded(void);
 
 /* The guards themselves, each an O_CLOEXEC fd of the binary to execveat():

@@ -22,15 +22,16 @@
  * open until the overlay is created: closing a detached mount unmounts it. */
 static int layers_by_fd(int ctx, int dirfd, int *empty)
 {
-	_cleanup_close_ int tmp = fsopen("tmpfs", FSOPEN_CLOEXEC);
+	_cleanup_close_ int tmp = -1;
 
-	if (tmp < 0 || fsconfig(tmp, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0 ||
+	/* the binary's directory first: a kernel without "lowerdir+" refuses
+	 * it before any tmpfs is made for nothing */
+	if (fsconfig(ctx, FSCONFIG_SET_FD, "lowerdir+", NULL, dirfd) < 0)
+		return -1;
+	if ((tmp = fsopen("tmpfs", FSOPEN_CLOEXEC)) < 0 || fsconfig(tmp, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0 ||
 	    (*empty = fsmount(tmp, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY)) < 0)
 		return -1;
-	if (fsconfig(ctx, FSCONFIG_SET_FD, "lowerdir+", NULL, dirfd) < 0 ||
-	    fsconfig(ctx, FSCONFIG_SET_FD, "lowerdir+", NULL, *empty) < 0)
-		return -1;
-	return 0;
+	return fsconfig(ctx, FSCONFIG_SET_FD, "lowerdir+", NULL, *empty);
 }
 
 /* s with overlayfs's option separators (',', ':') and '\' escaped */
