@@ -187,7 +187,7 @@ static int pod_op(const struct qp_bench_opts *o, const struct peer_run *pr, stru
 		char cg[64];
 		/* its own cgroup, named, so that what runsc leaves can be removed */
 		snprintf(cg, sizeof(cg), "/qpod/%s", id);
-		if (qp_peer_write_bundle(bundle, o->image, args, cg, NULL, err) < 0)
+		if (qp_peer_write_bundle(bundle, o->image, args, cg, NULL, 0, err) < 0)
 			return -1;
 		qp_peer_run_argv(rt->peer, rt->bin, rt->root, bundle, id, argv);
 		/* PEER [--network=none] run --detach --bundle B ID */

@@ -118,14 +118,8 @@ void qp_runsc_default_platform(const char *runsc, char *buf, size_t size)
 	qp_child_out_free(&out);
 }
 
-int qp_peer_write_bundle(const char *dir, const char *image, const char *const *args,
-			 const char *cgroup, const char *netns, qp_error **err)
-{
-	return qp_peer_write_bundle_mem(dir, image, args, cgroup, netns, 0, err);
-}
-
-int qp_peer_write_bundle_mem(const char *dir, const char *image, const char *const *args,
-			     const char *cgroup, const char *netns, long long memory_bytes, qp_error **err)
+int qp_peer_write_bundle(const char *dir, const char *image, const char *const *args, const char *cgroup,
+			 const char *netns, long long memory_bytes, qp_error **err)
 {
 	struct pod_spec *spec = spec_default();
 	int r = -1;

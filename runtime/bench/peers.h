@@ -46,12 +46,10 @@ int qp_bench_memory_peers(const struct qp_bench_opts *o, struct qp_bench_report 
 /* DIR/config.json: qpod's default spec (runc spec's), root = image,
  * process = args (NULL-terminated), no terminal; cgroupsPath = cgroup
  * (NULL: none, the runtime's default); the network namespace at netns
- * joined (NULL: a fresh one). */
-int qp_peer_write_bundle(const char *dir, const char *image, const char *const *args,
-			 const char *cgroup, const char *netns, qp_error **err);
-/* The same with a memory limit of memory_bytes (0: none), swap included. */
-int qp_peer_write_bundle_mem(const char *dir, const char *image, const char *const *args,
-			     const char *cgroup, const char *netns, long long memory_bytes, qp_error **err);
+ * joined (NULL: a fresh one); a memory limit of memory_bytes, swap
+ * included (0: none). */
+int qp_peer_write_bundle(const char *dir, const char *image, const char *const *args, const char *cgroup,
+			 const char *netns, long long memory_bytes, qp_error **err);
 /* The cgroup a peer's pod gets when one runs at a time: beside qpod's own
  * pods (qpod/ID), so that on a busy host the CPU share of the peers and of
  * qpod's containers is decided by the same parent; runc's default, /ID at

@@ -311,7 +311,7 @@ int qp_bench_start(const struct qp_bench_opts *o, struct qp_bench_report *r, qp_
 		static const char *const args[] = { "/bin/true", NULL };
 		if (asprintf(&bundle, "%s/.bench-bundle", o->root) < 0)
 			return qp_fail(err, ENOMEM, "bench");
-		if (qp_peer_write_bundle_mem(bundle, o->image, args, QP_PEER_CGROUP, NULL, o->memory_bytes, err) < 0)
+		if (qp_peer_write_bundle(bundle, o->image, args, QP_PEER_CGROUP, NULL, o->memory_bytes, err) < 0)
 			return -1;
 		if (qp_bench_param_str(r, "container_form", "qpod run --bundle: the bundle the peers run", err) < 0)
 			goto out;

@@ -64,7 +64,7 @@ int wl_peer_serve(const struct wl *b, const char *target, const struct wl_netns 
 
 	serve_bundle(b, bundle, sizeof(bundle));
 	if (peer_paths(b, p, &bin, &root, err) < 0 ||
-	    qp_peer_write_bundle(bundle, b->img, cmd, QP_PEER_CGROUP, ns->path, err) < 0)
+	    qp_peer_write_bundle(bundle, b->img, cmd, QP_PEER_CGROUP, ns->path, 0, err) < 0)
 		return -1;
 	qp_peer_serve_argv(p, bin, root, bundle, id, argv);
 	r = qp_bench_child((char *const *)argv, &ms, &status, &out, err);
@@ -131,7 +131,7 @@ int wl_run_peer(const struct wl *b, const char *target, const char *const *cmd, 
 		bundle = NULL;
 		return qp_fail(err, ENOMEM, "bench");
 	}
-	if (qp_peer_write_bundle(bundle, b->img, cmd, QP_PEER_CGROUP, NULL, err) < 0)
+	if (qp_peer_write_bundle(bundle, b->img, cmd, QP_PEER_CGROUP, NULL, 0, err) < 0)
 		return -1;
 	r = wl_run_peer_bundle(b, target, bundle, what, vals, err);
 	qp_peer_remove_bundle(bundle);

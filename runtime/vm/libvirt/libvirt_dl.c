@@ -21,7 +21,7 @@ static char load_error[512];
 
 static void load(void)
 {
-	void *h = vm_lv_linked_static() ? NULL : dlopen(LIBVIRT_SONAME, RTLD_NOW | RTLD_LOCAL);
+	void *h;
 	struct {
 		const char *name;
 		void **slot;
@@ -40,7 +40,7 @@ static void load(void)
 			 "this qpod is linked statically; its libvirt pods run through " QP_LV_HELPER);
 		return;
 	}
-	if (!h) {
+	if (!(h = dlopen(LIBVIRT_SONAME, RTLD_NOW | RTLD_LOCAL))) {
 		snprintf(load_error, sizeof(load_error), "%s", dlerror());
 		return;
 	}

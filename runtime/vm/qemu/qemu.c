@@ -119,7 +119,7 @@ static unsigned tb_env(const char *v)
 	return (unsigned)n;
 }
 
-int vm_tcg_tb_check(qp_error **err)
+static int tb_check(qp_error **err)
 {
 	const char *v = getenv("QPOD_TCG_TB_SIZE");
 	char shown[QP_SHOWN_MAX];
@@ -140,7 +140,7 @@ unsigned vm_tcg_tb_mib(void)
 
 int vm_pick_accel(enum qp_accel want, bool *kvm, qp_error **err)
 {
-	if (vm_tcg_tb_check(err) < 0)
+	if (tb_check(err) < 0)
 		return -1;
 	if (want == QP_ACCEL_AUTO) {
 		/* QPOD_ACCEL=tcg|kvm overrides the probe (a /dev/kvm that opens

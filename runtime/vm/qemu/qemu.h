@@ -62,7 +62,6 @@ int vm_pick_accel(enum qp_accel want, bool *kvm, qp_error **err);
 #define QP_TCG_TB_DEFAULT 32
 #define QP_TCG_TB_MAX 4096
 unsigned vm_tcg_tb_mib(void);
-int vm_tcg_tb_check(qp_error **err);
 /* Whether KVM really runs a guest here (cached probe boot); why says why not. */
 bool vm_kvm_usable(char *why, size_t size);
 
